@@ -1,0 +1,51 @@
+/* figures: the budget presets and footprints of the contract's memory model.
+ * M_R (largest single op), M_P (exact minimum peak over all topological orders,
+ * with the order that reaches it), M_H, and the peak of any schedule. */
+#ifndef SPADMAP_FIGURES_H
+#define SPADMAP_FIGURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net.h"
+
+/* Bytes an op holds while it runs: its distinct on-chip inputs and outputs. */
+int64_t Figures_opBytes(const Net *net, int op, bool params);
+/* M_R: the largest Figures_opBytes over all ops. */
+int64_t Figures_minRequired(const Net *net, bool params);
+/* Peak footprint of a schedule (order[step] = op) and the first step reaching it. */
+int64_t Figures_peak(const Net *net, bool params, const int *order, int *peak_step);
+/* A lower bound on every schedule's peak: per op, its own bytes plus the tensors
+ * that must be live across it whatever the order. */
+int64_t Figures_peakLowerBound(const Net *net, bool params);
+
+typedef struct {
+  long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */
+  volatile int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
+} MinPeakOptions;
+
+typedef struct {
+  int64_t peak;         /* M_P when the status is SP_OK, else the best peak found */
+  int64_t lower_bound;  /* proven lower bound */
+  long states;          /* search states stored */
+  long expanded;
+  double seconds;
+} MinPeakResult;
+
+void MinPeakOptions_init(MinPeakOptions *o);
+/* Exact M_P by best-first search over sets of executed ops; fills order (nops
+ * entries) with a schedule reaching it. On SP_ERR_LIMIT the order is the best found. */
+Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, int *order,
+                       MinPeakResult *res, SpError *err);
+
+typedef struct {
+  int64_t m_r, m_p, m_h;
+  int64_t default_peak;
+  bool m_p_exact;       /* false when the search hit its limit (m_p is then an upper bound) */
+  MinPeakResult search;
+} NetFigures;
+
+/* All presets for one setting; mp_order (nops entries, may be NULL) gets the M_P order. */
+Status Figures_compute(const Net *net, bool params, NetFigures *f, int *mp_order, SpError *err);
+
+#endif

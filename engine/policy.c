@@ -1,0 +1,52 @@
+#include "policy.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "replace.h"
+#include "schedule.h"
+
+static const PolicyInfo Policy_table[] = {
+  {.name = "default", .kind = POLICY_SCHEDULE, .help = "the network file's op order (PyTorch's execution order)",
+   .schedule = Schedule_default},
+  {.name = "mpmf", .kind = POLICY_SCHEDULE, .help = "an order reaching the exact minimum peak footprint M_P",
+   .schedule = Schedule_mpmf},
+  {.name = "belady", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read furthest in the future",
+   .evict_score = Replace_belady},
+  {.name = "lru", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read or made longest ago",
+   .evict_score = Replace_lru},
+  {.name = "size-aware", .kind = POLICY_REPLACEMENT, .help = "evict the largest next-use distance x size",
+   .evict_score = Replace_sizeAware},
+  {.name = "linear", .kind = POLICY_ALLOCATOR,
+   .help = "TFLite simple_memory_arena: best-fit gap, else after the last block", .place = Alloc_linear},
+  {.name = "first-fit", .kind = POLICY_ALLOCATOR, .help = "the lowest-addressed gap that fits",
+   .place = Alloc_firstFit},
+  {.name = "greedy-size", .kind = POLICY_ALLOCATOR,
+   .help = "a step's new blocks largest first, each at the lowest gap that fits", .place = Alloc_firstFit,
+   .size_order = true},
+};
+
+enum { POLICY_TABLE_SIZE = sizeof Policy_table / sizeof Policy_table[0] };
+
+int Policy_count(PolicyKind kind) {
+  int n = 0;
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind;
+  return n;
+}
+
+const PolicyInfo *Policy_at(PolicyKind kind, int k) {
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++)
+    if (Policy_table[i].kind == kind && k-- == 0) return &Policy_table[i];
+  return NULL;
+}
+
+const PolicyInfo *Policy_find(PolicyKind kind, const char *name) {
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++)
+    if (Policy_table[i].kind == kind && name && strcmp(Policy_table[i].name, name) == 0) return &Policy_table[i];
+  return NULL;
+}
+
+const char *PolicyKind_name(PolicyKind kind) {
+  static const char *const names[] = {"schedule", "replacement", "allocator"};
+  return (unsigned)kind < POLICY_KIND_COUNT ? names[kind] : "?";
+}

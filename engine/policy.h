@@ -1,0 +1,52 @@
+/* policy: the one table of policies (name, kind, help, function). The CLI flags,
+ * the TUI menus and the bench all list what is here. */
+#ifndef SPADMAP_POLICY_H
+#define SPADMAP_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "plan.h"
+
+typedef enum { POLICY_SCHEDULE, POLICY_REPLACEMENT, POLICY_ALLOCATOR, POLICY_KIND_COUNT } PolicyKind;
+
+typedef struct SolveSettings SolveSettings;
+
+/* What a replacement policy sees of one eviction candidate. */
+typedef struct {
+  int tensor;
+  int64_t bytes;
+  int step;          /* the step that needs room */
+  int next_use;      /* step of its next read (INT32_MAX: none) */
+  int last_access;   /* step it was last read or made */
+} EvictCandidate;
+
+/* The free space an allocator sees: resident blocks sorted by offset. */
+typedef struct {
+  int64_t offset, bytes;
+} Block;
+
+typedef Status (*ScheduleFn)(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
+/* Higher score = evicted first. */
+typedef double (*EvictScoreFn)(const EvictCandidate *c);
+/* Offset for `bytes` among the blocks within [0, budget), or -1 if no gap fits. */
+typedef int64_t (*PlaceFn)(const Block *blocks, int nblocks, int64_t bytes, int64_t budget);
+
+typedef struct {
+  const char *name;
+  PolicyKind kind;
+  const char *help;
+  ScheduleFn schedule;        /* POLICY_SCHEDULE */
+  EvictScoreFn evict_score;   /* POLICY_REPLACEMENT (simulated) */
+  PlaceFn place;              /* POLICY_ALLOCATOR */
+  bool size_order;            /* allocator: place a step's new blocks largest first */
+} PolicyInfo;
+
+/* All policies of a kind, in table order. */
+int Policy_count(PolicyKind kind);
+const PolicyInfo *Policy_at(PolicyKind kind, int i);
+const PolicyInfo *Policy_find(PolicyKind kind, const char *name);
+const char *PolicyKind_name(PolicyKind kind);
+
+#endif

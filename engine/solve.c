@@ -1,0 +1,105 @@
+#include "solve.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "policy.h"
+#include "sim.h"
+
+void SolveSettings_init(SolveSettings *s) {
+  memset(s, 0, sizeof *s);
+  s->schedule = "default";
+  s->replacement = "belady";
+  s->allocator = "linear";
+}
+
+static double Solve_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static Status Solve_unknown(PolicyKind kind, const char *name, SpError *err) {
+  char list[256] = "";
+  for (int i = 0; i < Policy_count(kind); i++) {
+    strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+    strncat(list, Policy_at(kind, i)->name, sizeof list - strlen(list) - 1);
+  }
+  return SpError_set(err, SP_ERR_ARG, "unknown %s policy \"%s\" (expected one of: %s)", PolicyKind_name(kind),
+                     name ? name : "", list);
+}
+
+Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err) {
+  const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
+  if (!sp) return Solve_unknown(POLICY_SCHEDULE, s->schedule, err);
+  return sp->schedule(net, s, order, info, err);
+}
+
+Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
+  *out = NULL;
+  double t0 = Solve_now();
+  const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
+  const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, s->replacement);
+  const PolicyInfo *ap = Policy_find(POLICY_ALLOCATOR, s->allocator);
+  if (!sp) return Solve_unknown(POLICY_SCHEDULE, s->schedule, err);
+  if (!rp) return Solve_unknown(POLICY_REPLACEMENT, s->replacement, err);
+  if (!ap) return Solve_unknown(POLICY_ALLOCATOR, s->allocator, err);
+  int64_t m_r = Figures_minRequired(net, s->params);
+  if (s->budget < m_r)
+    return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: budget %lld < M_R = %lld bytes (%s)", (long long)s->budget,
+                       (long long)m_r, s->params ? "with params" : "activations only");
+  int *order = malloc(sizeof(int) * (size_t)net->nops);
+  if (!order) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
+  SolverInfo info = {.status = SOLVER_HEURISTIC};
+  Status st = sp->schedule(net, s, order, &info, err);
+  Plan *plan = NULL;
+  if (!st) st = Sim_run(net, s->params, s->budget, order, rp, ap, &plan, err);
+  free(order);
+  if (st) return st;
+  if (Plan_setPolicies(plan, sp->name, rp->name, ap->name)) {
+    Plan_free(plan);
+    return SpError_set(err, SP_ERR_NOMEM, "out of memory");
+  }
+  info.seconds = Solve_now() - t0;
+  info.objective = (double)plan->metrics.noncompulsory_bytes;
+  info.has_objective = true;
+  plan->solver = info;
+  *out = plan;
+  return SP_OK;
+}
+
+Status Budget_parse(const char *text, const NetFigures *f, int64_t *bytes, const char **preset, SpError *err) {
+  static const char *const names[] = {"M_R", "M_H", "M_P"};
+  if (preset) *preset = "";
+  for (int i = 0; i < 3; i++)
+    if (text && strcasecmp(text, names[i]) == 0) {
+      if (!f) return SpError_set(err, SP_ERR_ARG, "budget %s needs the network's figures", names[i]);
+      *bytes = i == 0 ? f->m_r : i == 1 ? f->m_h : f->m_p;
+      if (preset) *preset = names[i];
+      return SP_OK;
+    }
+  const char *p = text ? text : "";
+  if (!isdigit((unsigned char)*p))
+    return SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected M_R, M_H, M_P or a byte count like 524288, 512K, 2M",
+                       p);
+  char *end;
+  unsigned long long v = strtoull(p, &end, 10);
+  int64_t scale = 1;
+  if (*end) {
+    char unit = (char)toupper((unsigned char)*end);
+    const char *rest = end + 1;
+    if (unit == 'K') scale = 1024;
+    else if (unit == 'M') scale = 1024 * 1024;
+    else if (unit == 'G') scale = 1024LL * 1024 * 1024;
+    else scale = 0;
+    if (scale && *rest && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0) scale = 0;
+    if (!scale)
+      return SpError_set(err, SP_ERR_ARG, "budget \"%s\": unknown unit \"%s\" (expected K, M or G: binary units)", p, end);
+  }
+  if (v > (unsigned long long)(INT64_MAX / scale))
+    return SpError_set(err, SP_ERR_ARG, "budget \"%s\" is too large", p);
+  *bytes = (int64_t)v * scale;
+  return SP_OK;
+}

@@ -1,0 +1,50 @@
+/* cli: the command-line front end. One table of commands; each command declares
+ * its options once, and that table drives parsing and --help. */
+#ifndef SPADMAP_CLI_H
+#define SPADMAP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "figures.h"
+#include "net.h"
+
+enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
+
+typedef struct {
+  const char *name;     /* "--budget" */
+  const char *arg;      /* "SIZE", or NULL for a flag */
+  const char *help;
+} CliOption;
+
+typedef struct {
+  const char *name;
+  const char *args;     /* positional arguments, for the usage line */
+  const char *summary;
+  const CliOption *options; /* ends with {NULL} */
+  int (*run)(int argc, char **argv);
+} CliCommand;
+
+typedef struct {
+  const char *values[32]; /* per option, in table order: its argument, or "1" for a set flag */
+  char *pos[8];
+  int npos;
+} CliArgs;
+
+/* Parses argv[1..] of a command; prints help (exit 0) or a usage error (exit 2)
+ * itself and returns that code, or -1 to go on. */
+int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max_pos, CliArgs *a);
+const char *Cli_value(const CliCommand *cmd, const CliArgs *a, const char *option);
+void Cli_help(const CliCommand *cmd);
+
+/* Loads a network or prints the error; NULL on failure. */
+Net *Cli_loadNet(const char *path);
+/* "1.23 MiB"-style size into buf. */
+const char *Cli_bytes(int64_t bytes, char *buf, int n);
+/* "2,408,448" into buf. */
+const char *Cli_count(int64_t v, char *buf, int n);
+double Cli_now(void);
+
+extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench;
+
+#endif

@@ -1,0 +1,192 @@
+/* spadmap bench: every shipped network, every policy combination, at M_R, M_H
+ * and M_P. Times are wall-clock minima over --repeat runs; speed targets live
+ * here, never in unit tests. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "policy.h"
+#include "sim.h"
+#include "solve.h"
+#include "validate.h"
+#include "fileio.h"
+
+static const CliOption Bench_options[] = {
+  {"--dir", "DIR", "networks to run (default: the bundled data/networks)"},
+  {"--network", "NAME", "only this network (file stem)"},
+  {"--params", NULL, "hold parameter tensors on chip too"},
+  {"--repeat", "N", "time each solve as the best of N runs (default 5)"},
+  {"--csv", NULL, "print CSV instead of tables"},
+  {NULL, NULL, NULL},
+};
+
+static int Bench_cmpStr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Sorted *.json paths in dir; count in *n. */
+static char **Bench_listDir(const char *dir, int *n) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char **list = NULL;
+  int cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 32;
+      char **grown = realloc(list, sizeof(char *) * (size_t)cap);
+      if (!grown) break;
+      list = grown;
+    }
+    size_t sz = strlen(dir) + len + 2;
+    list[*n] = malloc(sz);
+    if (!list[*n]) break;
+    snprintf(list[*n], sz, "%s/%s", dir, e->d_name);
+    (*n)++;
+  }
+  closedir(d);
+  qsort(list, (size_t)*n, sizeof(char *), Bench_cmpStr);
+  return list;
+}
+
+typedef struct {
+  bool csv;
+  int repeat;
+  bool params;
+  int invalid;
+  double worst_sim_ms;
+  const char *worst_sim_net;
+  double worst_mp_s;
+  const char *worst_mp_net;
+} Bench;
+
+static void Bench_network(Bench *b, const char *path) {
+  Net *net = Cli_loadNet(path);
+  if (!net) {
+    b->invalid++;
+    return;
+  }
+  NetFigures f;
+  SpError err;
+  int *orders[2] = {malloc(sizeof(int) * (size_t)net->nops), malloc(sizeof(int) * (size_t)net->nops)};
+  if (!orders[0] || !orders[1] || Figures_compute(net, b->params, &f, NULL, &err)) {
+    fprintf(stderr, "spadmap bench: %s: %s\n", path, orders[0] && orders[1] ? err.text : "out of memory");
+    b->invalid++;
+    goto out;
+  }
+  if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, b->worst_mp_net = net->name;
+  if (!b->csv) {
+    char x[32], y[32], z[32];
+    printf("\n%s: %d ops; M_R %s, M_H %s, M_P %s (%s in %.3f s, %ld states); default peak %s\n", net->name,
+           net->nops, Cli_bytes(f.m_r, x, sizeof x), Cli_bytes(f.m_h, y, sizeof y), Cli_bytes(f.m_p, z, sizeof z),
+           f.m_p_exact ? "exact" : "NOT proven", f.search.seconds, f.search.states,
+           Cli_bytes(f.default_peak, x, sizeof x));
+    printf("  %-4s %-8s %-11s %-12s %15s %7s %7s %9s %9s\n", "bud", "schedule", "replacement", "allocator",
+           "non-compulsory", "spills", "retriev", "sched ms", "sim ms");
+  }
+  const char *budgets[3] = {"M_R", "M_H", "M_P"};
+  int64_t bytes[3] = {f.m_r, f.m_h, f.m_p};
+  for (int si = 0; si < Policy_count(POLICY_SCHEDULE); si++) {
+    const PolicyInfo *sp = Policy_at(POLICY_SCHEDULE, si);
+    SolveSettings s;
+    SolveSettings_init(&s);
+    s.params = b->params;
+    s.schedule = sp->name;
+    double t0 = Cli_now();
+    SolverInfo info = {0};
+    if (sp->schedule(net, &s, orders[si & 1], &info, &err)) {
+      fprintf(stderr, "spadmap bench: %s: schedule %s: %s\n", net->name, sp->name, err.text);
+      b->invalid++;
+      continue;
+    }
+    double sched_ms = (Cli_now() - t0) * 1e3;
+    for (int bi = 0; bi < 3; bi++)
+      for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
+        for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
+          const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
+          Plan *plan = NULL;
+          double best = 1e30;
+          Status st = SP_OK;
+          for (int r = 0; r < b->repeat && !st; r++) {
+            Plan_free(plan);
+            plan = NULL;
+            double t1 = Cli_now();
+            st = Sim_run(net, b->params, bytes[bi], orders[si & 1], rp, ap, &plan, &err);
+            double ms = (Cli_now() - t1) * 1e3;
+            if (ms < best) best = ms;
+          }
+          if (st) {
+            fprintf(stderr, "spadmap bench: %s %s: %s\n", net->name, budgets[bi], err.text);
+            b->invalid++;
+            continue;
+          }
+          Plan_setPolicies(plan, sp->name, rp->name, ap->name);
+          ValidateReport rep;
+          bool valid = Validate_plan(net, plan, &rep) == SP_OK;
+          ValidateReport_free(&rep);
+          if (!valid) b->invalid++;
+          if (best > b->worst_sim_ms) b->worst_sim_ms = best, b->worst_sim_net = net->name;
+          const Metrics *m = &plan->metrics;
+          if (b->csv)
+            printf("%s,%d,%s,%lld,%s,%s,%s,%lld,%d,%d,%lld,%lld,%.4f,%.4f,%s\n", net->name, b->params, budgets[bi],
+                   (long long)bytes[bi], sp->name, rp->name, ap->name, (long long)m->noncompulsory_bytes, m->spills,
+                   m->retrievals, (long long)m->peak_bytes, (long long)m->footprint_bytes, sched_ms, best,
+                   valid ? "valid" : "INVALID");
+          else {
+            char nb[32];
+            printf("  %-4s %-8s %-11s %-12s %15s %7d %7d %9.2f %9.3f%s\n", budgets[bi], sp->name, rp->name, ap->name,
+                   Cli_count(m->noncompulsory_bytes, nb, sizeof nb), m->spills, m->retrievals, sched_ms, best,
+                   valid ? "" : "  INVALID");
+          }
+          Plan_free(plan);
+        }
+  }
+out:
+  free(orders[0]);
+  free(orders[1]);
+  Net_free(net);
+}
+
+static int Bench_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_bench;
+  int rc = Cli_parse(c, argc, argv, 0, 0, &a);
+  if (rc >= 0) return rc;
+  Bench b = {.csv = Cli_value(c, &a, "--csv") != NULL, .repeat = 5, .params = Cli_value(c, &a, "--params") != NULL};
+  if (Cli_value(c, &a, "--repeat")) b.repeat = atoi(Cli_value(c, &a, "--repeat"));
+  if (b.repeat < 1) {
+    fprintf(stderr, "spadmap bench: --repeat needs a positive count\n");
+    return EXIT_USAGE;
+  }
+  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  const char *only = Cli_value(c, &a, "--network");
+  int n;
+  char **files = Bench_listDir(dir, &n);
+  if (!files || n == 0) {
+    fprintf(stderr, "spadmap bench: no *.json networks in %s\n", dir);
+    free(files);
+    return EXIT_INVALID;
+  }
+  if (b.csv)
+    printf("network,params,budget,budget_bytes,schedule,replacement,allocator,noncompulsory_bytes,spills,retrievals,"
+           "peak_bytes,footprint_bytes,schedule_ms,sim_ms,validator\n");
+  int ran = 0;
+  for (int i = 0; i < n; i++) {
+    if (!only || strcmp(FileIO_stem(files[i]), only) == 0) Bench_network(&b, files[i]), ran++;
+    free(files[i]);
+  }
+  free(files);
+  if (!b.csv) {
+    printf("\n%d network(s); slowest simulation %.3f ms (%s); slowest exact M_P %.3f s (%s); invalid plans or errors: %d\n",
+           ran, b.worst_sim_ms, b.worst_sim_net ? b.worst_sim_net : "-", b.worst_mp_s,
+           b.worst_mp_net ? b.worst_mp_net : "-", b.invalid);
+  }
+  return b.invalid ? EXIT_INVALID : EXIT_OK;
+}
+
+const CliCommand Cli_bench = {"bench", "[options]",
+                              "Runs every policy combination on every shipped network at M_R, M_H and M_P.",
+                              Bench_options, Bench_run};

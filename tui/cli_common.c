@@ -1,0 +1,110 @@
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+void Cli_help(const CliCommand *cmd) {
+  printf("usage: spadmap %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
+  if (cmd->options && cmd->options[0].name) printf("\noptions:\n");
+  for (const CliOption *o = cmd->options; o && o->name; o++) {
+    char left[64];
+    snprintf(left, sizeof left, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    printf("  %-24s %s\n", left, o->help);
+  }
+  printf("  %-24s %s\n", "--help", "show this help");
+}
+
+int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max_pos, CliArgs *a) {
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      Cli_help(cmd);
+      return EXIT_OK;
+    }
+    if (arg[0] == '-' && arg[1] == '-') {
+      const char *eq = strchr(arg, '=');
+      size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+      int k = 0;
+      const CliOption *o = cmd->options;
+      for (; o && o->name; o++, k++)
+        if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0) break;
+      if (!o || !o->name) {
+        fprintf(stderr, "spadmap %s: unknown option %.*s (see spadmap %s --help)\n", cmd->name, (int)len, arg,
+                cmd->name);
+        return EXIT_USAGE;
+      }
+      if (o->arg) {
+        if (eq) a->values[k] = eq + 1;
+        else if (i + 1 < argc) a->values[k] = argv[++i];
+        else {
+          fprintf(stderr, "spadmap %s: %s needs a value (%s)\n", cmd->name, o->name, o->arg);
+          return EXIT_USAGE;
+        }
+      } else {
+        if (eq) {
+          fprintf(stderr, "spadmap %s: %s takes no value\n", cmd->name, o->name);
+          return EXIT_USAGE;
+        }
+        a->values[k] = "1";
+      }
+      continue;
+    }
+    if (a->npos >= max_pos) {
+      fprintf(stderr, "spadmap %s: unexpected argument \"%s\" (usage: spadmap %s %s)\n", cmd->name, arg, cmd->name,
+              cmd->args);
+      return EXIT_USAGE;
+    }
+    a->pos[a->npos++] = argv[i];
+  }
+  if (a->npos < min_pos) {
+    fprintf(stderr, "spadmap %s: missing arguments (usage: spadmap %s %s)\n", cmd->name, cmd->name, cmd->args);
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
+const char *Cli_value(const CliCommand *cmd, const CliArgs *a, const char *option) {
+  int k = 0;
+  for (const CliOption *o = cmd->options; o && o->name; o++, k++)
+    if (strcmp(o->name, option) == 0) return a->values[k];
+  return NULL;
+}
+
+Net *Cli_loadNet(const char *path) {
+  Net *net;
+  SpError err;
+  if (Net_load(path, &net, &err)) {
+    fprintf(stderr, "spadmap: %s\n", err.text);
+    return NULL;
+  }
+  return net;
+}
+
+const char *Cli_bytes(int64_t b, char *buf, int n) {
+  if (b < 1024) snprintf(buf, (size_t)n, "%lld B", (long long)b);
+  else if (b < 1024 * 1024) snprintf(buf, (size_t)n, "%.1f KiB", (double)b / 1024);
+  else if (b < 1024LL * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", (double)b / (1024.0 * 1024));
+  else snprintf(buf, (size_t)n, "%.2f GiB", (double)b / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+const char *Cli_count(int64_t v, char *buf, int n) {
+  char raw[32];
+  snprintf(raw, sizeof raw, "%lld", (long long)(v < 0 ? -v : v));
+  int len = (int)strlen(raw), j = 0;
+  if (v < 0 && j < n - 1) buf[j++] = '-';
+  for (int i = 0; i < len && j < n - 1; i++) {
+    if (i && (len - i) % 3 == 0 && j < n - 1) buf[j++] = ',';
+    buf[j++] = raw[i];
+  }
+  buf[j] = '\0';
+  return buf;
+}
+
+double Cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

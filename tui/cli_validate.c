@@ -1,0 +1,41 @@
+/* spadmap validate NET PLAN: exit 0 when valid, else each violation on a line. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "validate.h"
+
+static const CliOption Validate_options[] = {{NULL, NULL, NULL}};
+
+static int Validate_run(int argc, char **argv) {
+  CliArgs a;
+  int rc = Cli_parse(&Cli_validate, argc, argv, 2, 2, &a);
+  if (rc >= 0) return rc;
+  Net *net = Cli_loadNet(a.pos[0]);
+  if (!net) return EXIT_INVALID;
+  Plan *plan;
+  SpError err;
+  if (Plan_load(a.pos[1], net, &plan, &err)) {
+    printf("%s\n", err.text);
+    Net_free(net);
+    return EXIT_INVALID;
+  }
+  ValidateReport rep;
+  Status st = Validate_plan(net, plan, &rep);
+  if (st == SP_OK) {
+    printf("valid: %s on %s, budget %lld, non-compulsory %lld bytes\n", a.pos[1], net->name, (long long)plan->budget,
+           (long long)rep.metrics.noncompulsory_bytes);
+  } else if (st == SP_ERR_NOMEM) {
+    fprintf(stderr, "spadmap validate: out of memory\n");
+  } else {
+    for (int i = 0; i < rep.nlines; i++) printf("%s: %s\n", a.pos[1], rep.lines[i]);
+    if (rep.count > rep.nlines) printf("%s: ... and %d more\n", a.pos[1], rep.count - rep.nlines);
+  }
+  ValidateReport_free(&rep);
+  Plan_free(plan);
+  Net_free(net);
+  return st == SP_OK ? EXIT_OK : EXIT_INVALID;
+}
+
+const CliCommand Cli_validate = {"validate", "NET PLAN",
+                                 "Checks PLAN against NET and every validity rule of the plan format.",
+                                 Validate_options, Validate_run};
