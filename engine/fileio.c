@@ -1,6 +1,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,35 @@ const char *FileIO_stem(const char *path) {
   char *dot = strrchr(buf, '.');
   if (dot && dot != buf) *dot = '\0';
   return buf;
+}
+
+/* True when the text ends inside a string or with an object/array still open. */
+static bool FileIO_jsonTruncated(const char *text, size_t len) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') i++;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      depth++;
+    } else if (c == '}' || c == ']') {
+      depth--;
+    }
+  }
+  return in_string || depth > 0;
+}
+
+Status FileIO_jsonSyntaxError(SpError *err, const char *label, const char *text, size_t len, const char *end) {
+  size_t pos = end && end >= text ? (size_t)(end - text) : 0;
+  if (pos > len) pos = len;
+  bool truncated = pos >= len || FileIO_jsonTruncated(text, len);
+  if (truncated) pos = len;
+  int line, col;
+  FileIO_lineColumn(text, pos, &line, &col);
+  return SpError_set(err, SP_ERR_SYNTAX, "%s:%d:%d: malformed JSON%s", label, line, col,
+                     truncated ? ": unexpected end of file (truncated?)" : "");
 }

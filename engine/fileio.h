@@ -11,6 +11,10 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err); /*
 Status FileIO_write(const char *path, const char *text, size_t len, SpError *err);
 /* 1-based line and column of byte offset pos in text. */
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col);
+/* The error for JSON that failed to parse at `end` (cJSON's error position):
+ * "label:line:col: malformed JSON", or the end-of-file position when the text
+ * stops inside a string or with brackets still open (a truncated file). */
+Status FileIO_jsonSyntaxError(SpError *err, const char *label, const char *text, size_t len, const char *end);
 /* "data/networks/resnet50.json" -> "resnet50" (static buffer). */
 const char *FileIO_stem(const char *path);
 

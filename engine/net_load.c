@@ -417,14 +417,7 @@ Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpE
   *out = NULL;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  if (!root) {
-    size_t pos = end && end >= text ? (size_t)(end - text) : 0;
-    if (pos > len) pos = len;
-    int line, col;
-    FileIO_lineColumn(text, pos, &line, &col);
-    return SpError_set(err, SP_ERR_SYNTAX, "%s:%d:%d: %s", label, line, col,
-                       pos >= len ? "malformed JSON: unexpected end of file (truncated?)" : "malformed JSON");
-  }
+  if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
   Arena arena = {0};
   Net *net = Arena_alloc(&arena, sizeof *net);
   if (!net) {

@@ -264,13 +264,7 @@ Status Plan_parse(const char *text, size_t len, const char *label, const Net *ne
   *out = NULL;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  if (!root) {
-    size_t pos = end && end >= text ? (size_t)(end - text) : 0;
-    int line, col;
-    FileIO_lineColumn(text, pos > len ? len : pos, &line, &col);
-    return SpError_set(err, SP_ERR_SYNTAX, "%s:%d:%d: malformed JSON%s", label, line, col,
-                       pos >= len ? ": unexpected end of file (truncated?)" : "");
-  }
+  if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
   PlanReader r = {label, err};
   Plan *p = Plan_new(net, false, 0);
   Status st = p ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");

@@ -54,6 +54,7 @@ static bool Sim_prepare(Sim *m) {
   for (int t = 0; t < nt; t++) {
     m->open[t] = -1;
     m->pinned[t] = -1;
+    m->host[t] = net->tensors[t].kind == TK_INPUT || net->tensors[t].kind == TK_PARAM; /* they start on the host */
     m->use_start[t + 1] = m->use_start[t] + net->tensors[t].nconsumers;
   }
   m->uses = malloc(sizeof(int) * (size_t)(m->use_start[nt] + 1));

@@ -53,7 +53,9 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   int *order = malloc(sizeof(int) * (size_t)net->nops);
   if (!order) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   SolverInfo info = {.status = SOLVER_HEURISTIC};
-  Status st = sp->schedule(net, s, order, &info, err);
+  Status st = SP_OK;
+  if (s->order) memcpy(order, s->order, sizeof(int) * (size_t)net->nops);
+  else st = sp->schedule(net, s, order, &info, err);
   Plan *plan = NULL;
   if (!st) st = Sim_run(net, s->params, s->budget, order, rp, ap, &plan, err);
   free(order);

@@ -18,6 +18,8 @@ struct SolveSettings {
   const char *allocator;
   double time_limit;         /* seconds, for searching policies; 0: none */
   volatile int *cancel;      /* non-zero: stop as soon as possible */
+  const int *order;          /* if set: this schedule (nops entries) instead of running
+                                the schedule policy, e.g. an mpmf order computed once */
 };
 
 /* Defaults: activations only, budget 0 (set it), default / belady / linear. */

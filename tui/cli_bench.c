@@ -58,9 +58,9 @@ typedef struct {
   bool params;
   int invalid;
   double worst_sim_ms;
-  const char *worst_sim_net;
+  char worst_sim_net[64];
   double worst_mp_s;
-  const char *worst_mp_net;
+  char worst_mp_net[64];
 } Bench;
 
 static void Bench_network(Bench *b, const char *path) {
@@ -77,7 +77,7 @@ static void Bench_network(Bench *b, const char *path) {
     b->invalid++;
     goto out;
   }
-  if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, b->worst_mp_net = net->name;
+  if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, snprintf(b->worst_mp_net, sizeof b->worst_mp_net, "%s", net->name);
   if (!b->csv) {
     char x[32], y[32], z[32];
     printf("\n%s: %d ops; M_R %s, M_H %s, M_P %s (%s in %.3f s, %ld states); default peak %s\n", net->name,
@@ -128,7 +128,7 @@ static void Bench_network(Bench *b, const char *path) {
           bool valid = Validate_plan(net, plan, &rep) == SP_OK;
           ValidateReport_free(&rep);
           if (!valid) b->invalid++;
-          if (best > b->worst_sim_ms) b->worst_sim_ms = best, b->worst_sim_net = net->name;
+          if (best > b->worst_sim_ms) b->worst_sim_ms = best, snprintf(b->worst_sim_net, sizeof b->worst_sim_net, "%s", net->name);
           const Metrics *m = &plan->metrics;
           if (b->csv)
             printf("%s,%d,%s,%lld,%s,%s,%s,%lld,%d,%d,%lld,%lld,%.4f,%.4f,%s\n", net->name, b->params, budgets[bi],
@@ -181,8 +181,8 @@ static int Bench_run(int argc, char **argv) {
   free(files);
   if (!b.csv) {
     printf("\n%d network(s); slowest simulation %.3f ms (%s); slowest exact M_P %.3f s (%s); invalid plans or errors: %d\n",
-           ran, b.worst_sim_ms, b.worst_sim_net ? b.worst_sim_net : "-", b.worst_mp_s,
-           b.worst_mp_net ? b.worst_mp_net : "-", b.invalid);
+           ran, b.worst_sim_ms, b.worst_sim_net[0] ? b.worst_sim_net : "-", b.worst_mp_s,
+           b.worst_mp_net[0] ? b.worst_mp_net : "-", b.invalid);
   }
   return b.invalid ? EXIT_INVALID : EXIT_OK;
 }

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The command line: exit codes (0 ok, 1 invalid input or plan, 2 usage) and messages.
+# usage: cli_test.sh SPADMAP DATA_DIR TEST_DIR
+bin=$1; data=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+# expect CODE PATTERN CMD...: runs CMD, checks the exit code and that stdout+stderr matches PATTERN
+expect() {
+  code=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    echo "FAIL (exit $rc, wanted $code): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
+  elif ! grep -q -- "$pattern" "$tmp/out"; then
+    echo "FAIL (no \"$pattern\"): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+net=$data/networks/fig1.json
+expect 2 "usage: spadmap COMMAND" "$bin"
+expect 0 "commands:" "$bin" --help
+expect 2 "unknown command" "$bin" frobnicate
+expect 2 "missing arguments" "$bin" info
+expect 0 "usage: spadmap info NET" "$bin" info --help
+expect 0 "usage: spadmap solve" "$bin" solve --help
+expect 0 "usage: spadmap validate" "$bin" validate --help
+expect 0 "usage: spadmap bench" "$bin" bench --help
+expect 2 "unknown option --frob" "$bin" info --frob "$net"
+expect 1 "nope.json: cannot open" "$bin" info "$tmp/nope.json"
+printf '{"format": "spadmap-network", "version": 1,\n "tensors": [' >"$tmp/trunc.json"
+expect 1 "trunc.json:2:" "$bin" info "$tmp/trunc.json"
+expect 0 "M_P .*18,432" "$bin" info "$net"
+expect 0 '"m_p":	18432' "$bin" info --json "$net"
+expect 0 "belady" "$bin" solve --list
+expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$tmp/plan.json"
+expect 0 "valid: " "$bin" validate "$net" "$tmp/plan.json"
+expect 0 "= M_P" "$bin" solve "$net" --budget M_P --schedule mpmf --replacement lru --allocator first-fit
+expect 0 "16,384 bytes" "$bin" solve "$net" --budget 16K
+expect 0 "with params" "$bin" solve "$net" --budget 1M --params
+expect 1 "infeasible: budget 100 < M_R = 12288" "$bin" solve "$net" --budget 100
+expect 2 "budget \"lots\"" "$bin" solve "$net" --budget lots
+expect 2 "unknown schedule policy \"nope\"" "$bin" solve "$net" --budget M_R --schedule nope
+expect 2 "needs NET and --budget" "$bin" solve "$net"
+# A hand-broken plan: move every placement to offset 0 (overlaps appear).
+sed 's/"offset":[0-9]*/"offset":0/g' "$tmp/plan.json" >"$tmp/broken.json"
+expect 1 "overlaps" "$bin" validate "$net" "$tmp/broken.json"
+sed 's/"noncompulsory_bytes":[0-9]*/"noncompulsory_bytes":7/' "$tmp/plan.json" >"$tmp/metrics.json"
+expect 1 "metrics.noncompulsory_bytes is 7" "$bin" validate "$net" "$tmp/metrics.json"
+head -c 100 "$tmp/plan.json" >"$tmp/cut.json"
+expect 1 "cut.json:.*end of file" "$bin" validate "$net" "$tmp/cut.json"
+expect 0 "invalid plans or errors: 0" "$bin" bench --network fig1 --repeat 1
+expect 0 "^fig1,0,M_R" "$bin" bench --network fig1 --repeat 1 --csv
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

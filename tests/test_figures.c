@@ -1,0 +1,181 @@
+/* Figures: M_R, peaks, and the exact M_P search checked against brute force over
+ * every topological order of small random graphs. */
+#include "figures.h"
+#include "randnet.h"
+#include "solve.h"
+#include "test.h"
+
+static Net *load(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
+  Net *net = NULL;
+  SpError err;
+  if (Net_load(path, &net, &err)) printf("  cannot load %s: %s\n", path, err.text);
+  return net;
+}
+
+/* Minimum peak over all topological orders, by depth-first enumeration. */
+typedef struct {
+  const Net *net;
+  bool params;
+  int order[16];
+  bool done[16];
+  int64_t best;
+  long orders;
+} Brute;
+
+static bool Brute_ready(const Brute *b, int v) {
+  const Op *op = &b->net->ops[v];
+  for (int k = 0; k < op->ninputs; k++) {
+    int p = b->net->tensors[op->inputs[k]].producer;
+    if (p >= 0 && !b->done[p]) return false;
+  }
+  return true;
+}
+
+static void Brute_walk(Brute *b, int depth) {
+  if (depth == b->net->nops) {
+    int64_t peak = Figures_peak(b->net, b->params, b->order, NULL);
+    if (b->best < 0 || peak < b->best) b->best = peak;
+    b->orders++;
+    return;
+  }
+  for (int v = 0; v < b->net->nops; v++)
+    if (!b->done[v] && Brute_ready(b, v)) {
+      b->done[v] = true;
+      b->order[depth] = v;
+      Brute_walk(b, depth + 1);
+      b->done[v] = false;
+    }
+}
+
+TEST(minpeak_equals_brute_force_on_random_dags) {
+  int checked = 0, below_default = 0;
+  for (uint64_t seed = 1; seed <= 150; seed++) {
+    int nops = 3 + (int)(seed % 7); /* 3..9 ops */
+    for (int params = 0; params < 2; params++) {
+      Net *net = RandNet_make(seed, nops, params);
+      CHECK(net != NULL);
+      if (!net) continue;
+      Brute b = {.net = net, .params = params, .best = -1};
+      Brute_walk(&b, 0);
+      int order[16];
+      MinPeakResult res;
+      SpError err;
+      CHECK_EQ(Figures_minPeak(net, params, NULL, order, &res, &err), SP_OK);
+      if (res.peak != b.best) printf("  seed %llu params %d: search %lld, brute force %lld\n",
+                                     (unsigned long long)seed, params, (long long)res.peak, (long long)b.best);
+      CHECK_EQ(res.peak, b.best);
+      CHECK_EQ(Figures_peak(net, params, order, NULL), res.peak);
+      CHECK(Figures_peakLowerBound(net, params) <= res.peak);
+      CHECK(Figures_minRequired(net, params) <= res.peak);
+      int def[16];
+      for (int i = 0; i < nops; i++) def[i] = i;
+      if (Figures_peak(net, params, def, NULL) > res.peak) below_default++;
+      checked++;
+      Net_free(net);
+    }
+  }
+  CHECK_EQ(checked, 300);
+  /* The graphs must be interesting: the default order is not always optimal. */
+  CHECK(below_default > 10);
+}
+
+TEST(teaching_graphs_have_known_figures) {
+  Net *net = load("diamond");
+  CHECK(net != NULL);
+  if (!net) return;
+  NetFigures f;
+  int order[16];
+  SpError err;
+  CHECK_EQ(Figures_compute(net, false, &f, order, &err), SP_OK);
+  /* From the graph's sizes (see data/networks/diamond.json): breadth-first file
+   * order holds both branches at once, depth-first does not. */
+  CHECK_EQ(f.m_r, 10240);
+  CHECK_EQ(f.default_peak, 18432);
+  CHECK_EQ(f.m_p, 11264);
+  CHECK_EQ(f.m_h, (10240 + 11264) / 2);
+  CHECK(f.m_p_exact);
+  CHECK_EQ(Figures_peak(net, false, order, NULL), 11264);
+  Net_free(net);
+}
+
+TEST(resnet50_matches_the_contract_example) {
+  Net *net = load("resnet50");
+  CHECK(net != NULL);
+  if (!net) return;
+  /* The contract's example plan uses resnet50's M_R: a residual add over three
+   * 1x256x56x56 int8 tensors. */
+  CHECK_EQ(Figures_minRequired(net, false), 2408448);
+  CHECK(Figures_minRequired(net, true) > 2408448);
+  Net_free(net);
+}
+
+TEST(every_shipped_network_gets_an_exact_mp) {
+  const char *names[] = {"alexnet", "darts", "densenet121", "inception_v3", "nasnet_a", "transformer", "vit_b_16",
+                         "r2plus1d_18", "s3d", "deeplabv3_resnet50"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    Net *net = load(names[i]);
+    CHECK(net != NULL);
+    if (!net) continue;
+    for (int params = 0; params < 2; params++) {
+      NetFigures f;
+      SpError err;
+      int *order = malloc(sizeof(int) * (size_t)net->nops);
+      CHECK_EQ(Figures_compute(net, params, &f, order, &err), SP_OK);
+      CHECK(f.m_p_exact);
+      CHECK(f.m_r <= f.m_h && f.m_h <= f.m_p && f.m_p <= f.default_peak);
+      CHECK_EQ(Figures_peak(net, params, order, NULL), f.m_p);
+      free(order);
+    }
+    Net_free(net);
+  }
+}
+
+TEST(search_limit_is_reported_not_hidden) {
+  Net *net = load("transformer");
+  CHECK(net != NULL);
+  if (!net) return;
+  MinPeakOptions opt;
+  MinPeakOptions_init(&opt);
+  opt.max_states = 10;
+  int *order = malloc(sizeof(int) * (size_t)net->nops);
+  MinPeakResult res;
+  SpError err;
+  CHECK_EQ(Figures_minPeak(net, false, &opt, order, &res, &err), SP_ERR_LIMIT);
+  CHECK_HAS(err.text, "stopped");
+  CHECK(res.lower_bound <= res.peak);
+  volatile int cancel = 1;
+  MinPeakOptions_init(&opt);
+  opt.cancel = &cancel;
+  CHECK_EQ(Figures_minPeak(net, false, &opt, order, &res, &err), SP_ERR_CANCELLED);
+  free(order);
+  Net_free(net);
+}
+
+TEST(budget_text_parses) {
+  NetFigures f = {.m_r = 100, .m_h = 150, .m_p = 200};
+  int64_t b;
+  const char *preset;
+  SpError err;
+  CHECK_EQ(Budget_parse("M_P", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 200);
+  CHECK_HAS(preset, "M_P");
+  CHECK_EQ(Budget_parse("m_h", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 150);
+  CHECK_EQ(Budget_parse("512K", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 512 * 1024);
+  CHECK_EQ(Budget_parse("2MiB", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 2 * 1024 * 1024);
+  CHECK_EQ(Budget_parse("123456", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 123456);
+  CHECK_EQ(Budget_parse("12Q", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "unit");
+  CHECK_EQ(Budget_parse("lots", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "expected M_R");
+  CHECK_EQ(Budget_parse("99999999999999999999G", &f, &b, &preset, &err), SP_ERR_ARG);
+}
+
+TEST_MAIN("figures", T(minpeak_equals_brute_force_on_random_dags), T(teaching_graphs_have_known_figures),
+          T(resnet50_matches_the_contract_example), T(every_shipped_network_gets_an_exact_mp),
+          T(search_limit_is_reported_not_hidden), T(budget_text_parses))
