@@ -276,7 +276,7 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
     if (old->done || old->cost <= cost) return 0;
     /* A cheaper way to the same set: update it in place and push it again. */
     if (nmoves > old->nmoves) {
-      if (!Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves, sizeof(int))) return -1;
+      if (!Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int))) return -1;
       old = &s->st[idx];
       old->moves_at = (int)s->nmoves;
       s->nmoves += nmoves;
@@ -289,8 +289,8 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
   }
   if (!Search_grow((void **)&s->st, &s->capst, s->nst + 1, sizeof(State)) ||
       !Search_grow((void **)&s->bits, &s->capbits, (s->nst + 1) * s->words, sizeof(uint64_t)) ||
-      !Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves, sizeof(int)) ||
-      !Search_grow((void **)&s->pool, &s->cappool, s->npool + nready, sizeof(int)))
+      !Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int)) ||
+      !Search_grow((void **)&s->pool, &s->cappool, s->npool + nready + 1, sizeof(int)))
     return -1;
   idx = s->nst++;
   memcpy(s->bits + idx * s->words, s->scratch, sizeof(uint64_t) * (size_t)s->words);
