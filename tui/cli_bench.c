@@ -52,8 +52,21 @@ static char **Bench_listDir(const char *dir, int *n) {
   return list;
 }
 
+/* One network's line in the closing summary. */
+typedef struct {
+  char name[40];
+  int ops;
+  int64_t m_r, m_p;
+  double mp_ms;
+  long states;
+  int64_t base[3], best[3]; /* non-compulsory bytes: default/belady/linear, and the best combination */
+  double sim_ms;
+} BenchRow;
+
 typedef struct {
   bool csv;
+  BenchRow *rows;
+  int nrows;
   int repeat;
   bool params;
   int invalid;
@@ -62,6 +75,34 @@ typedef struct {
   double worst_mp_s;
   char worst_mp_net[64];
 } Bench;
+
+static void m_noncomp_track(BenchRow *row, int bi, int si, int ri, int ai, int64_t bytes) {
+  if (si == 0 && ri == 0 && ai == 0) row->base[bi] = bytes; /* the table's first entries: default, belady, linear */
+  if (bytes < row->best[bi]) row->best[bi] = bytes;
+}
+
+static const char *Bench_kib(int64_t bytes, char *buf, int n) {
+  if (bytes < 0) snprintf(buf, (size_t)n, "-");
+  else snprintf(buf, (size_t)n, "%.0f", (double)bytes / 1024);
+  return buf;
+}
+
+static void Bench_summary(const Bench *b) {
+  printf("\nSummary (%s). Non-compulsory traffic in KiB: \"base\" = default schedule + belady + linear\n"
+         "(the paper's baseline), \"best\" = the best of all %d combinations.\n\n",
+         b->params ? "with params" : "activations only",
+         Policy_count(POLICY_SCHEDULE) * Policy_count(POLICY_REPLACEMENT) * Policy_count(POLICY_ALLOCATOR));
+  printf("| network | ops | M_R KiB | M_P KiB | M_P ms | states | M_R base | M_R best | M_H base | M_H best | M_P base | "
+         "M_P best | sim ms |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (int i = 0; i < b->nrows; i++) {
+    const BenchRow *r = &b->rows[i];
+    char k[6][24];
+    printf("| %s | %d | %.0f | %.0f | %.1f | %ld | %s | %s | %s | %s | %s | %s | %.3f |\n", r->name, r->ops,
+           (double)r->m_r / 1024, (double)r->m_p / 1024, r->mp_ms, r->states, Bench_kib(r->base[0], k[0], 24),
+           Bench_kib(r->best[0], k[1], 24), Bench_kib(r->base[1], k[2], 24), Bench_kib(r->best[1], k[3], 24),
+           Bench_kib(r->base[2], k[4], 24), Bench_kib(r->best[2], k[5], 24), r->sim_ms);
+  }
+}
 
 static void Bench_network(Bench *b, const char *path) {
   Net *net = Cli_loadNet(path);
@@ -77,6 +118,13 @@ static void Bench_network(Bench *b, const char *path) {
     b->invalid++;
     goto out;
   }
+  BenchRow *row = &b->rows[b->nrows++];
+  snprintf(row->name, sizeof row->name, "%s", net->name);
+  row->ops = net->nops;
+  row->m_r = f.m_r, row->m_p = f.m_p;
+  row->mp_ms = f.search.seconds * 1e3;
+  row->states = f.search.states;
+  for (int i = 0; i < 3; i++) row->base[i] = -1, row->best[i] = INT64_MAX;
   if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, snprintf(b->worst_mp_net, sizeof b->worst_mp_net, "%s", net->name);
   if (!b->csv) {
     char x[32], y[32], z[32];
@@ -128,6 +176,8 @@ static void Bench_network(Bench *b, const char *path) {
           bool valid = Validate_plan(net, plan, &rep) == SP_OK;
           ValidateReport_free(&rep);
           if (!valid) b->invalid++;
+          if (m_noncomp_track(row, bi, si, ri, ai, plan->metrics.noncompulsory_bytes), best > row->sim_ms)
+            row->sim_ms = best;
           if (best > b->worst_sim_ms) b->worst_sim_ms = best, snprintf(b->worst_sim_net, sizeof b->worst_sim_net, "%s", net->name);
           const Metrics *m = &plan->metrics;
           if (b->csv)
@@ -174,11 +224,18 @@ static int Bench_run(int argc, char **argv) {
     printf("network,params,budget,budget_bytes,schedule,replacement,allocator,noncompulsory_bytes,spills,retrievals,"
            "peak_bytes,footprint_bytes,schedule_ms,sim_ms,validator\n");
   int ran = 0;
+  b.rows = calloc((size_t)n, sizeof(BenchRow));
+  if (!b.rows) {
+    fprintf(stderr, "spadmap bench: out of memory\n");
+    return EXIT_INVALID;
+  }
   for (int i = 0; i < n; i++) {
     if (!only || strcmp(FileIO_stem(files[i]), only) == 0) Bench_network(&b, files[i]), ran++;
     free(files[i]);
   }
   free(files);
+  if (!b.csv) Bench_summary(&b);
+  free(b.rows);
   if (!b.csv) {
     printf("\n%d network(s); slowest simulation %.3f ms (%s); slowest exact M_P %.3f s (%s); invalid plans or errors: %d\n",
            ran, b.worst_sim_ms, b.worst_sim_net[0] ? b.worst_sim_net : "-", b.worst_mp_s,
