@@ -59,11 +59,8 @@ static bool Json_exactInt(const cJSON *v, int64_t *out) {
 
 /* cJSON keeps duplicate keys and returns the first; the contract wants one value. */
 static Status Loader_checkKeys(Loader *ld, const cJSON *obj, const char *path) {
-  for (const cJSON *a = obj->child; a; a = a->next)
-    for (const cJSON *b = a->next; b; b = b->next)
-      if (a->string && b->string && strcmp(a->string, b->string) == 0)
-        return Loader_fail(ld, SP_ERR_FORMAT, path, "duplicate key \"%s\"", a->string);
-  return SP_OK;
+  const char *dup = FileIO_jsonDuplicateKey(obj);
+  return dup ? Loader_fail(ld, SP_ERR_FORMAT, path, "duplicate key \"%s\"", dup) : SP_OK;
 }
 
 static Status Loader_string(Loader *ld, const cJSON *obj, const char *key, const char *path,
@@ -255,15 +252,29 @@ static bool Loader_findCycle(const Net *net, char *buf, size_t n) {
           if (net->ops[o].inputs[i] == op->outputs[k] && --indeg[o] == 0) queue[tail++] = o;
   }
   if (tail < net->nops) {
+    /* Every op left has a predecessor left: walk back until an op repeats. */
     cyclic = true;
-    size_t len = 0;
-    int shown = 0;
-    buf[0] = '\0';
-    for (int o = 0; o < net->nops && shown < 6; o++)
-      if (indeg[o] > 0 && len < n) {
-        len += (size_t)snprintf(buf + len, n - len, "%s\"%s\"", shown ? ", " : "", net->ops[o].name);
-        shown++;
+    int *seen = calloc((size_t)net->nops, sizeof(int)), *path = malloc(sizeof(int) * (size_t)net->nops);
+    int v = 0, len = 0;
+    while (indeg[v] == 0) v++;
+    while (seen && path && !seen[v]) {
+      seen[v] = ++len;
+      path[len - 1] = v;
+      int pred = -1;
+      for (int i = 0; i < net->ops[v].ninputs && pred < 0; i++) {
+        int p = net->tensors[net->ops[v].inputs[i]].producer;
+        if (p >= 0 && indeg[p] > 0) pred = p;
       }
+      v = pred;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    if (seen && path) /* the cycle is path[seen[v]-1 .. len-1], walked backwards */
+      for (int k = len - 1, shown = 0; k >= seen[v] - 1 && used < n; k--, shown++)
+        used += (size_t)snprintf(buf + used, n - used, "%s\"%s\"", shown ? " -> " : "", net->ops[path[k]].name);
+    if (seen && path && used < n) snprintf(buf + used, n - used, " -> \"%s\"", net->ops[path[len - 1]].name);
+    free(seen);
+    free(path);
   }
 done:
   free(indeg);
@@ -307,7 +318,7 @@ static Status Loader_link(Loader *ld) {
         return Loader_fail(ld, SP_ERR_FORMAT, p, "op \"%s\" reads its own output \"%s\" (a cycle)", op->name, t->name);
       char cyc[300];
       if (Loader_findCycle(net, cyc, sizeof cyc))
-        return Loader_fail(ld, SP_ERR_FORMAT, p, "the graph has a cycle through ops %s", cyc);
+        return Loader_fail(ld, SP_ERR_FORMAT, p, "the graph has a cycle: %s", cyc);
       return Loader_fail(ld, SP_ERR_FORMAT, p,
                          "tensor \"%s\" is produced by ops[%d] (\"%s\"), which comes later: ops must be listed in topological order",
                          t->name, t->producer, net->ops[t->producer].name);
@@ -418,6 +429,11 @@ Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpE
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
   if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
+  Status tail = FileIO_jsonTrailing(err, label, text, len, end);
+  if (tail) {
+    cJSON_Delete(root);
+    return tail;
+  }
   Arena arena = {0};
   Net *net = Arena_alloc(&arena, sizeof *net);
   if (!net) {

@@ -192,6 +192,8 @@ static Status Reader_solver(PlanReader *r, const cJSON *root, SolverInfo *s) {
 }
 
 static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan *p) {
+  const char *dup = FileIO_jsonDuplicateKey(root);
+  if (dup) return Reader_fail(r, "$", "duplicate key \"%s\"", dup);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "format");
   if (!cJSON_IsString(v) || strcmp(v->valuestring, "spadmap-plan") != 0)
     return Reader_fail(r, "format", "expected \"spadmap-plan\"");
@@ -202,6 +204,7 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
   if (!cJSON_IsString(v)) return Reader_fail(r, "network", "expected a string");
   free(p->network);
   p->network = strdup(v->valuestring);
+  if (!p->network) return SpError_set(r->err, SP_ERR_NOMEM, "out of memory");
   v = cJSON_GetObjectItemCaseSensitive(root, "params");
   if (v && !cJSON_IsBool(v)) return Reader_fail(r, "params", "expected true or false");
   p->params = v && cJSON_IsTrue(v);
@@ -240,6 +243,7 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
     char path[48];
     snprintf(path, sizeof path, "placements[%d]", i);
     if (!cJSON_IsObject(v)) return Reader_fail(r, path, "expected an object");
+    if ((dup = FileIO_jsonDuplicateKey(v))) return Reader_fail(r, path, "duplicate key \"%s\"", dup);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "tensor");
     if (!cJSON_IsString(name)) return Reader_fail(r, path, "\"tensor\": expected a tensor name");
     Stay s = {.tensor = Net_findTensor(net, name->valuestring)};
@@ -265,6 +269,11 @@ Status Plan_parse(const char *text, size_t len, const char *label, const Net *ne
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
   if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
+  Status tail = FileIO_jsonTrailing(err, label, text, len, end);
+  if (tail) {
+    cJSON_Delete(root);
+    return tail;
+  }
   PlanReader r = {label, err};
   Plan *p = Plan_new(net, false, 0);
   Status st = p ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");

@@ -115,7 +115,10 @@ static void Validate_tensorStays(const Net *net, const Plan *p, const int *pos, 
       m->compulsory_bytes += t->bytes;
       break;
     case STAY_RETRIEVE:
-      if (!host) Report_add(r, "placements[%d]: \"%s\" is retrieved at step %d, but the host has no copy of it", i, t->name, s->start);
+      if (k == 0)
+        Report_add(r, "placements[%d]: \"%s\" is retrieved before it was ever %s", i, t->name,
+                   t->producer >= 0 ? "created" : "loaded");
+      else if (!host) Report_add(r, "placements[%d]: \"%s\" is retrieved at step %d, but the host has no copy of it", i, t->name, s->start);
       m->noncompulsory_bytes += t->bytes;
       m->retrievals++;
       break;
@@ -205,6 +208,10 @@ static Status Validate_addresses(const Net *net, const Plan *p, ValidateReport *
   for (int step = 0; step < n; step++) maxc = count[step] > maxc ? count[step] : maxc;
   /* Bucket stays by step (stays are short, so this is linear in their total length). */
   int *start = calloc((size_t)n + 1, sizeof(int));
+  if (!start) {
+    free(count);
+    return SP_ERR_NOMEM;
+  }
   long total = 0;
   for (int step = 0; step < n; step++) start[step] = (int)total, total += count[step];
   start[n] = (int)total;
