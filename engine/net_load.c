@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "json.h"
 #include "net_internal.h"
 
-#define MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger JSON numbers lose digits */
 
 typedef struct {
   const char *label;
@@ -49,17 +49,9 @@ static Status Loader_expected(Loader *ld, const char *path, const char *expected
   return Loader_fail(ld, SP_ERR_FORMAT, path, "expected %s, got %s", expected, desc);
 }
 
-static bool Json_exactInt(const cJSON *v, int64_t *out) {
-  if (!cJSON_IsNumber(v)) return false;
-  double d = v->valuedouble;
-  if (d != d || d > MAX_EXACT_INT || d < -MAX_EXACT_INT || d != (double)(int64_t)d) return false;
-  *out = (int64_t)d;
-  return true;
-}
-
 /* cJSON keeps duplicate keys and returns the first; the contract wants one value. */
 static Status Loader_checkKeys(Loader *ld, const cJSON *obj, const char *path) {
-  const char *dup = FileIO_jsonDuplicateKey(obj);
+  const char *dup = Json_duplicateKey(obj);
   return dup ? Loader_fail(ld, SP_ERR_FORMAT, path, "duplicate key \"%s\"", dup) : SP_OK;
 }
 
@@ -426,14 +418,9 @@ static Status Loader_header(Loader *ld, const cJSON *root) {
 
 Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpError *err) {
   *out = NULL;
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
-  Status tail = FileIO_jsonTrailing(err, label, text, len, end);
-  if (tail) {
-    cJSON_Delete(root);
-    return tail;
-  }
+  cJSON *root;
+  Status parsed = Json_parse(text, len, label, &root, err);
+  if (parsed) return parsed;
   Arena arena = {0};
   Net *net = Arena_alloc(&arena, sizeof *net);
   if (!net) {

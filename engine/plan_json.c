@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "json.h"
 #include "plan.h"
 
 typedef struct {
@@ -128,19 +129,11 @@ static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...)
   return SpError_set(r->err, SP_ERR_FORMAT, "%s: %s: %s", r->label, path, what);
 }
 
-static bool Reader_int(const cJSON *v, int64_t *out) {
-  if (!cJSON_IsNumber(v)) return false;
-  double d = v->valuedouble;
-  if (d != d || d > 9007199254740992.0 || d < -9007199254740992.0 || d != (double)(int64_t)d) return false;
-  *out = (int64_t)d;
-  return true;
-}
-
 static Status Reader_intKey(PlanReader *r, const cJSON *obj, const char *key, const char *path, int64_t lo,
                             int64_t *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return Reader_fail(r, path, "missing key \"%s\" (expected an integer)", key);
-  if (!Reader_int(v, out) || *out < lo)
+  if (!Json_exactInt(v, out) || *out < lo)
     return Reader_fail(r, path, "\"%s\": expected an integer >= %lld", key, (long long)lo);
   return SP_OK;
 }
@@ -192,13 +185,13 @@ static Status Reader_solver(PlanReader *r, const cJSON *root, SolverInfo *s) {
 }
 
 static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan *p) {
-  const char *dup = FileIO_jsonDuplicateKey(root);
+  const char *dup = Json_duplicateKey(root);
   if (dup) return Reader_fail(r, "$", "duplicate key \"%s\"", dup);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "format");
   if (!cJSON_IsString(v) || strcmp(v->valuestring, "spadmap-plan") != 0)
     return Reader_fail(r, "format", "expected \"spadmap-plan\"");
   int64_t version;
-  if (!Reader_int(cJSON_GetObjectItemCaseSensitive(root, "version"), &version) || version != 1)
+  if (!Json_exactInt(cJSON_GetObjectItemCaseSensitive(root, "version"), &version) || version != 1)
     return Reader_fail(r, "version", "expected the integer 1");
   v = cJSON_GetObjectItemCaseSensitive(root, "network");
   if (!cJSON_IsString(v)) return Reader_fail(r, "network", "expected a string");
@@ -243,7 +236,7 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
     char path[48];
     snprintf(path, sizeof path, "placements[%d]", i);
     if (!cJSON_IsObject(v)) return Reader_fail(r, path, "expected an object");
-    if ((dup = FileIO_jsonDuplicateKey(v))) return Reader_fail(r, path, "duplicate key \"%s\"", dup);
+    if ((dup = Json_duplicateKey(v))) return Reader_fail(r, path, "duplicate key \"%s\"", dup);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "tensor");
     if (!cJSON_IsString(name)) return Reader_fail(r, path, "\"tensor\": expected a tensor name");
     Stay s = {.tensor = Net_findTensor(net, name->valuestring)};
@@ -266,14 +259,9 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
 
 Status Plan_parse(const char *text, size_t len, const char *label, const Net *net, Plan **out, SpError *err) {
   *out = NULL;
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  if (!root) return FileIO_jsonSyntaxError(err, label, text, len, end);
-  Status tail = FileIO_jsonTrailing(err, label, text, len, end);
-  if (tail) {
-    cJSON_Delete(root);
-    return tail;
-  }
+  cJSON *root;
+  Status parsed = Json_parse(text, len, label, &root, err);
+  if (parsed) return parsed;
   PlanReader r = {label, err};
   Plan *p = Plan_new(net, false, 0);
   Status st = p ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");
