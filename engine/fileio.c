@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
   *text = NULL;
@@ -44,7 +45,7 @@ Status FileIO_write(const char *path, const char *text, size_t len, SpError *err
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", path);
-  snprintf(tmp, plen + 16, "%s.tmp%05d", path, (int)(rand() % 100000));
+  snprintf(tmp, plen + 16, "%s.tmp%d", path, (int)getpid() % 1000000);
   FILE *f = fopen(tmp, "wb");
   if (!f) {
     int e = errno;
@@ -75,11 +76,10 @@ void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col) {
   *col = c;
 }
 
-const char *FileIO_stem(const char *path) {
-  static char buf[256];
+const char *FileIO_stem(const char *path, char *buf, size_t n) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  snprintf(buf, sizeof buf, "%s", base);
+  snprintf(buf, n, "%s", base);
   char *dot = strrchr(buf, '.');
   if (dot && dot != buf) *dot = '\0';
   return buf;

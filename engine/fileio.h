@@ -11,7 +11,7 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err); /*
 Status FileIO_write(const char *path, const char *text, size_t len, SpError *err);
 /* 1-based line and column of byte offset pos in text. */
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col);
-/* "data/networks/resnet50.json" -> "resnet50" (static buffer). */
-const char *FileIO_stem(const char *path);
+/* "data/networks/resnet50.json" -> "resnet50", written into buf (returned). */
+const char *FileIO_stem(const char *path, char *buf, size_t n);
 
 #endif

@@ -411,7 +411,8 @@ static Status Loader_header(Loader *ld, const cJSON *root) {
   if (ver != 1) return Loader_fail(ld, SP_ERR_FORMAT, "version", "unsupported version %lld (this build reads version 1)", (long long)ver);
   if ((st = Loader_string(ld, root, "name", "$", false, &name))) return st;
   if ((st = Loader_string(ld, root, "source", "$", false, &source))) return st;
-  ld->net->name = Arena_strdup(&ld->net->arena, name && name[0] ? name : FileIO_stem(ld->label));
+  char stem[256];
+  ld->net->name = Arena_strdup(&ld->net->arena, name && name[0] ? name : FileIO_stem(ld->label, stem, sizeof stem));
   ld->net->source = Arena_strdup(&ld->net->arena, source ? source : "");
   return SP_OK;
 }

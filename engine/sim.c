@@ -225,10 +225,15 @@ static Status Sim_step(Sim *m, int s, SpError *err) {
   return SP_OK;
 }
 
-void Plan_computeMetrics(Plan *p, const Net *net) {
+Status Plan_computeMetrics(Plan *p, const Net *net) {
   Metrics m = {0};
   int64_t *diff = calloc((size_t)p->nsteps + 1, sizeof(int64_t));
-  bool *stored = calloc((size_t)net->ntensors, sizeof(bool));
+  bool *stored = calloc((size_t)net->ntensors + 1, sizeof(bool));
+  if (!diff || !stored) {
+    free(diff);
+    free(stored);
+    return SP_ERR_NOMEM;
+  }
   for (int i = 0; i < p->nstays; i++) {
     const Stay *s = &p->stays[i];
     const Tensor *t = &net->tensors[s->tensor];
@@ -236,25 +241,26 @@ void Plan_computeMetrics(Plan *p, const Net *net) {
     if (s->in == STAY_RETRIEVE) m.noncompulsory_bytes += t->bytes, m.retrievals++;
     bool to_host = s->out == STAY_SPILL || s->out == STAY_STORE;
     if (to_host && t->kind == TK_OUTPUT) {
-      if (stored && !stored[s->tensor]) m.compulsory_bytes += t->bytes;
-      if (stored) stored[s->tensor] = true;
+      if (!stored[s->tensor]) m.compulsory_bytes += t->bytes;
+      stored[s->tensor] = true;
     } else if (s->out == STAY_SPILL) {
       m.noncompulsory_bytes += t->bytes, m.spills++;
     }
     if (s->offset + t->bytes > m.footprint_bytes) m.footprint_bytes = s->offset + t->bytes;
-    if (diff && s->start >= 0 && s->end < p->nsteps && s->start <= s->end) {
+    if (s->start >= 0 && s->end < p->nsteps && s->start <= s->end) {
       diff[s->start] += t->bytes;
       diff[s->end + 1] -= t->bytes;
     }
   }
   int64_t live = 0;
-  for (int s = 0; diff && s < p->nsteps; s++) {
+  for (int s = 0; s < p->nsteps; s++) {
     live += diff[s];
     if (live > m.peak_bytes) m.peak_bytes = live;
   }
   free(diff);
   free(stored);
   p->metrics = m;
+  return SP_OK;
 }
 
 Status Sim_run(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
@@ -271,8 +277,8 @@ Status Sim_run(const Net *net, bool params, int64_t budget, const int *order, co
   }
   memcpy(m.plan->order, order, sizeof(int) * (size_t)net->nops);
   for (int s = 0; s < m.n && !st; s++) st = Sim_step(&m, s, err);
+  if (!st && Plan_computeMetrics(m.plan, net)) st = SpError_set(err, SP_ERR_NOMEM, "out of memory in the simulator");
   if (!st) {
-    Plan_computeMetrics(m.plan, net);
     *out = m.plan;
     m.plan = NULL;
   }

@@ -11,6 +11,6 @@ Status Sim_run(const Net *net, bool params, int64_t budget, const int *order, co
                const PolicyInfo *allocator, Plan **out, SpError *err);
 
 /* Metrics from the stays (for plans an engine policy made; the validator has its own). */
-void Plan_computeMetrics(Plan *plan, const Net *net);
+Status Plan_computeMetrics(Plan *plan, const Net *net);
 
 #endif

@@ -230,7 +230,8 @@ static int Bench_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   for (int i = 0; i < n; i++) {
-    if (!only || strcmp(FileIO_stem(files[i]), only) == 0) Bench_network(&b, files[i]), ran++;
+    char stem[256];
+    if (!only || strcmp(FileIO_stem(files[i], stem, sizeof stem), only) == 0) Bench_network(&b, files[i]), ran++;
     free(files[i]);
   }
   free(files);
