@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "replace.h"
+#include "cosma.h"
 #include "schedule.h"
 
 static const PolicyInfo Policy_table[] = {
@@ -11,12 +12,18 @@ static const PolicyInfo Policy_table[] = {
    .schedule = Schedule_default},
   {.name = "mpmf", .kind = POLICY_SCHEDULE, .help = "an order reaching the exact minimum peak footprint M_P",
    .schedule = Schedule_mpmf},
+  {.name = "mpmf-ilp", .kind = POLICY_SCHEDULE,
+   .help = "the minimum-peak order from COSMA's ILP (Eqs. 13-15, GLPK), within the time limit",
+   .schedule = Cosma_scheduleMinPeak, .searching = true},
   {.name = "belady", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read furthest in the future",
    .evict_score = Replace_belady},
   {.name = "lru", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read or made longest ago",
    .evict_score = Replace_lru},
   {.name = "size-aware", .kind = POLICY_REPLACEMENT, .help = "evict the largest next-use distance x size",
    .evict_score = Replace_sizeAware},
+  {.name = "ilp", .kind = POLICY_REPLACEMENT,
+   .help = "COSMA's allocation + replacement ILP for the schedule (Eqs. 16-17, GLPK), within the time limit",
+   .plan = Cosma_replacementPlan, .searching = true},
   {.name = "linear", .kind = POLICY_ALLOCATOR,
    .help = "TFLite simple_memory_arena: best-fit gap, else after the last block", .place = Alloc_linear},
   {.name = "first-fit", .kind = POLICY_ALLOCATOR, .help = "the lowest-addressed gap that fits",
@@ -30,11 +37,23 @@ enum { POLICY_TABLE_SIZE = sizeof Policy_table / sizeof Policy_table[0] };
 
 int Policy_count(PolicyKind kind) {
   int n = 0;
-  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind;
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind && !Policy_table[i].searching;
   return n;
 }
 
 const PolicyInfo *Policy_at(PolicyKind kind, int k) {
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++)
+    if (Policy_table[i].kind == kind && !Policy_table[i].searching && k-- == 0) return &Policy_table[i];
+  return NULL;
+}
+
+int Policy_countAll(PolicyKind kind) {
+  int n = 0;
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind;
+  return n;
+}
+
+const PolicyInfo *Policy_atAll(PolicyKind kind, int k) {
   for (int i = 0; i < POLICY_TABLE_SIZE; i++)
     if (Policy_table[i].kind == kind && k-- == 0) return &Policy_table[i];
   return NULL;

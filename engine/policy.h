@@ -28,6 +28,10 @@ typedef struct {
 } Block;
 
 typedef Status (*ScheduleFn)(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
+/* A whole-plan replacement policy (it chooses evictions and addresses itself, so
+ * the allocator setting is not used): the plan for this schedule, with metrics
+ * and its solver block (status, objective, bound) filled in. */
+typedef Status (*PlanFn)(const Net *net, const SolveSettings *s, const int *order, Plan **out, SpError *err);
 /* Higher score = evicted first. */
 typedef double (*EvictScoreFn)(const EvictCandidate *c);
 /* Offset for `bytes` among the blocks within [0, budget), or -1 if no gap fits. */
@@ -41,11 +45,17 @@ typedef struct {
   EvictScoreFn evict_score;   /* POLICY_REPLACEMENT (simulated) */
   PlaceFn place;              /* POLICY_ALLOCATOR */
   bool size_order;            /* allocator: place a step's new blocks largest first */
+  PlanFn plan;                /* POLICY_REPLACEMENT (whole plan, e.g. the ILP); used instead of the simulator */
+  bool searching;             /* an exact/ILP search bounded by SolveSettings.time_limit: may take seconds */
 } PolicyInfo;
 
-/* All policies of a kind, in table order. */
+/* The fast (non-searching) policies of a kind, in table order: what the
+ * all-combinations sweeps (bench, tests) run. */
 int Policy_count(PolicyKind kind);
 const PolicyInfo *Policy_at(PolicyKind kind, int i);
+/* Every policy of a kind, the searching ones (ILP) included: menus, --list. */
+int Policy_countAll(PolicyKind kind);
+const PolicyInfo *Policy_atAll(PolicyKind kind, int i);
 const PolicyInfo *Policy_find(PolicyKind kind, const char *name);
 const char *PolicyKind_name(PolicyKind kind);
 

@@ -13,6 +13,7 @@ void SolveSettings_init(SolveSettings *s) {
   s->schedule = "default";
   s->replacement = "belady";
   s->allocator = "linear";
+  s->time_limit = 60;
 }
 
 static double Solve_now(void) {
@@ -57,16 +58,21 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   if (s->order) memcpy(order, s->order, sizeof(int) * (size_t)net->nops);
   else st = sp->schedule(net, s, order, &info, err);
   Plan *plan = NULL;
-  if (!st) st = Sim_run(net, s->params, s->budget, order, rp, ap, &plan, err);
+  if (!st) st = rp->plan ? rp->plan(net, s, order, &plan, err) : Sim_run(net, s->params, s->budget, order, rp, ap, &plan, err);
   free(order);
   if (st) return st;
-  if (Plan_setPolicies(plan, sp->name, rp->name, ap->name)) {
+  if (Plan_setPolicies(plan, sp->name, rp->name, rp->plan ? "ilp" : ap->name)) {
     Plan_free(plan);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   }
+  if (rp->plan) {
+    info = plan->solver; /* the policy's own status, objective and bound */
+  } else {
+    info = (SolverInfo){.status = SOLVER_HEURISTIC}; /* a schedule search proves nothing about the traffic */
+    info.objective = (double)plan->metrics.noncompulsory_bytes;
+    info.has_objective = true;
+  }
   info.seconds = Solve_now() - t0;
-  info.objective = (double)plan->metrics.noncompulsory_bytes;
-  info.has_objective = true;
   plan->solver = info;
   *out = plan;
   return SP_OK;

@@ -10,23 +10,44 @@
 #include "plan.h"
 #include "policy.h"
 
+/* What a searching policy (the ILP ones) reports while it runs. Bytes, not model units. */
+typedef struct {
+  const char *stage;         /* "heuristics", "relaxation: root LP", "full model: branch and bound", "done", ... */
+  double incumbent;          /* best plan's objective so far (non-compulsory bytes, or peak bytes for mpmf-ilp) */
+  double bound;              /* best proven lower bound */
+  double gap;                /* (incumbent - bound) / incumbent, < 0 if unknown */
+  bool has_incumbent, has_bound;
+  long nodes;                /* branch-and-bound nodes of the current model */
+  double elapsed;            /* seconds since the policy started */
+} SolveProgress;
+
 struct SolveSettings {
   bool params;               /* hold param tensors on chip too */
   int64_t budget;            /* scratchpad bytes */
   const char *schedule;      /* policy names (policy.h) */
   const char *replacement;
   const char *allocator;
-  double time_limit;         /* seconds, for searching policies; 0: none */
+  double time_limit;         /* seconds, for searching policies (default 60); <= 0: none */
   volatile int *cancel;      /* non-zero: stop as soon as possible */
+  /* Searching policies call this at least every 200 ms while they run (in the
+   * solving thread); NULL: no reports. */
+  void (*progress)(const SolveProgress *p, void *user);
+  void *progress_user;
   const int *order;          /* if set: this schedule (nops entries) instead of running
                                 the schedule policy, e.g. an mpmf order computed once */
 };
 
-/* Defaults: activations only, budget 0 (set it), default / belady / linear. */
+/* Defaults: activations only, budget 0 (set it), default / belady / linear,
+ * time limit 60 s, no cancel flag, no progress callback. */
 void SolveSettings_init(SolveSettings *s);
 
 /* Runs the policies; on success *out is a plan with metrics and solver status.
- * A budget below M_R gives SP_ERR_INFEASIBLE with the figures in the message. */
+ * A budget below M_R gives SP_ERR_INFEASIBLE with the figures in the message.
+ * A replacement policy with a `plan` function (ilp) makes the whole plan (the
+ * allocator setting is then unused and the plan names allocator "ilp"); its
+ * solver block says optimal / timeout / cancelled with objective and bound. With
+ * simulated replacement the solver status is "heuristic". A searching policy that
+ * is cancelled before it has any plan returns SP_ERR_CANCELLED. */
 Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
 
 /* The order the schedule policy picks (nops entries). */

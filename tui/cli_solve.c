@@ -14,6 +14,7 @@ static const CliOption Solve_options[] = {
   {"--replacement", "NAME", "replacement policy (default: belady)"},
   {"--allocator", "NAME", "allocator (default: linear)"},
   {"--params", NULL, "hold parameter tensors on chip too (default: activations only)"},
+  {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default: 60)"},
   {"--out", "FILE", "write the plan (spadmap-plan JSON)"},
   {"--list", NULL, "list the policies and exit"},
   {NULL, NULL, NULL},
@@ -22,8 +23,8 @@ static const CliOption Solve_options[] = {
 static void Solve_list(void) {
   for (int k = 0; k < POLICY_KIND_COUNT; k++) {
     printf("%s:\n", PolicyKind_name((PolicyKind)k));
-    for (int i = 0; i < Policy_count((PolicyKind)k); i++)
-      printf("  %-12s %s\n", Policy_at((PolicyKind)k, i)->name, Policy_at((PolicyKind)k, i)->help);
+    for (int i = 0; i < Policy_countAll((PolicyKind)k); i++)
+      printf("  %-12s %s\n", Policy_atAll((PolicyKind)k, i)->name, Policy_atAll((PolicyKind)k, i)->help);
   }
 }
 
@@ -46,6 +47,16 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (Cli_value(c, &a, "--schedule")) s.schedule = Cli_value(c, &a, "--schedule");
   if (Cli_value(c, &a, "--replacement")) s.replacement = Cli_value(c, &a, "--replacement");
   if (Cli_value(c, &a, "--allocator")) s.allocator = Cli_value(c, &a, "--allocator");
+  const char *tl = Cli_value(c, &a, "--time-limit");
+  if (tl) {
+    char *end;
+    double v = strtod(tl, &end);
+    if (end == tl || *end || !(v > 0) || v > 1e7) {
+      fprintf(stderr, "spadmap solve: --time-limit \"%s\": expected a positive number of seconds\n", tl);
+      return EXIT_USAGE;
+    }
+    s.time_limit = v;
+  }
   const PolicyKind kinds[3] = {POLICY_SCHEDULE, POLICY_REPLACEMENT, POLICY_ALLOCATOR};
   const char *names[3] = {s.schedule, s.replacement, s.allocator};
   for (int k = 0; k < 3; k++)
@@ -90,7 +101,15 @@ static int Solve_run_cmd(int argc, char **argv) {
   printf("spills         %d\nretrievals     %d\n", m->spills, m->retrievals);
   printf("peak           %s bytes\n", Cli_count(m->peak_bytes, b1, sizeof b1));
   printf("footprint      %s bytes\n", Cli_count(m->footprint_bytes, b1, sizeof b1));
-  printf("solver         %s, %.3f ms\n", SolverStatus_name(plan->solver.status), plan->solver.seconds * 1e3);
+  const SolverInfo *si = &plan->solver;
+  if (si->has_bound) {
+    double gap = si->objective > 0 ? (si->objective - si->bound) / si->objective : 0;
+    printf("solver         %s, %.3f s, objective %s, bound %s, gap %.2f%%\n", SolverStatus_name(si->status), si->seconds,
+           Cli_count((int64_t)si->objective, b1, sizeof b1), Cli_count((int64_t)si->bound, b2, sizeof b2),
+           gap < 0 ? 0 : gap * 100);
+  } else {
+    printf("solver         %s, %.3f ms\n", SolverStatus_name(si->status), si->seconds * 1e3);
+  }
   if (vst == SP_OK) {
     printf("validator      valid\n");
     exit_code = EXIT_OK;

@@ -1,0 +1,82 @@
+/* cosma: the ILP policies after COSMA (Li et al., "Optimizing Memory Allocation
+ * and Tensor Replacement for DNN Accelerators"), solved with GLPK through ilp.h.
+ *
+ *  - mpmf-ilp (schedule, Eqs. 13-15): the order minimising the peak footprint, with
+ *    the paper's creation/preservation variables (no spills, no addresses), each
+ *    variable only inside its op's ASAP..ALAP window.
+ *  - ilp (replacement, Eqs. 16-17 with the schedule fixed): allocation + replacement
+ *    minimising non-compulsory traffic under the contract's accounting, as a
+ *    pipeline that proves what it can:
+ *      (a) incumbent: the best simulated plan over every replacement x allocator;
+ *      (b) lower bound: the replacement-only model (evictions and retrievals with
+ *          per-step capacity rows, no addresses); its solution is also placed by an
+ *          offline greedy-by-size allocator, which, when it fits, is a plan at the
+ *          bound; incumbent == bound stops here, optimal;
+ *      (c) else the full model (addresses in units of the GCD of the sizes, one
+ *          ordering binary per pair of possibly co-resident stays, big-M = budget)
+ *          warm-started with the incumbent, under the time limit.
+ *
+ * Modelling choices (all without loss of optimality): a tensor's residency is
+ * decided per gap between its events (creation or first load, then each step that
+ * reads it); a retrieval happens only at a step that reads the tensor and an
+ * eviction right after an event (anything else only holds memory longer), so each
+ * gap is either kept (same address) or evicted-and-retrieved (one retrieval; the
+ * first eviction of a non-output activation is its one spill; inputs, params and
+ * outputs evict for free). Addresses are per "piece" (an event and the gap after
+ * it), so a retrieved tensor may come back anywhere. */
+#ifndef SPADMAP_COSMA_H
+#define SPADMAP_COSMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "policy.h"
+#include "solve.h"
+
+typedef struct {
+  SolverStatus status;   /* OPTIMAL, TIMEOUT or CANCELLED (order: the best found) */
+  int64_t peak;          /* peak bytes of the returned order */
+  int64_t bound;         /* proven lower bound on M_P (bytes) */
+  bool has_bound;
+  double seconds;
+  int ncols, nrows;      /* model size */
+} CosmaMinPeakResult;
+
+/* The min-peak ILP. warm_order (nops entries, may be NULL: the file order) is the
+ * starting incumbent; order gets the best order found (never worse than warm_order).
+ * Uses s->params, s->time_limit, s->cancel, s->progress. SP_ERR_SOLVER if GLPK failed. */
+Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_order, int *order,
+                     CosmaMinPeakResult *res, SpError *err);
+/* The "mpmf-ilp" schedule policy (Cosma_minPeak from the file order). */
+Status Cosma_scheduleMinPeak(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
+
+typedef struct {
+  bool force_full;       /* run the full model even when (b) already proved the incumbent */
+  bool no_warm_start;    /* do not hand the heuristic incumbent to the full model */
+} CosmaFsOptions;
+
+typedef struct {
+  int64_t heuristic_bytes;      /* (a): best simulated plan's non-compulsory bytes */
+  char heuristic_policy[64];    /* "belady/linear" ... */
+  int64_t relax_bound;          /* (b): lower bound from the replacement-only model */
+  SolverStatus relax_status;    /* OPTIMAL when the relaxation was solved exactly */
+  bool replay_fits;             /* the relaxation's evictions were placed at addresses */
+  bool full_ran;                /* (c) ran */
+  SolverStatus full_status;
+  int64_t full_bound;           /* its bound (bytes), if it ran */
+  bool full_warm_accepted;
+  int full_cols, full_rows, pairs;
+  int64_t gcd;                  /* address unit */
+  double seconds_heuristic, seconds_relax, seconds_full;
+} CosmaFsStats;
+
+/* The replacement ILP pipeline for a fixed order. The plan's solver block gets
+ * status (optimal / timeout / cancelled), objective (its non-compulsory bytes) and
+ * bound. opt and stats may be NULL. */
+Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *order, const CosmaFsOptions *opt,
+                         Plan **out, CosmaFsStats *stats, SpError *err);
+/* The "ilp" replacement policy (PolicyInfo.plan): Cosma_replacement with defaults. */
+Status Cosma_replacementPlan(const Net *net, const SolveSettings *s, const int *order, Plan **out, SpError *err);
+
+#endif

@@ -1,0 +1,99 @@
+/* ilp: a small wrapper around GLPK's MIP solver, the only module that includes
+ * glpk.h. Build a model (columns with bounds, kind and objective; sparse rows),
+ * solve it under a time limit / gap / cancel flag with a progress callback and an
+ * optional warm-start incumbent, and get back a status, the objective, the best
+ * proven bound and the column values. Minimisation only.
+ *
+ * GLPK never prints: its terminal output is captured into the result's log. A GLPK
+ * fatal error is caught (glp_error_hook + longjmp) and returned as SP_ERR_SOLVER
+ * with GLPK's message; the process is never aborted.
+ *
+ * Threads: GLPK 5.0 keeps its environment in thread-local storage, so one
+ * Ilp_solve per thread at a time is safe. Ilp_solve frees the calling thread's
+ * GLPK environment before it returns (glp_free_env: needed after a caught error,
+ * and it keeps valgrind clean), so no other code may hold GLPK objects in the same
+ * thread across the call -- nothing else in spadmap uses GLPK directly. The
+ * progress callback runs in the calling thread. */
+#ifndef SPADMAP_ILP_H
+#define SPADMAP_ILP_H
+
+#include <stdbool.h>
+
+#include "status.h"
+
+#define ILP_INF 1e300 /* an absent bound: -ILP_INF / ILP_INF */
+
+typedef enum { ILP_CONTINUOUS, ILP_INTEGER, ILP_BINARY } IlpKind;
+
+typedef enum {
+  ILP_OPTIMAL,     /* proven optimal (within the default tiny tolerance) */
+  ILP_FEASIBLE,    /* stopped at the requested relative gap: solution + bound */
+  ILP_TIMEOUT,     /* time limit: has_solution says whether an incumbent exists */
+  ILP_CANCELLED,   /* *cancel was set: has_solution as for a timeout */
+  ILP_INFEASIBLE,  /* proven: no solution */
+  ILP_ERROR,       /* GLPK gave up (numerical trouble, unbounded LP): see message */
+  ILP_STATUS_COUNT
+} IlpStatus;
+
+typedef struct IlpModel IlpModel;
+
+IlpModel *IlpModel_new(void);
+void IlpModel_free(IlpModel *m);
+/* Adds a column; returns its index (0-based) or -1 when out of memory (the model
+ * then remembers the failure and Ilp_solve returns SP_ERR_NOMEM). Binary columns
+ * ignore lo/hi. */
+int IlpModel_addCol(IlpModel *m, IlpKind kind, double lo, double hi, double obj);
+/* Adds lo <= sum coef[k] * x[cols[k]] <= hi (use +-ILP_INF for a missing side);
+ * returns the row index or -1. A column listed twice is a GLPK error at solve time
+ * (reported as SP_ERR_SOLVER); a column index out of range gives -1 at once. */
+int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, const double *coef);
+int IlpModel_ncols(const IlpModel *m);
+int IlpModel_nrows(const IlpModel *m);
+/* Checks x against bounds, integrality and rows (tolerance tol); returns the index
+ * of the first violated row, or -2 - j for column j, or -1 when x is feasible. */
+int IlpModel_check(const IlpModel *m, const double *x, double tol);
+double IlpModel_objective(const IlpModel *m, const double *x);
+
+typedef struct {
+  double incumbent;       /* objective of the best solution so far (if has_incumbent) */
+  double bound;           /* best proven lower bound (if has_bound) */
+  double gap;             /* (incumbent - bound) / max(|incumbent|, 1e-9); <0 if unknown */
+  bool has_incumbent, has_bound;
+  long nodes;             /* branch-and-bound nodes so far */
+  double elapsed;         /* seconds since Ilp_solve started */
+  const char *stage;      /* "root LP", "branch and bound", "done", or the caller's label */
+} IlpProgress;
+
+typedef struct {
+  double time_limit;      /* seconds; <= 0: none */
+  double rel_gap;         /* stop at this relative gap (status ILP_FEASIBLE); 0: prove optimality */
+  void (*progress)(const IlpProgress *p, void *user); /* at least every progress_interval while solving */
+  void *user;
+  double progress_interval; /* seconds (default 0.2) */
+  volatile int *cancel;   /* non-zero: stop as soon as possible (ILP_CANCELLED) */
+  const double *warm_start; /* ncols values of a feasible solution, or NULL */
+  const char *label;      /* prefix for progress stages (e.g. "full model"), or NULL */
+  bool integral_objective; /* every solution's objective is an integer: round bounds up */
+} IlpOptions;
+
+typedef struct {
+  IlpStatus status;
+  bool has_solution;      /* x and objective hold the best solution found */
+  bool has_bound;
+  double objective, bound, gap;
+  double seconds;
+  long nodes;
+  bool warm_start_accepted; /* the warm start was feasible and handed to GLPK */
+  double *x;              /* ncols values (malloc'd) if has_solution */
+  char *log;              /* GLPK's captured terminal output (malloc'd, may be NULL) */
+  char message[256];      /* why, for ILP_ERROR / rejected warm starts */
+} IlpResult;
+
+void IlpOptions_init(IlpOptions *o);
+/* SP_OK whenever GLPK ran to one of the statuses above (even infeasible or timeout);
+ * SP_ERR_SOLVER on a GLPK fatal error (err has GLPK's message), SP_ERR_NOMEM. */
+Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *err);
+void IlpResult_free(IlpResult *r);
+const char *IlpStatus_name(IlpStatus s);
+
+#endif

@@ -1,0 +1,364 @@
+/* COSMA's ILP policies: mpmf-ilp against the exact M_P search, and the replacement
+ * ILP against every heuristic, the validator and a brute force on tiny graphs. */
+#include <math.h>
+
+#include "cosma.h"
+#include "figures.h"
+#include "policy.h"
+#include "randnet.h"
+#include "sim.h"
+#include "solve.h"
+#include "test.h"
+#include "validate.h"
+
+static const char *const teaching[] = {"fig1", "diamond", "skip", "chain"};
+
+static Net *load(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
+  Net *net = NULL;
+  SpError err;
+  if (Net_load(path, &net, &err)) printf("  load %s: %s\n", name, err.text);
+  return net;
+}
+
+static void check_minpeak(const Net *net, bool params) {
+  int *order = malloc(sizeof(int) * (size_t)net->nops), *exact = malloc(sizeof(int) * (size_t)net->nops);
+  MinPeakOptions mo;
+  MinPeakOptions_init(&mo);
+  MinPeakResult mr;
+  SpError err;
+  CHECK_EQ(Figures_minPeak(net, params, &mo, exact, &mr, &err), SP_OK);
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.params = params;
+  s.time_limit = 20;
+  CosmaMinPeakResult r;
+  CHECK_EQ(Cosma_minPeak(net, &s, NULL, order, &r, &err), SP_OK);
+  CHECK_EQ(r.status, SOLVER_OPTIMAL);
+  CHECK_EQ(r.peak, mr.peak);
+  CHECK_EQ(r.bound, mr.peak);
+  CHECK_EQ(Figures_peak(net, params, order, NULL), mr.peak);
+  if (r.peak != mr.peak) printf("  %s: ILP %lld, exact %lld\n", net->name, (long long)r.peak, (long long)mr.peak);
+  free(order), free(exact);
+}
+
+TEST(minpeak_ilp_equals_exact_search_on_teaching_graphs) {
+  for (int i = 0; i < 4; i++) {
+    Net *net = load(teaching[i]);
+    CHECK(net != NULL);
+    if (!net) continue;
+    check_minpeak(net, false);
+    check_minpeak(net, true);
+    Net_free(net);
+  }
+}
+
+TEST(minpeak_ilp_equals_exact_search_on_random_dags) {
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    Net *net = RandNet_make(seed, 4 + (int)(seed % 7), seed % 3 == 0);
+    CHECK(net != NULL);
+    if (!net) continue;
+    check_minpeak(net, seed % 2 == 0);
+    Net_free(net);
+  }
+}
+
+TEST(minpeak_ilp_is_a_schedule_policy) {
+  Net *net = load("diamond");
+  if (!net) return;
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.schedule = "mpmf-ilp";
+  s.budget = Figures_minRequired(net, false);
+  Plan *plan = NULL;
+  SpError err;
+  CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+  if (plan) {
+    CHECK_EQ(Figures_peak(net, false, plan->order, NULL), 11264); /* diamond's M_P */
+    CHECK_EQ(plan->solver.status, SOLVER_HEURISTIC); /* the traffic is not proven */
+    ValidateReport rep;
+    CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+    ValidateReport_free(&rep);
+  }
+  Plan_free(plan);
+  Net_free(net);
+}
+
+/* ---- replacement ---- */
+
+/* The best non-compulsory bytes over every simulated policy pair for this order. */
+static int64_t best_heuristic(const Net *net, bool params, int64_t budget, const int *order) {
+  int64_t best = -1;
+  for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
+    for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
+      Plan *p = NULL;
+      SpError err;
+      if (Sim_run(net, params, budget, order, Policy_at(POLICY_REPLACEMENT, ri), Policy_at(POLICY_ALLOCATOR, ai), &p,
+                  &err) == SP_OK) {
+        if (best < 0 || p->metrics.noncompulsory_bytes < best) best = p->metrics.noncompulsory_bytes;
+      }
+      Plan_free(p);
+    }
+  return best;
+}
+
+/* Brute force (independent of cosma.c): every keep/evict choice per gap between a
+ * tensor's events, cheapest first; a choice is feasible when its stays can be
+ * packed, tried by depth-first search over placement orders with first fit (which
+ * finds a packing whenever one exists). Returns -1 if the case is too big. */
+typedef struct {
+  int start, end;
+  int64_t sz, off;
+} BSeg;
+
+static long brute_work;
+
+static bool Brute_pack(BSeg *seg, int n, bool *used, int placed, int64_t budget) {
+  if (placed == n) return true;
+  if (++brute_work > 3000000) return false;
+  for (int k = 0; k < n; k++) {
+    if (used[k]) continue;
+    int64_t at = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int j = 0; j < n; j++)
+        if (used[j] && seg[j].start <= seg[k].end && seg[k].start <= seg[j].end && seg[j].off < at + seg[k].sz &&
+            at < seg[j].off + seg[j].sz)
+          at = seg[j].off + seg[j].sz, moved = true;
+    }
+    if (at + seg[k].sz > budget) continue;
+    seg[k].off = at;
+    used[k] = true;
+    if (Brute_pack(seg, n, used, placed + 1, budget)) return true;
+    used[k] = false;
+  }
+  return false;
+}
+
+static int64_t brute_force(const Net *net, bool params, int64_t budget, const int *order) {
+  int n = net->nops, pos[64], ev[64][16], nev[64] = {0}, gt[32], gi[32], ng = 0;
+  if (n > 64 || net->ntensors > 64) return -1;
+  for (int s = 0; s < n; s++) pos[order[s]] = s;
+  for (int t = 0; t < net->ntensors; t++) {
+    const Tensor *tt = &net->tensors[t];
+    if (!Net_onChip(net, t, params)) continue;
+    if (tt->producer >= 0) ev[t][nev[t]++] = pos[tt->producer];
+    for (int c = 0; c < tt->nconsumers; c++) {
+      int p = pos[tt->consumers[c]], k = nev[t]++;
+      while (k > 0 && ev[t][k - 1] > p) ev[t][k] = ev[t][k - 1], k--;
+      ev[t][k] = p;
+    }
+    for (int i = 0; i + 1 < nev[t]; i++) {
+      if (ng == 12) return -1;
+      gt[ng] = t, gi[ng++] = i;
+    }
+  }
+  int64_t best = -1;
+  for (long mask = 0; mask < (1L << ng); mask++) {
+    int64_t cost = 0;
+    bool spilled[64] = {false};
+    for (int k = 0; k < ng; k++)
+      if (mask >> k & 1) {
+        cost += net->tensors[gt[k]].bytes;
+        if (net->tensors[gt[k]].kind == TK_ACTIVATION && !spilled[gt[k]]) spilled[gt[k]] = true, cost += net->tensors[gt[k]].bytes;
+      }
+    if (best >= 0 && cost >= best) continue;
+    BSeg seg[32];
+    int nseg = 0;
+    for (int t = 0; t < net->ntensors; t++)
+      for (int i = 0; i < nev[t];) {
+        int j = i;
+        for (;;) {
+          if (j + 1 >= nev[t]) break;
+          int k = 0;
+          while (k < ng && !(gt[k] == t && gi[k] == j)) k++;
+          if (mask >> k & 1) break;
+          j++;
+        }
+        if (nseg == 9) return -1;
+        seg[nseg++] = (BSeg){ev[t][i], ev[t][j], net->tensors[t].bytes, 0};
+        i = j + 1;
+      }
+    bool fits = true; /* total bytes per step first */
+    for (int q = 0; q < n && fits; q++) {
+      int64_t live = 0;
+      for (int k = 0; k < nseg; k++) live += seg[k].start <= q && q <= seg[k].end ? seg[k].sz : 0;
+      fits = live <= budget;
+    }
+    bool used[32] = {false};
+    brute_work = 0;
+    if (fits && Brute_pack(seg, nseg, used, 0, budget)) best = cost;
+    if (brute_work > 3000000) return -1; /* too big to be sure */
+  }
+  return best;
+}
+
+static int brute_checked;
+
+static void check_replacement(const Net *net, bool params, int64_t budget, const int *order, bool deep) {
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.params = params;
+  s.budget = budget;
+  s.time_limit = 30;
+  int64_t heur = best_heuristic(net, params, budget, order);
+  int64_t optimum = -1;
+  for (int variant = 0; variant < (deep ? 3 : 1); variant++) {
+    CosmaFsOptions opt = {.force_full = variant > 0, .no_warm_start = variant == 2};
+    CosmaFsStats stats;
+    Plan *plan = NULL;
+    SpError err;
+    Status st = Cosma_replacement(net, &s, order, &opt, &plan, &stats, &err);
+    CHECK_EQ(st, SP_OK);
+    if (st) {
+      printf("  %s: %s\n", net->name, err.text);
+      continue;
+    }
+    ValidateReport rep;
+    Status vst = Validate_plan(net, plan, &rep);
+    CHECK_EQ(vst, SP_OK);
+    if (vst)
+      for (int i = 0; i < rep.nlines && i < 5; i++) printf("  %s (variant %d): %s\n", net->name, variant, rep.lines[i]);
+    CHECK_EQ(rep.metrics.noncompulsory_bytes, plan->metrics.noncompulsory_bytes);
+    CHECK_EQ((int64_t)plan->solver.objective, rep.metrics.noncompulsory_bytes);
+    CHECK(plan->solver.has_bound && plan->solver.bound <= plan->solver.objective);
+    CHECK(plan->metrics.noncompulsory_bytes <= heur);
+    CHECK_EQ(plan->solver.status, SOLVER_OPTIMAL);
+    if (variant > 0) CHECK(stats.full_ran);
+    if (variant == 1) CHECK(stats.full_warm_accepted);
+    if (optimum < 0) optimum = plan->metrics.noncompulsory_bytes;
+    CHECK_EQ(plan->metrics.noncompulsory_bytes, optimum);
+    ValidateReport_free(&rep);
+    Plan_free(plan);
+  }
+  if (deep) {
+    int64_t bf = brute_force(net, params, budget, order);
+    if (bf >= 0) {
+      brute_checked++;
+      CHECK_EQ(optimum, bf);
+    }
+  }
+}
+
+static void budgets_of(const Net *net, bool params, int64_t b[3]) {
+  NetFigures f;
+  SpError err;
+  Figures_compute(net, params, &f, NULL, &err);
+  b[0] = f.m_r, b[1] = f.m_h, b[2] = f.m_p;
+}
+
+TEST(replacement_ilp_on_teaching_graphs) {
+  for (int i = 0; i < 4; i++) {
+    Net *net = load(teaching[i]);
+    if (!net) continue;
+    int64_t b[3];
+    budgets_of(net, false, b);
+    int *order = malloc(sizeof(int) * (size_t)net->nops), *mp = malloc(sizeof(int) * (size_t)net->nops);
+    for (int k = 0; k < net->nops; k++) order[k] = k;
+    SolveSettings s;
+    SolveSettings_init(&s);
+    SpError err;
+    SolverInfo info = {0};
+    s.schedule = "mpmf";
+    CHECK_EQ(Solve_schedule(net, &s, mp, &info, &err), SP_OK);
+    for (int k = 0; k < 3; k++) {
+      check_replacement(net, false, b[k], order, true);
+      check_replacement(net, false, b[k], mp, true);
+    }
+    free(order), free(mp);
+    Net_free(net);
+  }
+}
+
+TEST(replacement_ilp_on_random_dags_matches_brute_force) {
+  brute_checked = 0;
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    Net *net = RandNet_make(seed, 3 + (int)(seed % 5), seed % 4 == 0);
+    if (!net) continue;
+    bool params = seed % 2 == 0;
+    int64_t b[3];
+    budgets_of(net, params, b);
+    int *order = malloc(sizeof(int) * (size_t)net->nops);
+    for (int k = 0; k < net->nops; k++) order[k] = k;
+    for (int k = 0; k < 3; k++) check_replacement(net, params, b[k], order, true);
+    free(order);
+    Net_free(net);
+  }
+  CHECK(brute_checked >= 30);
+  printf("  brute force compared on %d cases\n", brute_checked);
+}
+
+TEST(replacement_ilp_through_solve_run) {
+  Net *net = load("diamond");
+  if (!net) return;
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.replacement = "ilp";
+  s.schedule = "mpmf";
+  s.budget = Figures_minRequired(net, false);
+  Plan *plan = NULL;
+  SpError err;
+  CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+  if (plan) {
+    CHECK_HAS(plan->allocator_policy, "ilp");
+    CHECK_HAS(plan->replacement_policy, "ilp");
+    CHECK_EQ(plan->solver.status, SOLVER_OPTIMAL);
+    CHECK_EQ(plan->metrics.noncompulsory_bytes, 6144); /* the heuristics' best is 8 KiB */
+    ValidateReport rep;
+    CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+    ValidateReport_free(&rep);
+  }
+  Plan_free(plan);
+  s.budget -= 1;
+  CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "infeasible: budget");
+  CHECK_HAS(err.text, "< M_R = 10240 bytes");
+  Net_free(net);
+}
+
+typedef struct {
+  int calls;
+  bool saw_done;
+} Seen;
+
+static void seen(const SolveProgress *p, void *user) {
+  Seen *s = user;
+  s->calls++;
+  if (strcmp(p->stage, "done") == 0) s->saw_done = true;
+}
+
+TEST(progress_and_cancel_reach_the_pipeline) {
+  Net *net = load("diamond");
+  if (!net) return;
+  Seen w = {0};
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = Figures_minRequired(net, false);
+  s.progress = seen;
+  s.progress_user = &w;
+  int order[6] = {0, 1, 2, 3, 4, 5};
+  CosmaFsOptions opt = {.force_full = true};
+  Plan *plan = NULL;
+  SpError err;
+  CHECK_EQ(Cosma_replacement(net, &s, order, &opt, &plan, NULL, &err), SP_OK);
+  CHECK(w.calls >= 3);
+  CHECK(w.saw_done);
+  Plan_free(plan);
+  volatile int cancel = 1;
+  s.cancel = &cancel;
+  CHECK_EQ(Cosma_replacement(net, &s, order, &opt, &plan, NULL, &err), SP_OK);
+  if (plan) {
+    CHECK(plan->solver.status == SOLVER_CANCELLED || plan->solver.status == SOLVER_OPTIMAL);
+    ValidateReport rep;
+    CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK); /* the incumbent is still a valid plan */
+    ValidateReport_free(&rep);
+  }
+  Plan_free(plan);
+  Net_free(net);
+}
+
+TEST_MAIN("cosma", T(minpeak_ilp_equals_exact_search_on_teaching_graphs), T(minpeak_ilp_equals_exact_search_on_random_dags),
+          T(minpeak_ilp_is_a_schedule_policy), T(replacement_ilp_on_teaching_graphs),
+          T(replacement_ilp_on_random_dags_matches_brute_force), T(replacement_ilp_through_solve_run),
+          T(progress_and_cancel_reach_the_pipeline))

@@ -1,0 +1,225 @@
+/* The GLPK wrapper: optimal, infeasible, timeout, cancel, progress, warm start,
+ * captured output and caught GLPK errors. */
+#include <math.h>
+
+#include "ilp.h"
+#include "test.h"
+#include "randnet.h"
+
+/* max 10a + 13b + 7c + 8d, 4a + 6b + 3c + 5d <= 10 -> a, b (23) or a, c, ... */
+static IlpModel *knapsack(void) {
+  IlpModel *m = IlpModel_new();
+  const double v[4] = {10, 13, 7, 8}, w[4] = {4, 6, 3, 5};
+  int cols[4];
+  for (int i = 0; i < 4; i++) cols[i] = IlpModel_addCol(m, ILP_BINARY, 0, 1, -v[i]);
+  IlpModel_addRow(m, -ILP_INF, 10, 4, cols, w);
+  return m;
+}
+
+TEST(knapsack_is_solved_to_optimality) {
+  IlpModel *m = knapsack();
+  IlpOptions o;
+  IlpOptions_init(&o);
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_OPTIMAL);
+  CHECK(r.has_solution);
+  /* best: a + b = 23 (weight 10) vs a + c = 17, b + c = 20, c + d = 15, a + d = 18 */
+  CHECK_EQ(llround(-r.objective), 23);
+  CHECK(r.has_bound && fabs(r.bound - r.objective) < 1e-6);
+  if (r.x) {
+    CHECK_EQ(llround(r.x[0]), 1);
+    CHECK_EQ(llround(r.x[1]), 1);
+    CHECK_EQ(llround(r.x[2]), 0);
+    CHECK_EQ(llround(r.x[3]), 0);
+  }
+  CHECK(r.log != NULL); /* GLPK's terminal text was captured, not printed */
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST(infeasible_model_is_reported) {
+  IlpModel *m = IlpModel_new();
+  int x = IlpModel_addCol(m, ILP_INTEGER, 0, 10, 1), y = IlpModel_addCol(m, ILP_INTEGER, 0, 10, 1);
+  int c[2] = {x, y};
+  double a[2] = {2, 2};
+  IlpModel_addRow(m, 3, 3, 2, c, a); /* 2x + 2y = 3: LP-feasible, integer-infeasible */
+  IlpOptions o;
+  IlpOptions_init(&o);
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_INFEASIBLE);
+  CHECK(!r.has_solution);
+  IlpResult_free(&r);
+  double a2[2] = {1, 1};
+  IlpModel_addRow(m, 30, ILP_INF, 2, c, a2); /* LP-infeasible too */
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_INFEASIBLE);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+/* A market-split style model (Cornuejols-Dawande): min total slack of a few dense
+ * equality rows over many binaries. Always feasible (x = 0), very hard to prove. */
+static IlpModel *market_split(int rows, int n, uint64_t seed) {
+  Rng g = {seed};
+  IlpModel *m = IlpModel_new();
+  int cols[64];
+  double a[64];
+  for (int j = 0; j < n; j++) cols[j] = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+  for (int i = 0; i < rows; i++) {
+    double sum = 0;
+    for (int j = 0; j < n; j++) a[j] = Rng_below(&g, 100), sum += a[j];
+    int sp = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 1), sm = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 1);
+    cols[n] = sp, a[n] = 1;
+    cols[n + 1] = sm, a[n + 1] = -1;
+    IlpModel_addRow(m, floor(sum / 2), floor(sum / 2), n + 2, cols, a);
+  }
+  return m;
+}
+
+typedef struct {
+  int calls;
+  int cancel_after;
+  volatile int *cancel;
+  double last_elapsed, max_between;
+  bool saw_done;
+} Watch;
+
+static void watch(const IlpProgress *p, void *user) {
+  Watch *w = user;
+  w->calls++;
+  if (p->elapsed - w->last_elapsed > w->max_between) w->max_between = p->elapsed - w->last_elapsed;
+  w->last_elapsed = p->elapsed;
+  if (strcmp(p->stage, "done") == 0) w->saw_done = true;
+  if (w->cancel && w->calls == w->cancel_after) *w->cancel = 1;
+}
+
+TEST(time_limit_gives_timeout_with_incumbent_and_progress) {
+  IlpModel *m = market_split(5, 40, 7);
+  Watch w = {0};
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.time_limit = 0.6;
+  /* warm start: x = 0, every row's rhs in its "+" slack */
+  double warm[50] = {0};
+  Rng g = {7};
+  for (int i = 0; i < 5; i++) {
+    double sum = 0;
+    for (int j = 0; j < 40; j++) sum += Rng_below(&g, 100);
+    warm[40 + 2 * i] = floor(sum / 2);
+  }
+  o.warm_start = warm;
+  o.progress = watch;
+  o.user = &w;
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_TIMEOUT);
+  CHECK(r.seconds < 3.0);
+  CHECK(r.has_bound);
+  CHECK(r.warm_start_accepted);
+  CHECK(r.has_solution);
+  if (r.has_solution) CHECK(r.objective >= r.bound - 1e-6);
+  CHECK(w.calls >= 3);
+  CHECK(w.saw_done);
+  CHECK(w.max_between < 0.5); /* reported at least every 200 ms (with slack for slow CI) */
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST(cancel_stops_the_solve) {
+  IlpModel *m = market_split(5, 40, 11);
+  volatile int cancel = 0;
+  Watch w = {.cancel_after = 3, .cancel = &cancel};
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.time_limit = 20;
+  o.progress = watch;
+  o.progress_interval = 0.05;
+  o.user = &w;
+  o.cancel = &cancel;
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_CANCELLED);
+  CHECK(r.seconds < 5);
+  IlpResult_free(&r);
+  /* cancelled before it starts */
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_CANCELLED);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST(warm_start_is_checked_and_used) {
+  IlpModel *m = knapsack();
+  double good[4] = {1, 1, 0, 0}, bad[4] = {1, 1, 1, 0};
+  IlpOptions o;
+  IlpOptions_init(&o);
+  CHECK_EQ(IlpModel_check(m, good, 1e-9), -1);
+  CHECK_EQ(IlpModel_check(m, bad, 1e-9), 0);
+  CHECK(fabs(IlpModel_objective(m, good) + 23) < 1e-9);
+  o.warm_start = good;
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK(r.warm_start_accepted);
+  CHECK_EQ(r.status, ILP_OPTIMAL);
+  CHECK_EQ(llround(-r.objective), 23);
+  IlpResult_free(&r);
+  o.warm_start = bad;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK(!r.warm_start_accepted);
+  CHECK_HAS(r.message, "warm start rejected");
+  CHECK_EQ(r.status, ILP_OPTIMAL);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST(glpk_error_is_caught_not_aborted) {
+  IlpModel *m = IlpModel_new();
+  int x = IlpModel_addCol(m, ILP_BINARY, 0, 1, 1);
+  IlpModel_addCol(m, ILP_BINARY, 0, 1, 1);
+  int c[2] = {x, x};
+  double a[2] = {1, 1};
+  CHECK(IlpModel_addRow(m, 0, 1, 2, c, a) >= 0); /* a duplicate column: GLPK's error */
+  int oob = 5;
+  CHECK_EQ(IlpModel_addRow(m, 0, 1, 1, &oob, a), -1);
+  IlpOptions o;
+  IlpOptions_init(&o);
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_ERR_SOLVER);
+  CHECK_HAS(err.text, "duplicate");
+  CHECK_EQ(r.status, ILP_ERROR);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+  /* GLPK still works in this thread afterwards */
+  m = knapsack();
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_OPTIMAL);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST(gap_stop_reports_feasible) {
+  IlpModel *m = market_split(3, 24, 3);
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.rel_gap = 1e9; /* any incumbent with a bound is good enough */
+  o.time_limit = 10;
+  IlpResult r;
+  SpError err;
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK(r.status == ILP_FEASIBLE || r.status == ILP_OPTIMAL);
+  CHECK(r.has_solution);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST_MAIN("ilp", T(knapsack_is_solved_to_optimality), T(infeasible_model_is_reported),
+          T(time_limit_gives_timeout_with_incumbent_and_progress), T(cancel_stops_the_solve),
+          T(warm_start_is_checked_and_used), T(glpk_error_is_caught_not_aborted), T(gap_stop_reports_feasible))
