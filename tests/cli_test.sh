@@ -19,7 +19,7 @@ expect() {
   fi
 }
 net=$data/networks/fig1.json
-expect 2 "usage: spadmap COMMAND" "$bin"
+expect 1 "needs a terminal" "$bin" </dev/null
 expect 0 "commands:" "$bin" --help
 expect 2 "unknown command" "$bin" frobnicate
 expect 2 "missing arguments" "$bin" info

@@ -45,6 +45,8 @@ const char *Cli_bytes(int64_t bytes, char *buf, int n);
 const char *Cli_count(int64_t v, char *buf, int n);
 double Cli_now(void);
 
-extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench;
+extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench, Cli_tui, Cli_snapshot, Cli_benchRender;
+/* The network the explorer opens when none is given. */
+extern const char *const Cli_defaultNet;
 
 #endif

@@ -1,14 +1,17 @@
 /* spadmap: map a neural network onto an accelerator's scratchpad. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
-static const CliCommand *const Main_commands[] = {&Cli_info, &Cli_solve, &Cli_validate, &Cli_bench};
+static const CliCommand *const Main_commands[] = {&Cli_info,     &Cli_solve, &Cli_validate,    &Cli_bench,
+                                                   &Cli_tui, &Cli_snapshot, &Cli_benchRender};
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 
 static void Main_usage(FILE *out) {
-  fprintf(out, "usage: spadmap COMMAND [ARGS] [--help]\n\n"
+  fprintf(out, "usage: spadmap COMMAND [ARGS] [--help]\n"
+               "       spadmap [NET]   (the interactive explorer; resnet50 without NET)\n\n"
                "Maps a neural network's tensors onto an accelerator scratchpad: schedule,\n"
                "allocation and spill/retrieve, with an independent validator.\n\ncommands:\n");
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
@@ -17,16 +20,16 @@ static void Main_usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    Main_usage(stderr);
-    return EXIT_USAGE;
-  }
+  if (argc < 2) return Cli_tui.run(1, argv); /* no arguments: the explorer on the default network */
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     Main_usage(stdout);
     return EXIT_OK;
   }
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
     if (strcmp(argv[1], Main_commands[i]->name) == 0) return Main_commands[i]->run(argc - 1, argv + 1);
+  /* an argument that names a file, not a command, opens it in the explorer */
+  if (argc == 2 && argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json")))
+    return Cli_tui.run(argc, argv);
   fprintf(stderr, "spadmap: unknown command \"%s\"\n\n", argv[1]);
   Main_usage(stderr);
   return EXIT_USAGE;

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The real explorer in a real (tmux) terminal: it starts, shows the network on
+# the status line, takes a budget key, and quits on q, leaving no process.
+# usage: tui_smoke.sh SPADMAP DATA_DIR
+bin=$1; data=$2
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "skipped: tmux is not installed"; exit 0
+fi
+sock="spadmap-smoke-$$"
+t() { tmux -L "$sock" "$@"; }
+cleanup() { t kill-server 2>/dev/null; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; t capture-pane -p -t smoke 2>/dev/null | sed 's/^/  | /'; exit 1; }
+# wait_for TEXT: polls the pane for up to 10 s
+wait_for() {
+  i=0
+  while [ $i -lt 100 ]; do
+    t capture-pane -p -t smoke 2>/dev/null | grep -q -- "$1" && return 0
+    sleep 0.1; i=$((i + 1))
+  done
+  return 1
+}
+t -f /dev/null new-session -d -s smoke -x 120 -y 40 \
+  "env LANG=C.UTF-8 TERM=xterm-256color '$bin' '$data/networks/diamond.json'; echo EXITED=\$?; sleep 30" ||
+  fail "cannot start tmux"
+wait_for "diamond (6 ops)" || fail "status line never showed the network"
+wait_for "= M_R" || fail "the starting budget is not M_R"
+wait_for "solved" || fail "no plan was solved"
+t send-keys -t smoke p
+wait_for "= M_P" || fail "the budget key p did not set M_P"
+t send-keys -t smoke x Tab
+t send-keys -t smoke '?'
+wait_for "keys (any key closes)" || fail "? did not open the help"
+t send-keys -t smoke Escape
+t send-keys -t smoke q
+wait_for "EXITED=0" || fail "q did not end the program with status 0"
+echo "tui smoke: 1 passed"

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The explorer's screens, rendered headlessly by `spadmap snapshot` after a key
+# script, compared with the dumps in tests/screens/ (checked by eye once).
+# usage: tui_snapshot.sh SPADMAP DATA_DIR TEST_DIR
+# UPDATE_SCREENS=1 rewrites the expected dumps instead (look at the diff after).
+bin=$1; data=$2; dir=$3/screens
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+# case NAME NET SIZE KEYS
+case_() {
+  name=$1; net=$2; size=$3; keys=$4
+  if ! "$bin" snapshot "$data/networks/$net.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
+    echo "FAIL $name: spadmap snapshot failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1)); return
+  fi
+  if [ -n "$UPDATE_SCREENS" ]; then
+    cp "$tmp/$name.txt" "$dir/$name.txt"; echo "updated $dir/$name.txt"; pass=$((pass + 1)); return
+  fi
+  if ! cmp -s "$tmp/$name.txt" "$dir/$name.txt"; then
+    echo "FAIL $name (keys \"$keys\", $size): screen differs from $dir/$name.txt"
+    diff "$dir/$name.txt" "$tmp/$name.txt" | head -20 | sed 's/^/  | /'
+    fail=$((fail + 1)); return
+  fi
+  pass=$((pass + 1))
+}
+case_ fig1_start            fig1     80x24  ""
+case_ fig1_mp_pinned        fig1     80x24  "c p<Right><Right>"
+case_ diamond_mpmf_compare  diamond  120x40 "cs"
+case_ diamond_spill_tensor  diamond  120x40 "x<Tab>"
+case_ diamond_typed_budget  diamond  80x24  "b12K<Enter><End>"
+case_ diamond_help          diamond  80x24  "?"
+case_ resnet50_start        resnet50 120x40 ""
+case_ resnet50_zoom         resnet50 120x40 "xzz<Tab>"
+case_ resnet50_params_mh    resnet50 80x24  "wh"
+case_ resnet50_budget_up    resnet50 80x24  "+++"
+case_ nasnet_a_too_small    nasnet_a 79x23  ""
+# the ASCII fallback (non-UTF-8 locales)
+if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
+   ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL --ascii: output is not pure ASCII"; fail=$((fail + 1))
+fi
+# an SVG is well-formed enough to open: one root, text runs, closed
+if "$bin" snapshot "$data/networks/fig1.json" --size 80x24 --out "$tmp/s.svg" &&
+   head -1 "$tmp/s.svg" | grep -q '^<svg ' && tail -1 "$tmp/s.svg" | grep -q '^</svg>' &&
+   grep -q '<text ' "$tmp/s.svg"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL svg output"; fail=$((fail + 1))
+fi
+# bad key names are usage errors
+"$bin" snapshot "$data/networks/fig1.json" --keys "<Nope>" >/dev/null 2>"$tmp/err"
+if [ $? -eq 2 ] && grep -q "unknown key name" "$tmp/err"; then pass=$((pass + 1)); else echo "FAIL <Nope>"; fail=$((fail + 1)); fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

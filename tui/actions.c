@@ -1,0 +1,388 @@
+#include "actions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy.h"
+#include "solve.h"
+
+static int Act_quit(App *app) {
+  (void)app;
+  return ACT_QUIT;
+}
+
+static int Act_help(App *app) {
+  app->help = true;
+  return ACT_REDRAW;
+}
+
+static int Act_setBudget(App *app, int64_t b) {
+  app->set.budget = b;
+  app->message[0] = '\0';
+  return ACT_REDRAW | ACT_RESOLVE;
+}
+static int Act_budgetMR(App *app) { return Act_setBudget(app, App_figures(app)->m_r); }
+static int Act_budgetMH(App *app) { return Act_setBudget(app, App_figures(app)->m_h); }
+static int Act_budgetMP(App *app) { return Act_setBudget(app, App_figures(app)->m_p); }
+
+/* Steps of M_R / 16: fine enough to walk from M_R to M_P on every shipped network. */
+static int64_t Act_budgetStep(App *app) {
+  int64_t s = App_figures(app)->m_r / 16;
+  return s > 0 ? s : 1;
+}
+static int Act_budgetUp(App *app) { return Act_setBudget(app, app->set.budget + Act_budgetStep(app)); }
+static int Act_budgetDown(App *app) {
+  int64_t b = app->set.budget - Act_budgetStep(app), m_r = App_figures(app)->m_r;
+  if (b < m_r) b = m_r; /* no plan exists below M_R */
+  if (b == app->set.budget) {
+    App_setMessage(app, true, "budget is at M_R: no plan exists below it");
+    return ACT_REDRAW;
+  }
+  return Act_setBudget(app, b);
+}
+
+static int Act_budgetType(App *app) {
+  app->prompt = true;
+  app->prompt_buf[0] = '\0';
+  return ACT_REDRAW;
+}
+
+static int Act_cycle(App *app, int *idx, PolicyKind k) {
+  *idx = (*idx + 1) % App_policyCount(k);
+  App_setMessage(app, false, "%s policy: %s", PolicyKind_name(k), App_policy(k, *idx)->name);
+  return ACT_REDRAW | ACT_RESOLVE;
+}
+static int Act_schedule(App *app) { return Act_cycle(app, &app->set.sched, POLICY_SCHEDULE); }
+static int Act_replacement(App *app) { return Act_cycle(app, &app->set.repl, POLICY_REPLACEMENT); }
+static int Act_allocator(App *app) { return Act_cycle(app, &app->set.alloc, POLICY_ALLOCATOR); }
+
+static int Act_params(App *app) {
+  /* a preset budget follows the setting (M_R stays M_R); a plain size stays put */
+  const char *preset = App_preset(app, app->set.budget, app->set.params);
+  app->set.params = !app->set.params;
+  const NetFigures *f = App_figures(app);
+  if (preset) app->set.budget = preset[2] == 'R' ? f->m_r : preset[2] == 'H' ? f->m_h : f->m_p;
+  App_setMessage(app, false, "%s", app->set.params ? "params held on chip" : "activations only");
+  return ACT_REDRAW | ACT_RESOLVE;
+}
+
+static int Act_moveCursor(App *app, int d) {
+  app->cursor += d;
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+static int Act_left(App *app) { return Act_moveCursor(app, -1); }
+static int Act_right(App *app) { return Act_moveCursor(app, 1); }
+static int Act_home(App *app) { return Act_moveCursor(app, -app->cursor); }
+static int Act_end(App *app) { return Act_moveCursor(app, 1 << 30); }
+
+static int Act_nsteps(App *app) { return app->plan ? app->plan->nsteps : app->net->nops; }
+
+/* Zoom keeps the cursor at the same place in the window. */
+static int Act_zoomTime(App *app, bool in) {
+  int n = Act_nsteps(app), old = app->tspan;
+  int span = in ? old / 2 : old * 2;
+  if (span < 4) span = n < 4 ? n : 4;
+  if (span > n) span = n;
+  double rel = old > 0 ? (double)(app->cursor - app->t0) / old : 0;
+  app->tspan = span;
+  app->t0 = app->cursor - (int)(rel * span);
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+static int Act_zoomIn(App *app) { return Act_zoomTime(app, true); }
+static int Act_zoomOut(App *app) { return Act_zoomTime(app, false); }
+
+static int Act_pan(App *app, int d) {
+  app->t0 += d;
+  app->cursor += d;
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+static int Act_panLeft(App *app) { return Act_pan(app, -(app->tspan / 4 > 0 ? app->tspan / 4 : 1)); }
+static int Act_panRight(App *app) { return Act_pan(app, app->tspan / 4 > 0 ? app->tspan / 4 : 1); }
+static int Act_pageLeft(App *app) { return Act_pan(app, -app->tspan); }
+static int Act_pageRight(App *app) { return Act_pan(app, app->tspan); }
+
+static int64_t Act_budgetShown(App *app) { return app->plan ? app->plan->budget : app->set.budget; }
+
+static int Act_zoomAddr(App *app, bool in) {
+  int64_t budget = Act_budgetShown(app), span = app->aspan ? app->aspan : budget;
+  int64_t mid = app->a0 + span / 2;
+  span = in ? span / 2 : span * 2;
+  if (span < 64) span = 64;
+  if (span >= budget) span = 0;
+  app->aspan = span;
+  app->a0 = span ? mid - span / 2 : 0;
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+static int Act_addrIn(App *app) { return Act_zoomAddr(app, true); }
+static int Act_addrOut(App *app) { return Act_zoomAddr(app, false); }
+static int Act_addrPan(App *app, int dir) {
+  if (!app->aspan) return 0;
+  app->a0 += dir * (app->aspan / 4 > 0 ? app->aspan / 4 : 1);
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+static int Act_addrUp(App *app) { return Act_addrPan(app, 1); }
+static int Act_addrDown(App *app) { return Act_addrPan(app, -1); }
+
+static int Act_resetView(App *app) {
+  app->t0 = 0;
+  app->tspan = 0;
+  app->aspan = 0;
+  App_clampView(app);
+  return ACT_REDRAW;
+}
+
+/* Tensors resident at the cursor, by address: Tab walks them bottom to top. */
+static int Act_selectLive(App *app, int dir) {
+  if (!app->plan) return 0;
+  const Plan *p = app->plan;
+  int n = 0, *live = malloc(sizeof(int) * (size_t)(p->nstays + 1));
+  if (!live) return 0;
+  for (int i = 0; i < p->nstays; i++)
+    if (p->stays[i].start <= app->cursor && app->cursor <= p->stays[i].end) {
+      int j = n++; /* insertion by offset */
+      while (j > 0 && p->stays[live[j - 1]].offset > p->stays[i].offset) live[j] = live[j - 1], j--;
+      live[j] = i;
+    }
+  if (n == 0) {
+    App_setMessage(app, false, "no tensor is resident at step %d", app->cursor);
+    free(live);
+    return ACT_REDRAW;
+  }
+  int at = -1;
+  for (int k = 0; k < n; k++)
+    if (p->stays[live[k]].tensor == app->selected) at = k;
+  at = at < 0 ? (dir > 0 ? 0 : n - 1) : (at + dir + n) % n;
+  app->selected = p->stays[live[at]].tensor;
+  free(live);
+  app->message[0] = '\0';
+  return ACT_REDRAW;
+}
+static int Act_nextTensor(App *app) { return Act_selectLive(app, 1); }
+static int Act_prevTensor(App *app) { return Act_selectLive(app, -1); }
+static int Act_unselect(App *app) {
+  app->selected = -1;
+  return ACT_REDRAW;
+}
+
+static int Act_jumpSpill(App *app, int dir) {
+  if (!app->plan || !app->steps.spills) return 0;
+  for (int t = app->cursor + dir; t >= 0 && t < app->plan->nsteps; t += dir)
+    if (app->steps.spills[t]) {
+      app->cursor = t;
+      for (int i = 0; i < app->plan->nstays; i++)
+        if (app->plan->stays[i].end == t && app->plan->stays[i].out == STAY_SPILL) {
+          app->selected = app->plan->stays[i].tensor;
+          break;
+        }
+      App_clampView(app);
+      app->message[0] = '\0';
+      return ACT_REDRAW;
+    }
+  App_setMessage(app, false, "no spill %s step %d", dir > 0 ? "after" : "before", app->cursor);
+  return ACT_REDRAW;
+}
+static int Act_nextSpill(App *app) { return Act_jumpSpill(app, 1); }
+static int Act_prevSpill(App *app) { return Act_jumpSpill(app, -1); }
+
+static int Act_pin(App *app) {
+  if (app->pinned) {
+    if (app->pinned != app->plan) Plan_free(app->pinned);
+    app->pinned = NULL;
+    App_setMessage(app, false, "unpinned");
+    return ACT_REDRAW;
+  }
+  if (!app->plan) return 0;
+  app->pinned = app->plan;
+  app->pinned_set = app->plan_set;
+  App_setMessage(app, false, "pinned this plan: change settings to compare, c again to unpin");
+  return ACT_REDRAW;
+}
+
+static int Act_save(App *app) {
+  if (!app->plan) return 0;
+  char path[512];
+  snprintf(path, sizeof path, "%s.plan.json", app->net->name);
+  SpError err;
+  if (Plan_write(app->plan, app->net, path, &err)) App_setMessage(app, true, "%s", err.text);
+  else App_setMessage(app, false, "saved %s", path);
+  return ACT_REDRAW;
+}
+
+static int Act_screen(App *app) {
+  if (!app->grid) return 0;
+  char path[512];
+  snprintf(path, sizeof path, "%s.screen.txt", app->net->name);
+  char *text = Grid_toText(app->grid);
+  FILE *f = text ? fopen(path, "w") : NULL;
+  bool ok = f && fputs(text, f) >= 0;
+  if (f && fclose(f)) ok = false;
+  free(text);
+  if (ok) App_setMessage(app, false, "wrote %s", path);
+  else App_setMessage(app, true, "cannot write %s", path);
+  return ACT_REDRAW;
+}
+
+static Action Actions_table[] = {
+  {"quit", 'q', 0, "quit", Act_quit},
+  {"help", '?', 0, "show this help", Act_help},
+  {"budget_mr", 'r', 0, "budget = M_R (largest op)", Act_budgetMR},
+  {"budget_mh", 'h', 0, "budget = M_H", Act_budgetMH},
+  {"budget_mp", 'p', 0, "budget = M_P (minimum peak)", Act_budgetMP},
+  {"budget_up", '+', '=', "budget + M_R/16", Act_budgetUp},
+  {"budget_down", '-', '_', "budget - M_R/16", Act_budgetDown},
+  {"budget_type", 'b', 0, "type a budget (512K, 2M, M_P)", Act_budgetType},
+  {"schedule", 's', 0, "next schedule policy", Act_schedule},
+  {"replacement", 'e', 0, "next replacement policy", Act_replacement},
+  {"allocator", 'a', 0, "next allocator", Act_allocator},
+  {"params", 'w', 0, "toggle params (weights) on chip", Act_params},
+  {"step_left", K_LEFT, 0, "cursor one step back", Act_left},
+  {"step_right", K_RIGHT, 0, "cursor one step on", Act_right},
+  {"first_step", K_HOME, 0, "cursor to the first step", Act_home},
+  {"last_step", K_END, 0, "cursor to the last step", Act_end},
+  {"zoom_in", '>', 'z', "zoom in (time)", Act_zoomIn},
+  {"zoom_out", '<', 'Z', "zoom out (time)", Act_zoomOut},
+  {"pan_left", '[', 0, "pan a quarter window back", Act_panLeft},
+  {"pan_right", ']', 0, "pan a quarter window on", Act_panRight},
+  {"page_left", K_PGUP, 0, "pan a window back", Act_pageLeft},
+  {"page_right", K_PGDN, 0, "pan a window on", Act_pageRight},
+  {"addr_in", 'i', 0, "zoom in (addresses)", Act_addrIn},
+  {"addr_out", 'o', 0, "zoom out (addresses)", Act_addrOut},
+  {"addr_up", K_UP, 0, "pan to higher addresses", Act_addrUp},
+  {"addr_down", K_DOWN, 0, "pan to lower addresses", Act_addrDown},
+  {"reset_view", '0', 0, "show the whole plan", Act_resetView},
+  {"next_tensor", K_TAB, 'n', "select the next tensor at the cursor", Act_nextTensor},
+  {"prev_tensor", K_BTAB, 'N', "select the previous tensor", Act_prevTensor},
+  {"unselect", K_ESC, 0, "clear the selection", Act_unselect},
+  {"next_spill", 'x', 0, "jump to the next spill", Act_nextSpill},
+  {"prev_spill", 'X', 0, "jump to the previous spill", Act_prevSpill},
+  {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
+  {"save_plan", 'S', 0, "save the plan as NETWORK.plan.json", Act_save},
+  {"screen_dump", 'P', 0, "write the screen to NETWORK.screen.txt", Act_screen},
+};
+enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
+
+int Actions_count(void) { return ACTIONS_N; }
+const Action *Actions_at(int i) { return i >= 0 && i < ACTIONS_N ? &Actions_table[i] : NULL; }
+
+static int Actions_prompt(App *app, int key) {
+  size_t len = strlen(app->prompt_buf);
+  if (key == K_ESC) {
+    app->prompt = false;
+    return ACT_REDRAW;
+  }
+  if (key == K_BACKSPACE || key == 8) {
+    if (len) app->prompt_buf[len - 1] = '\0';
+    return ACT_REDRAW;
+  }
+  if (key == K_ENTER || key == '\r') {
+    app->prompt = false;
+    int64_t b;
+    SpError err;
+    if (Budget_parse(app->prompt_buf, App_figures(app), &b, NULL, &err)) {
+      App_setMessage(app, true, "%s", err.text);
+      return ACT_REDRAW;
+    }
+    return Act_setBudget(app, b);
+  }
+  if (key >= 0x20 && key < 0x7F && len + 1 < sizeof app->prompt_buf) {
+    app->prompt_buf[len] = (char)key;
+    app->prompt_buf[len + 1] = '\0';
+  }
+  return ACT_REDRAW;
+}
+
+int Actions_key(App *app, int key) {
+  if (key == K_RESIZE) return ACT_REDRAW;
+  if (app->prompt) return Actions_prompt(app, key);
+  if (app->help) { /* any key closes the help; q still quits */
+    app->help = false;
+    return key == 'q' ? ACT_QUIT : ACT_REDRAW;
+  }
+  for (int i = 0; i < ACTIONS_N; i++)
+    if (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key))
+      return Actions_table[i].run(app);
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int key;
+} Key_names[] = {
+  {"Left", K_LEFT}, {"Right", K_RIGHT}, {"Up", K_UP}, {"Down", K_DOWN}, {"Tab", K_TAB}, {"S-Tab", K_BTAB},
+  {"BTab", K_BTAB}, {"Enter", K_ENTER}, {"CR", '\r'}, {"Esc", K_ESC}, {"BS", K_BACKSPACE},
+  {"PgUp", K_PGUP}, {"PgDn", K_PGDN}, {"Home", K_HOME}, {"End", K_END}, {"Space", ' '}, {"lt", '<'},
+  {"gt", '>'}, {"Resize", K_RESIZE},
+};
+enum { KEY_NAMES_N = sizeof Key_names / sizeof Key_names[0] };
+
+const char *Key_name(int key, char *buf, int n) {
+  for (int i = 0; i < KEY_NAMES_N; i++)
+    if (Key_names[i].key == key && key != '<' && key != '>') {
+      snprintf(buf, (size_t)n, "%s", Key_names[i].name);
+      return buf;
+    }
+  char u[5] = {0};
+  Grid_utf8((uint32_t)key, u);
+  snprintf(buf, (size_t)n, "%s", u);
+  return buf;
+}
+
+int Key_parse(const char *s, int *key) {
+  if (!*s) return 0;
+  if (*s == '<') {
+    const char *end = strchr(s, '>');
+    if (end && end > s + 1) {
+      size_t len = (size_t)(end - s - 1);
+      for (int i = 0; i < KEY_NAMES_N; i++)
+        if (strlen(Key_names[i].name) == len && strncasecmp(Key_names[i].name, s + 1, len) == 0) {
+          *key = Key_names[i].key;
+          return (int)(len + 2);
+        }
+      return -1;
+    }
+  }
+  /* one UTF-8 character */
+  const unsigned char *p = (const unsigned char *)s;
+  int n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : 4;
+  uint32_t c = n == 1 ? p[0] : p[0] & (0x3Fu >> (n - 1));
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return -1;
+    c = (c << 6) | (p[i] & 0x3F);
+  }
+  *key = (int)c;
+  return n;
+}
+
+const char *Actions_configure(const char *spec) {
+  static char why[128];
+  const char *p = spec;
+  while (*p) {
+    while (*p == ',' || *p == ' ' || *p == '\n') p++;
+    if (!*p) break;
+    const char *eq = strchr(p, '=');
+    if (!eq) {
+      snprintf(why, sizeof why, "expected action=key at \"%.20s\"", p);
+      return why;
+    }
+    int i = 0;
+    for (; i < ACTIONS_N; i++)
+      if (strlen(Actions_table[i].name) == (size_t)(eq - p) && strncmp(Actions_table[i].name, p, (size_t)(eq - p)) == 0)
+        break;
+    int key, used = Key_parse(eq + 1, &key);
+    if (i == ACTIONS_N || used <= 0 || (eq[1 + used] && eq[1 + used] != ',' && eq[1 + used] != '\n')) {
+      snprintf(why, sizeof why, "unknown action or key in \"%.*s\"", (int)strcspn(p, ",\n"), p);
+      return why;
+    }
+    Actions_table[i].key = key;
+    Actions_table[i].key2 = 0;
+    p = eq + 1 + used;
+  }
+  return "";
+}

@@ -1,0 +1,40 @@
+/* actions: every user action declared once {name, keys, help, handler}. Handlers
+ * return flags the one loop acts on; the help overlay and key configuration read
+ * the same table. Keys are Unicode codepoints or the KEY_* codes below, so the
+ * table does not depend on curses (term.c translates). */
+#ifndef SPADMAP_ACTIONS_H
+#define SPADMAP_ACTIONS_H
+
+#include "app.h"
+
+enum {
+  K_TAB = '\t', K_ENTER = '\n', K_ESC = 27, K_BACKSPACE = 127,
+  K_SPECIAL = 0x110000, /* beyond Unicode */
+  K_LEFT, K_RIGHT, K_UP, K_DOWN, K_BTAB, K_PGUP, K_PGDN, K_HOME, K_END, K_RESIZE,
+};
+
+enum { ACT_REDRAW = 1, ACT_RESOLVE = 2, ACT_QUIT = 4 };
+
+typedef int (*ActionFn)(App *app);
+
+typedef struct {
+  const char *name;
+  int key, key2;        /* key2: an alternative, 0 if none */
+  const char *help;
+  ActionFn run;
+} Action;
+
+int Actions_count(void);
+const Action *Actions_at(int i);
+/* Handles one key: prompt and help modes first, then the table. Returns ACT_* flags. */
+int Actions_key(App *app, int key);
+/* Applies "action=key,action=key" (SPADMAP_KEYS or the keys file); "" on success,
+ * else what was wrong. */
+const char *Actions_configure(const char *spec);
+/* "q", "<Left>", "<Tab>" ... into buf. */
+const char *Key_name(int key, char *buf, int n);
+/* Reads one key from a script ("x", "<Right>", "<lt>" for '<'); returns the
+ * bytes consumed, 0 at the end, -1 on an unknown <name>. */
+int Key_parse(const char *s, int *key);
+
+#endif

@@ -1,0 +1,86 @@
+/* app: the explorer's state (network, figures, settings, the plan on screen, the
+ * view) and the one place results and settings change. Views read it; actions
+ * (actions.c) change it; the loop (term.c or snapshot.c) drives it. */
+#ifndef SPADMAP_APP_H
+#define SPADMAP_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "figures.h"
+#include "grid.h"
+#include "net.h"
+#include "plan.h"
+#include "policy.h"
+#include "worker.h"
+
+typedef struct {
+  bool params;
+  int64_t budget;
+  int sched, repl, alloc; /* indices into the policy table (Policy_at) */
+} AppSettings;
+
+/* What the shown plan implies per step, computed once per plan. */
+typedef struct {
+  int64_t *resident;      /* bytes resident at each step */
+  int *spills, *retrievals; /* events at each step (spill at a stay's end, retrieve at its start) */
+  int peak_step;
+} PlanSteps;
+
+typedef struct App {
+  Net *net;
+  NetFigures fig[2];      /* [params] */
+  int *mp_order[2];       /* the exact M_P order per params setting (the mpmf schedule) */
+  bool fig_ok[2];
+
+  AppSettings set;        /* what the user asked for */
+  Plan *plan;             /* the last good plan (may lag set while solving) */
+  AppSettings plan_set;
+  PlanSteps steps;
+  int violations;         /* the validator's count for plan, -1: not checked */
+  Plan *pinned;           /* for compare; owned separately from plan */
+  AppSettings pinned_set;
+
+  Worker *worker;         /* NULL: solve synchronously (snapshot mode) */
+  long seq;
+  bool solving;
+  bool has_progress;      /* a searching policy reported (progress, progress_stage) */
+  SolveProgress progress;
+  char progress_stage[64];
+  char error[SP_ERROR_TEXT]; /* the last solve's error, "" if it succeeded */
+  bool deterministic;     /* hide wall-clock times (snapshots) */
+
+  /* view */
+  int cursor;             /* step */
+  int t0, tspan;          /* visible steps [t0, t0 + tspan) */
+  int64_t a0, aspan;      /* visible addresses [a0, a0 + aspan); aspan 0: whole budget */
+  int selected;           /* tensor or -1 */
+  bool help;
+  bool prompt;            /* typing a budget */
+  char prompt_buf[64];
+  char message[256];      /* one-line feedback ("saved ...") */
+  bool message_warn;
+  Grid *grid;             /* the last drawn screen (for P) */
+} App;
+
+/* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */
+int App_policyCount(PolicyKind kind);
+const PolicyInfo *App_policy(PolicyKind kind, int i);
+
+/* Loads the network and its figures; prints nothing. */
+Status App_init(App *app, const char *path, SpError *err);
+void App_free(App *app);
+const NetFigures *App_figures(App *app); /* for set.params; computes once per setting */
+/* Starts a solve of app->set (worker or synchronous). */
+void App_resolve(App *app);
+/* Takes a finished result from the worker, if any; true when the screen changed. */
+bool App_poll(App *app);
+void App_setMessage(App *app, bool warn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The preset name budget equals ("M_R", ...), or NULL. */
+const char *App_preset(App *app, int64_t budget, bool params);
+/* Keeps the cursor inside the plan and the visible window. */
+void App_clampView(App *app);
+/* Short byte size: "512B", "10.0K", "2.30M". */
+const char *App_bytes(int64_t b, char *buf, int n);
+
+#endif

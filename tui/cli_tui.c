@@ -1,0 +1,193 @@
+/* spadmap tui / snapshot / bench-render: the explorer's entry points. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "cli.h"
+#include "fileio.h"
+#include "snapshot.h"
+#include "solve.h"
+#include "term.h"
+#include "views.h"
+
+const char *const Cli_defaultNet = SPADMAP_DATA_DIR "/networks/resnet50.json";
+
+static bool Tui_app(App *app, const char *path) {
+  SpError err;
+  if (App_init(app, path, &err)) {
+    fprintf(stderr, "spadmap: %s\n", err.text);
+    return false;
+  }
+  return true;
+}
+
+/* Key bindings: ~/.config/spadmap/keys (one action=key a line), then SPADMAP_KEYS. */
+static bool Tui_keys(void) {
+  const char *home = getenv("HOME");
+  if (home) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.config/spadmap/keys", home);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      char line[256];
+      while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#') continue;
+        const char *why = Actions_configure(line);
+        if (why[0]) {
+          fprintf(stderr, "spadmap: %s: %s\n", path, why);
+          fclose(f);
+          return false;
+        }
+      }
+      fclose(f);
+    }
+  }
+  const char *env = getenv("SPADMAP_KEYS");
+  if (env) {
+    const char *why = Actions_configure(env);
+    if (why[0]) {
+      fprintf(stderr, "spadmap: SPADMAP_KEYS: %s\n", why);
+      return false;
+    }
+  }
+  return true;
+}
+
+static const CliOption Tui_options[] = {{NULL, NULL, NULL}};
+
+static int Tui_run(int argc, char **argv) {
+  CliArgs a;
+  int rc = Cli_parse(&Cli_tui, argc, argv, 0, 1, &a);
+  if (rc >= 0) return rc;
+  if (!Tui_keys()) return EXIT_USAGE;
+  App app;
+  if (!Tui_app(&app, a.npos ? a.pos[0] : Cli_defaultNet)) return EXIT_INVALID;
+  rc = Term_run(&app);
+  App_free(&app);
+  return rc ? EXIT_INVALID : EXIT_OK;
+}
+
+const CliCommand Cli_tui = {"tui", "[NET]",
+                            "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
+                            Tui_options, Tui_run};
+
+static const CliOption Snapshot_options[] = {
+  {"--keys", "KEYS", "keys to apply first, e.g. \"rx<Right><Tab>\" (<Left> <Right> <Up> <Down> <Tab> <S-Tab> <Enter> <Esc> <PgUp> <PgDn> <Home> <End> <lt>)"},
+  {"--size", "WxH", "screen size (default 120x40)"},
+  {"--out", "FILE", "write FILE.txt (text) or FILE.svg (colors); default: text on stdout"},
+  {"--ascii", NULL, "draw as a non-UTF-8 terminal would"},
+  {NULL, NULL, NULL},
+};
+
+static int Snapshot_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_snapshot;
+  int rc = Cli_parse(c, argc, argv, 1, 1, &a);
+  if (rc >= 0) return rc;
+  int w = 120, h = 40;
+  const char *size = Cli_value(c, &a, "--size");
+  if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 1000)) {
+    fprintf(stderr, "spadmap snapshot: --size wants WxH, e.g. 120x40 (got \"%s\")\n", size);
+    return EXIT_USAGE;
+  }
+  App app;
+  if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
+  app.deterministic = true;
+  App_resolve(&app);
+  const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
+  if (keys && !Snapshot_keys(&app, keys, &bad)) {
+    fprintf(stderr, "spadmap snapshot: unknown key name at \"%s\"\n", bad);
+    App_free(&app);
+    return EXIT_USAGE;
+  }
+  Grid *g = Grid_new(w, h, !Cli_value(c, &a, "--ascii"));
+  if (!g) {
+    App_free(&app);
+    return EXIT_INVALID;
+  }
+  View_draw(&app, g);
+  const char *out = Cli_value(c, &a, "--out");
+  FILE *f = out ? fopen(out, "w") : stdout;
+  rc = EXIT_OK;
+  if (!f) {
+    fprintf(stderr, "spadmap snapshot: cannot write %s\n", out);
+    rc = EXIT_INVALID;
+  } else {
+    size_t len = out ? strlen(out) : 0;
+    if (len > 4 && strcmp(out + len - 4, ".svg") == 0) Snapshot_writeSVG(g, f);
+    else Snapshot_writeText(g, f);
+    if (out && fclose(f)) {
+      fprintf(stderr, "spadmap snapshot: cannot write %s\n", out);
+      rc = EXIT_INVALID;
+    }
+  }
+  Grid_free(g);
+  App_free(&app);
+  return rc;
+}
+
+const CliCommand Cli_snapshot = {"snapshot", "NET [--keys KEYS] [--size WxH] [--out F.txt|F.svg]",
+                                 "Renders the explorer's screen after a key script, deterministically, without a terminal.",
+                                 Snapshot_options, Snapshot_run};
+
+static const CliOption BenchRender_options[] = {
+  {"--size", "WxH", "screen size (default 120x40)"},
+  {"--repeat", "N", "best of N redraws (default 200)"},
+  {"--budget", "SIZE", "budget (default M_R)"},
+  {NULL, NULL, NULL},
+};
+
+static int BenchRender_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_benchRender;
+  int rc = Cli_parse(c, argc, argv, 0, 1, &a);
+  if (rc >= 0) return rc;
+  int w = 120, h = 40, n = 200;
+  const char *size = Cli_value(c, &a, "--size"), *rep = Cli_value(c, &a, "--repeat");
+  if ((size && sscanf(size, "%dx%d", &w, &h) != 2) || (rep && (n = atoi(rep)) < 1) || w < 1 || h < 1) {
+    fprintf(stderr, "spadmap bench-render: bad --size or --repeat\n");
+    return EXIT_USAGE;
+  }
+  App app;
+  if (!Tui_app(&app, a.npos ? a.pos[0] : SPADMAP_DATA_DIR "/networks/nasnet_a.json")) return EXIT_INVALID;
+  app.deterministic = true;
+  const char *btext = Cli_value(c, &a, "--budget");
+  if (btext) {
+    SpError err;
+    if (Budget_parse(btext, App_figures(&app), &app.set.budget, NULL, &err)) {
+      fprintf(stderr, "spadmap bench-render: %s\n", err.text);
+      App_free(&app);
+      return EXIT_USAGE;
+    }
+  }
+  App_resolve(&app);
+  Grid *g = Grid_new(w, h, true);
+  double best_map = 1e9, best_all = 1e9;
+  for (int i = 0; g && i < n; i++) {
+    double t0 = Cli_now();
+    Grid_clear(g);
+    MapView_draw(&app, g, 0, 1, w - 44, h - 2);
+    double t1 = Cli_now();
+    View_draw(&app, g);
+    double t2 = Cli_now();
+    if (t1 - t0 < best_map) best_map = t1 - t0;
+    if (t2 - t1 < best_all) best_all = t2 - t1;
+  }
+  if (g && app.plan)
+    printf("render %s (%d ops, %d stays) at %dx%d: map %.3f ms, whole screen %.3f ms (best of %d; target < 5 ms)\n",
+           app.net->name, app.net->nops, app.plan->nstays, w, h, best_map * 1e3, best_all * 1e3, n);
+  else {
+    fprintf(stderr, "spadmap bench-render: no plan: %s\n", app.error);
+    rc = EXIT_INVALID;
+  }
+  rc = rc < 0 ? EXIT_OK : rc;
+  Grid_free(g);
+  App_free(&app);
+  return rc;
+}
+
+const CliCommand Cli_benchRender = {"bench-render", "[NET] [--size WxH] [--repeat N]",
+                                    "Times redrawing the explorer's map (default: nasnet_a, the largest).",
+                                    BenchRender_options, BenchRender_run};

@@ -1,0 +1,193 @@
+#include "grid.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Grid *Grid_new(int w, int h, bool unicode) {
+  Grid *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->unicode = unicode;
+  if (!Grid_resize(g, w, h)) {
+    free(g);
+    return NULL;
+  }
+  return g;
+}
+
+void Grid_free(Grid *g) {
+  if (!g) return;
+  free(g->cells);
+  free(g);
+}
+
+bool Grid_resize(Grid *g, int w, int h) {
+  if (w < 1) w = 1;
+  if (h < 1) h = 1;
+  if (w != g->w || h != g->h || !g->cells) {
+    Cell *c = malloc(sizeof(Cell) * (size_t)w * (size_t)h);
+    if (!c) return false;
+    free(g->cells);
+    g->cells = c;
+    g->w = w;
+    g->h = h;
+  }
+  Grid_clear(g);
+  return true;
+}
+
+void Grid_clear(Grid *g) {
+  for (int i = 0; i < g->w * g->h; i++) g->cells[i] = (Cell){' ', ROLE_DEFAULT, ROLE_DEFAULT, 0};
+}
+
+Cell *Grid_at(Grid *g, int x, int y) {
+  if (x < 0 || y < 0 || x >= g->w || y >= g->h) return NULL;
+  return &g->cells[y * g->w + x];
+}
+
+void Grid_put(Grid *g, int x, int y, uint32_t ch, Role fg, int attr) {
+  Cell *c = Grid_at(g, x, y);
+  if (c) *c = (Cell){Grid_glyph(g, ch), (uint8_t)fg, ROLE_DEFAULT, (uint8_t)attr};
+}
+
+void Grid_fill(Grid *g, int x, int y, int w, int h, uint32_t ch, Role fg, int attr) {
+  for (int j = y; j < y + h; j++)
+    for (int i = x; i < x + w; i++) Grid_put(g, i, j, ch, fg, attr);
+}
+
+/* Decodes one UTF-8 sequence; invalid bytes read as U+FFFD, one byte each. */
+static uint32_t Grid_decode(const unsigned char **p) {
+  const unsigned char *s = *p;
+  uint32_t c = s[0];
+  int n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+  if (n < 0) {
+    *p = s + 1;
+    return 0xFFFD;
+  }
+  if (n) c &= 0x3Fu >> n;
+  for (int i = 1; i <= n; i++) {
+    if ((s[i] & 0xC0) != 0x80) {
+      *p = s + 1;
+      return 0xFFFD;
+    }
+    c = (c << 6) | (s[i] & 0x3F);
+  }
+  *p = s + n + 1;
+  return c;
+}
+
+int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8) {
+  const unsigned char *p = (const unsigned char *)utf8;
+  int n = 0;
+  while (*p && n < maxw) {
+    uint32_t c = Grid_decode(&p);
+    if (c < 0x20) c = ' ';
+    Grid_put(g, x + n, y, c, fg, attr);
+    n++;
+  }
+  return n;
+}
+
+int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return Grid_text(g, x, y, maxw, fg, attr, buf);
+}
+
+char Grid_ascii(uint32_t ch) {
+  if (ch < 0x80) return (char)ch;
+  switch (ch) {
+  case 0x2500: case 0x2501: case 0x254C: return '-';           /* ─ ━ ╌ */
+  case 0x2502: case 0x2503: case 0x250A: case 0x2506: return '|'; /* │ ┃ ┊ ┆ */
+  case 0x250C: case 0x2510: case 0x2514: case 0x2518: case 0x253C:
+  case 0x251C: case 0x2524: case 0x252C: case 0x2534: return '+';
+  case 0x2588: case 0x2580: case 0x2584: return '#';           /* █ ▀ ▄ */
+  case 0x2591: case 0x2592: return ':';                        /* ░ ▒ */
+  case 0x00B7: case 0x2219: return '.';                        /* · ∙ */
+  case 0x25BC: case 0x2193: return 'v';                        /* ▼ ↓ */
+  case 0x25B2: case 0x2191: return '^';                        /* ▲ ↑ */
+  case 0x25B6: case 0x2192: return '>';                        /* ▶ → */
+  case 0x25C0: case 0x2190: return '<';                        /* ◀ ← */
+  case 0x25C6: case 0x2666: return '*';                        /* ◆ */
+  case 0x2713: return '+';                                     /* ✓ */
+  case 0x2717: return 'x';                                     /* ✗ */
+  case 0x2026: return '~';                                     /* … */
+  case 0x00D7: return 'x';                                     /* × */
+  case 0x2212: return '-';                                     /* − */
+  case 0x0394: return 'D';                                     /* Δ */
+  default: return '?';
+  }
+}
+
+uint32_t Grid_glyph(const Grid *g, uint32_t uni) {
+  return g->unicode || uni < 0x80 ? uni : (uint32_t)(unsigned char)Grid_ascii(uni);
+}
+
+int Grid_utf8(uint32_t c, char *o) {
+  if (c < 0x80) return o[0] = (char)c, 1;
+  if (c < 0x800) return o[0] = (char)(0xC0 | (c >> 6)), o[1] = (char)(0x80 | (c & 0x3F)), 2;
+  if (c < 0x10000)
+    return o[0] = (char)(0xE0 | (c >> 12)), o[1] = (char)(0x80 | ((c >> 6) & 0x3F)), o[2] = (char)(0x80 | (c & 0x3F)), 3;
+  o[0] = (char)(0xF0 | (c >> 18));
+  o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  o[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+char *Grid_toText(const Grid *g) {
+  size_t cap = (size_t)g->w * (size_t)g->h * 4 + (size_t)g->h + 1, n = 0;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  for (int y = 0; y < g->h; y++) {
+    size_t line = n, last = n; /* last: end of the line's last non-blank */
+    for (int x = 0; x < g->w; x++) {
+      uint32_t c = g->cells[y * g->w + x].ch;
+      n += (size_t)Grid_utf8(c, out + n);
+      if (c != ' ') last = n;
+    }
+    (void)line;
+    n = last;
+    out[n++] = '\n';
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Palette: distinct hues that read on dark and light backgrounds. */
+static const RoleStyle Grid_styles[ROLE_COUNT] = {
+  [ROLE_DEFAULT] = {"default", -1, -1, -1, 0, 0, "#d0d0d0", NULL},
+  [ROLE_TENSOR0 + 0] = {"tensor0", 4, -1, 33, 0, 0, "#3a7bd5", NULL},
+  [ROLE_TENSOR0 + 1] = {"tensor1", 2, -1, 71, 0, 0, "#4caf50", NULL},
+  [ROLE_TENSOR0 + 2] = {"tensor2", 5, -1, 134, 0, 0, "#ab47bc", NULL},
+  [ROLE_TENSOR0 + 3] = {"tensor3", 6, -1, 37, 0, 0, "#26a69a", NULL},
+  [ROLE_TENSOR0 + 4] = {"tensor4", 3, -1, 172, 0, 0, "#e6a23c", NULL},
+  [ROLE_TENSOR0 + 5] = {"tensor5", 4, -1, 69, 0, 0, "#7986cb", NULL},
+  [ROLE_TENSOR0 + 6] = {"tensor6", 2, -1, 107, 0, 0, "#9ccc65", NULL},
+  [ROLE_TENSOR0 + 7] = {"tensor7", 6, -1, 74, 0, 0, "#4fc3f7", NULL},
+  [ROLE_SPILL] = {"spill", 1, -1, 196, ATTR_BOLD, ATTR_BOLD, "#ff4d4d", NULL},
+  [ROLE_RETRIEVE] = {"retrieve", 3, -1, 226, ATTR_BOLD, ATTR_BOLD, "#ffe14d", NULL},
+  [ROLE_BUDGET] = {"budget", 1, -1, 203, 0, ATTR_BOLD, "#ff7070", NULL},
+  [ROLE_PEAK] = {"peak", 5, -1, 213, ATTR_BOLD, ATTR_BOLD, "#ff80ff", NULL},
+  [ROLE_CURSOR] = {"cursor", 7, -1, 255, ATTR_BOLD, ATTR_BOLD, "#ffffff", NULL},
+  [ROLE_SELECT] = {"select", 7, -1, 231, ATTR_BOLD, ATTR_REVERSE, "#ffffff", NULL},
+  [ROLE_FREE] = {"free", 7, -1, 240, 0, 0, "#5a5a5a", NULL},
+  [ROLE_STATUS] = {"status", 0, 6, -1, 0, ATTR_REVERSE, "#101010", "#4fb3bf"},
+  [ROLE_TITLE] = {"title", 6, -1, 80, ATTR_BOLD, ATTR_BOLD, "#80deea", NULL},
+  [ROLE_WARN] = {"warn", 3, -1, 214, ATTR_BOLD, ATTR_BOLD, "#ffb300", NULL},
+  [ROLE_DIM] = {"dim", 7, -1, 245, 0, 0, "#8a8a8a", NULL},
+  [ROLE_AXIS] = {"axis", 7, -1, 250, 0, 0, "#b0b0b0", NULL},
+  [ROLE_PROMPT] = {"prompt", 0, 3, -1, 0, ATTR_REVERSE, "#101010", "#ffd54f"},
+  [ROLE_OK] = {"ok", 2, -1, 83, ATTR_BOLD, 0, "#66dd66", NULL},
+};
+
+const RoleStyle *Role_style(Role r) { return &Grid_styles[r < ROLE_COUNT ? r : ROLE_DEFAULT]; }
+
+Role Role_tensor(int tensor) {
+  /* stride 5 is coprime with 8: neighbouring tensors (often neighbours in memory) differ */
+  return (Role)(ROLE_TENSOR0 + (int)(((unsigned)tensor * 5u + 1u) % GRID_PALETTE));
+}

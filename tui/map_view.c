@@ -1,0 +1,199 @@
+/* map_view: the memory map. Steps run across, scratchpad addresses up; every
+ * stay of a tensor is a block in its tensor's color, two address bands per cell
+ * with half blocks where Unicode is on. Spills (▼) and retrievals (▲) are marked
+ * where they happen; the budget line is on top, free gaps below a column's
+ * highest block are dotted, the peak step and the cursor are marked on the axis. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views.h"
+
+enum { MAP_LABEL_W = 7 };
+
+/* Which columns show which steps. colw > 0: each step is colw columns wide;
+ * colw == 0: steps outnumber columns and each column shows one or more. */
+typedef struct {
+  int t0, span, cols, colw;
+} TimeAxis;
+
+static TimeAxis Map_axis(int t0, int span, int cols) {
+  TimeAxis a = {t0, span > 0 ? span : 1, cols, 0};
+  if (a.span <= cols) a.colw = cols / a.span;
+  return a;
+}
+
+static int Map_colOf(const TimeAxis *a, int step) {
+  if (a->colw) return (step - a->t0) * a->colw;
+  return (int)((int64_t)(step - a->t0) * a->cols / a->span);
+}
+
+static int Map_colEnd(const TimeAxis *a, int step) {
+  int c = a->colw ? (step - a->t0 + 1) * a->colw - 1 : (int)((int64_t)(step - a->t0 + 1) * a->cols / a->span) - 1;
+  int first = Map_colOf(a, step);
+  return c < first ? first : c;
+}
+
+/* The role of a stay's cells. */
+static Role Map_role(const App *app, const Stay *s) {
+  return s->tensor == app->selected ? ROLE_SELECT : Role_tensor(s->tensor);
+}
+
+static void Map_labels(App *app, Grid *g, int x, int y, int mh, int sub, int64_t a0, double bps) {
+  char buf[16];
+  for (int r = 0; r < mh; r += 4) { /* r counts rows up from the bottom */
+    App_bytes(a0 + (int64_t)(r * sub * bps + 0.5), buf, sizeof buf);
+    Grid_printf(g, x, y + mh - 1 - r, MAP_LABEL_W - 1, ROLE_AXIS, 0, "%6s", buf);
+  }
+  (void)app;
+}
+
+void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
+  const Plan *p = app->plan;
+  int mw = w - MAP_LABEL_W - 1, mh = h - 6, mx = x + MAP_LABEL_W;
+  Grid_text(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "memory map");
+  if (!p || mw < 4 || mh < 2) {
+    Grid_text(g, x + 2, y + 2, w - 2, ROLE_DIM, 0, app->solving ? "solving..." : "no plan (see the status line)");
+    return;
+  }
+  App_clampView(app);
+  TimeAxis ax = Map_axis(app->t0, app->tspan, mw);
+  int used_cols = ax.colw ? ax.span * ax.colw : mw;
+  int64_t a0 = app->a0, aspan = app->aspan ? app->aspan : p->budget;
+  if (aspan < 1) aspan = 1;
+  int sub = g->unicode ? 2 : 1, sr = mh * sub;
+  double bps = (double)aspan / sr; /* bytes per sub-row */
+  Grid_printf(g, x + 11, y, w - 12, ROLE_DIM, 0, "steps %d-%d of %d%s", ax.t0, ax.t0 + ax.span - 1, p->nsteps,
+              app->aspan ? ", addresses zoomed" : "");
+
+  /* occupancy: the stay seen in each (column, sub-row), -1 for free */
+  int *occ = malloc(sizeof(int) * (size_t)mw * (size_t)sr), *top = calloc((size_t)mw, sizeof(int));
+  if (!occ || !top) {
+    free(occ);
+    free(top);
+    return;
+  }
+  for (int i = 0; i < mw * sr; i++) occ[i] = -1;
+  for (int i = 0; i < p->nstays; i++) {
+    const Stay *s = &p->stays[i];
+    if (s->end < ax.t0 || s->start >= ax.t0 + ax.span) continue;
+    int64_t bytes = app->net->tensors[s->tensor].bytes;
+    int lo = (int)((double)(s->offset - a0) / bps), hi = (int)(((double)(s->offset + bytes - a0) / bps) + 0.999999) - 1;
+    if (hi < lo) hi = lo;
+    if (hi < 0 || lo >= sr) continue;
+    if (lo < 0) lo = 0;
+    if (hi >= sr) hi = sr - 1;
+    int c0 = Map_colOf(&ax, s->start < ax.t0 ? ax.t0 : s->start);
+    int c1 = Map_colEnd(&ax, s->end >= ax.t0 + ax.span ? ax.t0 + ax.span - 1 : s->end);
+    for (int c = c0; c <= c1 && c < mw; c++) {
+      for (int r = lo; r <= hi; r++) occ[c * sr + r] = i;
+      if (hi + 1 > top[c]) top[c] = hi + 1;
+    }
+  }
+
+  /* budget line (dashed when the view does not reach the budget) */
+  bool at_budget = a0 + aspan >= p->budget;
+  char buf[32];
+  Grid_fill(g, mx, y + 1, used_cols, 1, at_budget ? 0x2500 : 0x254C, at_budget ? ROLE_BUDGET : ROLE_DIM, 0);
+  Grid_printf(g, x, y + 1, MAP_LABEL_W - 1, at_budget ? ROLE_BUDGET : ROLE_AXIS, 0, "%6s",
+              App_bytes(a0 + aspan, buf, sizeof buf));
+  int cur0 = -1, cur1 = -1, peak = app->steps.peak_step;
+  if (at_budget) { /* the label goes at the end away from the peak mark */
+    int pc = peak >= ax.t0 && peak < ax.t0 + ax.span ? Map_colOf(&ax, peak) : -1;
+    int lx = pc >= 0 && pc < 10 ? used_cols - 9 : 1;
+    Grid_text(g, mx + lx, y + 1, used_cols - lx, ROLE_BUDGET, 0, " budget ");
+  }
+  if (app->cursor >= ax.t0 && app->cursor < ax.t0 + ax.span)
+    cur0 = Map_colOf(&ax, app->cursor), cur1 = Map_colEnd(&ax, app->cursor);
+  int curmid = (cur0 + cur1) / 2;
+
+  /* the blocks */
+  for (int row = 0; row < mh; row++) {
+    int up = sr - 1 - row * sub, low = up - (sub - 1);
+    for (int c = 0; c < used_cols && c < mw; c++) {
+      int su = occ[c * sr + up], sl = occ[c * sr + low];
+      Cell *cell = Grid_at(g, mx + c, y + 2 + row);
+      if (!cell) continue;
+      bool oncur = c >= cur0 && c <= cur1;
+      if (su < 0 && sl < 0) {
+        if (c == curmid && cur0 >= 0) *cell = (Cell){Grid_glyph(g, 0x2502), ROLE_CURSOR, ROLE_DEFAULT, 0};
+        else if (low < top[c]) *cell = (Cell){Grid_glyph(g, 0x00B7), ROLE_FREE, ROLE_DEFAULT, 0};
+        continue;
+      }
+      int attr = oncur ? ATTR_BOLD : 0;
+      if (!g->unicode) {
+        const Stay *s = &p->stays[su >= 0 ? su : sl];
+        *cell = (Cell){s->tensor == app->selected ? '@' : '#', Map_role(app, s), ROLE_DEFAULT, (uint8_t)attr};
+      } else if (su >= 0 && sl >= 0 && p->stays[su].tensor == p->stays[sl].tensor) {
+        *cell = (Cell){0x2588, Map_role(app, &p->stays[su]), ROLE_DEFAULT, (uint8_t)attr};
+      } else if (sl < 0) {
+        *cell = (Cell){0x2580, Map_role(app, &p->stays[su]), ROLE_DEFAULT, (uint8_t)attr};
+      } else if (su < 0) {
+        *cell = (Cell){0x2584, Map_role(app, &p->stays[sl]), ROLE_DEFAULT, (uint8_t)attr};
+      } else {
+        *cell = (Cell){0x2580, Map_role(app, &p->stays[su]), Map_role(app, &p->stays[sl]), (uint8_t)attr};
+      }
+    }
+  }
+
+  /* spill and retrieve marks on the blocks, at the cell of the block's top */
+  for (int i = 0; i < p->nstays; i++) {
+    const Stay *s = &p->stays[i];
+    bool sp = s->out == STAY_SPILL && s->end >= ax.t0 && s->end < ax.t0 + ax.span;
+    bool rt = s->in == STAY_RETRIEVE && s->start >= ax.t0 && s->start < ax.t0 + ax.span;
+    if (!sp && !rt) continue;
+    int64_t bytes = app->net->tensors[s->tensor].bytes;
+    int hi = (int)(((double)(s->offset + bytes - a0) / bps) + 0.999999) - 1;
+    if (hi < 0 || (int)((double)(s->offset - a0) / bps) >= sr) continue;
+    if (hi >= sr) hi = sr - 1;
+    int row = (sr - 1 - hi) / sub;
+    if (sp) Grid_put(g, mx + Map_colEnd(&ax, s->end), y + 2 + row, 0x25BC, ROLE_SPILL, ATTR_BOLD);
+    if (rt) Grid_put(g, mx + Map_colOf(&ax, s->start), y + 2 + row, 0x25B2, ROLE_RETRIEVE, ATTR_BOLD);
+  }
+  Map_labels(app, g, x, y + 2, mh, sub, a0, bps);
+
+  /* events row, step axis, markers */
+  int ey = y + 2 + mh;
+  Grid_text(g, x, ey, MAP_LABEL_W - 1, ROLE_AXIS, 0, "spill");
+  Grid_text(g, x, ey + 1, MAP_LABEL_W - 1, ROLE_AXIS, 0, "  step");
+  for (int t = ax.t0; t < ax.t0 + ax.span; t++) {
+    int nsp = app->steps.spills ? app->steps.spills[t] : 0, nrt = app->steps.retrievals ? app->steps.retrievals[t] : 0;
+    if (!nsp && !nrt) continue;
+    int c = Map_colOf(&ax, t);
+    Cell *cell = Grid_at(g, mx + c, ey);
+    if (cell && cell->ch != ' ') continue; /* several steps in this column: keep the first mark */
+    if (nsp && nrt) Grid_put(g, mx + c, ey, 0x25C6, ROLE_WARN, ATTR_BOLD);
+    else Grid_put(g, mx + c, ey, nsp ? 0x25BC : 0x25B2, nsp ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
+  }
+  /* step numbers: every k steps, k a round number that leaves room for the labels */
+  static const int ks[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000};
+  int k = 1, lastw = snprintf(buf, sizeof buf, "%d", ax.t0 + ax.span - 1) + 1;
+  for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++) {
+    k = ks[i];
+    if (Map_colOf(&ax, ax.t0 + k) - Map_colOf(&ax, ax.t0) >= lastw + 1) break;
+  }
+  for (int t = (ax.t0 + k - 1) / k * k; t < ax.t0 + ax.span; t += k) {
+    int c = Map_colOf(&ax, t);
+    int n = snprintf(buf, sizeof buf, "%d", t);
+    if (c + n <= used_cols) Grid_text(g, mx + c, ey + 1, n, ROLE_AXIS, 0, buf);
+  }
+  if (cur0 >= 0) Grid_put(g, mx + curmid, ey + 2, 0x25B2, ROLE_CURSOR, ATTR_BOLD);
+  if (peak >= ax.t0 && peak < ax.t0 + ax.span) {
+    int c = Map_colOf(&ax, peak);
+    Grid_put(g, mx + c, y + 1, 0x252C, ROLE_PEAK, ATTR_BOLD);
+    Grid_put(g, mx + c, ey + 2, 0x25C6, ROLE_PEAK, ATTR_BOLD);
+    /* "peak" after the mark, or before it, wherever the cursor mark is not */
+    int lx = c + 5 < used_cols && !(curmid > c && curmid <= c + 5) ? c + 1 : c - 5;
+    if (lx >= 0 && !(cur0 >= 0 && curmid >= lx && curmid < lx + 4)) Grid_text(g, mx + lx, ey + 2, 4, ROLE_PEAK, 0, "peak");
+  }
+
+  /* the cursor's step in words */
+  int op = p->order[app->cursor];
+  char r1[16], r2[16];
+  int64_t res = app->steps.resident ? app->steps.resident[app->cursor] : 0;
+  int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
+  Grid_printf(g, x + n, ey + 3, w - 1 - n, ROLE_DEFAULT, 0, "  resident %s of peak %s  %s (%s)", App_bytes(res, r1, sizeof r1),
+              App_bytes(p->metrics.peak_bytes, r2, sizeof r2), app->net->ops[op].name, app->net->ops[op].type);
+  free(occ);
+  free(top);
+}

@@ -1,0 +1,167 @@
+/* panel_view: the side panel. Totals of the plan (beside a pinned plan's, with
+ * the difference), the schedule around the cursor, and the selected tensor. */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "views.h"
+
+static void Panel_title(Grid *g, int x, int y, int w, const char *title) {
+  Grid_fill(g, x, y, w, 1, 0x2500, ROLE_DIM, 0);
+  Grid_printf(g, x + 1, y, w - 1, ROLE_TITLE, ATTR_BOLD, " %s ", title);
+}
+
+typedef struct {
+  const char *label;
+  int64_t now, pinned;
+  bool bytes;
+} PanelRow;
+
+static void Panel_value(char *buf, size_t n, int64_t v, bool bytes, bool sign) {
+  char tmp[32];
+  if (bytes) App_bytes(v, tmp, sizeof tmp);
+  else snprintf(tmp, sizeof tmp, "%lld", (long long)(v < 0 ? -v : v));
+  snprintf(buf, n, "%s%.30s", sign && v > 0 ? "+" : sign && v < 0 && !bytes ? "-" : "", tmp);
+}
+
+static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
+  const Plan *p = app->plan, *q = app->pinned;
+  int y0 = y;
+  Panel_title(g, x, y++, w, "totals");
+  if (!p) {
+    Grid_text(g, x + 1, y++, w - 1, ROLE_DIM, 0, "no plan yet");
+    return y - y0;
+  }
+  const Metrics *m = &p->metrics;
+  PanelRow rows[] = {
+    {"non-compulsory", m->noncompulsory_bytes, q ? q->metrics.noncompulsory_bytes : 0, true},
+    {"compulsory", m->compulsory_bytes, q ? q->metrics.compulsory_bytes : 0, true},
+    {"spills", m->spills, q ? q->metrics.spills : 0, false},
+    {"retrievals", m->retrievals, q ? q->metrics.retrievals : 0, false},
+    {"peak", m->peak_bytes, q ? q->metrics.peak_bytes : 0, true},
+    {"footprint", m->footprint_bytes, q ? q->metrics.footprint_bytes : 0, true},
+  };
+  int lw = w - 1 - (q ? 24 : 12);
+  if (q) Grid_printf(g, x + 1 + lw, y++, 24, ROLE_DIM, 0, "%8s%8s%8s", "now", "pinned", "diff");
+  for (int i = 0; i < (int)(sizeof rows / sizeof rows[0]); i++, y++) {
+    char a[32], b[32], d[32];
+    Grid_printf(g, x + 1, y, lw, ROLE_DEFAULT, 0, "%s", q && i == 0 ? "non-comp." : rows[i].label);
+    Panel_value(a, sizeof a, rows[i].now, rows[i].bytes, false);
+    if (!q) {
+      Grid_printf(g, x + 1 + lw, y, 12, ROLE_DEFAULT, ATTR_BOLD, "%12s", a);
+      continue;
+    }
+    Panel_value(b, sizeof b, rows[i].pinned, rows[i].bytes, false);
+    int64_t diff = rows[i].now - rows[i].pinned;
+    Panel_value(d, sizeof d, diff, rows[i].bytes, true);
+    Grid_printf(g, x + 1 + lw, y, 16, ROLE_DEFAULT, ATTR_BOLD, "%8s%8s", a, b);
+    /* less traffic, fewer events, lower peak: all better */
+    Grid_printf(g, x + 1 + lw + 16, y, 8, diff < 0 ? ROLE_OK : diff > 0 ? ROLE_WARN : ROLE_DIM, 0, "%8s",
+                diff ? d : "=");
+  }
+  char t[32] = "";
+  if (!app->deterministic) snprintf(t, sizeof t, ", %.2f ms", p->solver.seconds * 1e3);
+  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "solver %s%s", SolverStatus_name(p->solver.status), t);
+  if (app->violations == 0) Grid_text(g, x + 1, y++, w - 1, ROLE_OK, 0, "validator: valid");
+  else Grid_printf(g, x + 1, y++, w - 1, ROLE_WARN, ATTR_BOLD, "validator: %d violation(s)", app->violations);
+  if (q) {
+    char bb[16];
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "pinned: %s/%s/%s %s%s", App_policy(POLICY_SCHEDULE, app->pinned_set.sched)->name,
+                App_policy(POLICY_REPLACEMENT, app->pinned_set.repl)->name,
+                App_policy(POLICY_ALLOCATOR, app->pinned_set.alloc)->name, App_bytes(q->budget, bb, sizeof bb),
+                app->pinned_set.params ? " +params" : "");
+  }
+  return y - y0;
+}
+
+static int64_t Panel_sum(const Net *net, const int *ts, int n) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++) {
+    bool dup = false;
+    for (int j = 0; j < i; j++) dup |= ts[j] == ts[i];
+    if (!dup) s += net->tensors[ts[i]].bytes;
+  }
+  return s;
+}
+
+static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
+  Panel_title(g, x, y, w, "schedule");
+  const Plan *p = app->plan;
+  if (!p || rows < 1) return;
+  int first = app->cursor - rows / 2;
+  if (first + rows > p->nsteps) first = p->nsteps - rows;
+  if (first < 0) first = 0;
+  int namew = w - 1 - 2 - 5 - 14 - 1;
+  for (int i = 0; i < rows && first + i < p->nsteps; i++) {
+    int t = first + i, op = p->order[t];
+    const Op *o = &app->net->ops[op];
+    bool cur = t == app->cursor;
+    char in[16], out[16];
+    App_bytes(Panel_sum(app->net, o->inputs, o->ninputs), in, sizeof in);
+    App_bytes(Panel_sum(app->net, o->outputs, o->noutputs), out, sizeof out);
+    int yy = y + 1 + i;
+    if (cur) Grid_put(g, x + 1, yy, 0x25B6, ROLE_CURSOR, ATTR_BOLD);
+    Grid_printf(g, x + 2, yy, 5, cur ? ROLE_CURSOR : ROLE_AXIS, cur ? ATTR_BOLD : 0, "%4d", t);
+    char name[128];
+    snprintf(name, sizeof name, "%s %s", o->name, o->type);
+    Grid_printf(g, x + 7, yy, namew, cur ? ROLE_CURSOR : ROLE_DEFAULT, cur ? ATTR_BOLD : 0, "%s", name);
+    if (app->steps.spills && (app->steps.spills[t] || app->steps.retrievals[t]))
+      Grid_put(g, x + 7 + namew, yy, app->steps.spills[t] ? 0x25BC : 0x25B2,
+               app->steps.spills[t] ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
+    Grid_printf(g, x + 8 + namew, yy, 14, ROLE_DIM, 0, "%6s %s%-6s", in, g->unicode ? "\u2192" : ">", out);
+  }
+}
+
+static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
+  Panel_title(g, x, y, w, "tensor");
+  const Plan *p = app->plan;
+  int t = app->selected, yy = y + 1, end = y + 1 + rows;
+  if (!p || t < 0 || t >= app->net->ntensors) {
+    Grid_text(g, x + 1, yy, w - 1, ROLE_DIM, 0, "Tab: select a tensor at the cursor");
+    Grid_text(g, x + 1, yy + 1, w - 1, ROLE_DIM, 0, "x: jump to the next spill");
+    return;
+  }
+  const Tensor *ts = &app->net->tensors[t];
+  char b[16], shape[128] = "";
+  Grid_text(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
+  int n = 0;
+  for (int i = 0; i < ts->rank && n < (int)sizeof shape - 24; i++)
+    n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%lld", i ? "x" : "", (long long)ts->shape[i]);
+  if (yy < end)
+    Grid_printf(g, x + 1, yy++, w - 1, ROLE_DEFAULT, 0, "%s %s %s, %s", TensorKind_name(ts->kind),
+                ts->rank ? shape : "scalar", ts->dtype, App_bytes(ts->bytes, b, sizeof b));
+  if (yy < end)
+    Grid_printf(g, x + 1, yy++, w - 1, ROLE_DIM, 0, "made by %s, read by %d op(s)",
+                ts->producer >= 0 ? app->net->ops[ts->producer].name : "(host)", ts->nconsumers);
+  int64_t cost = 0;
+  int nst = 0;
+  for (int i = 0; i < p->nstays; i++) {
+    const Stay *s = &p->stays[i];
+    if (s->tensor != t) continue;
+    nst++;
+    if (s->in == STAY_RETRIEVE) cost += ts->bytes;
+    if (s->out == STAY_SPILL && ts->kind != TK_OUTPUT) cost += ts->bytes;
+  }
+  if (yy < end)
+    Grid_printf(g, x + 1, yy++, w - 1, cost ? ROLE_WARN : ROLE_DEFAULT, 0, "%d stay(s), spill+retrieve %s", nst,
+                App_bytes(cost, b, sizeof b));
+  for (int i = 0; i < p->nstays && yy < end; i++) {
+    const Stay *s = &p->stays[i];
+    if (s->tensor != t) continue;
+    bool live = s->start <= app->cursor && app->cursor <= s->end;
+    Grid_printf(g, x + 1, yy++, w - 1, live ? ROLE_CURSOR : ROLE_DEFAULT, 0, " @%-7s %3d-%-3d %s %s %s",
+                App_bytes(s->offset, b, sizeof b), s->start, s->end, StayIn_name(s->in),
+                g->unicode ? "\u2192" : ">", StayOut_name(s->out));
+  }
+}
+
+void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h) {
+  for (int j = y; j < y + h; j++) Grid_put(g, x, j, 0x2502, ROLE_DIM, 0);
+  x += 1, w -= 1;
+  int used = Panel_totals(app, g, x, y, w);
+  int left = h - used;
+  int sched = left >= 20 ? (left - 2) / 2 : left / 2 - 1;
+  if (sched < 1) sched = 1;
+  Panel_schedule(app, g, x, y + used, w, sched);
+  Panel_tensor(app, g, x, y + used + 1 + sched, w, h - used - 2 - sched);
+}

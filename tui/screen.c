@@ -1,0 +1,25 @@
+/* screen: the layout. Status line on top, the map left, the panel right, the
+ * key/message/prompt line at the bottom, help over everything. */
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+void View_draw(App *app, Grid *g) {
+  Grid_clear(g);
+  app->grid = g;
+  if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "terminal too small (need %dx%d, have %dx%d)", VIEW_MIN_W, VIEW_MIN_H, g->w, g->h);
+    int n = (int)strlen(msg);
+    int x = (g->w - n) / 2;
+    Grid_text(g, x < 0 ? 0 : x, g->h / 2, g->w, ROLE_WARN, ATTR_BOLD, msg);
+    return;
+  }
+  int pw = g->w >= 120 ? 44 : 36;
+  StatusView_drawTop(app, g, 0);
+  MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+  PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  StatusView_drawBottom(app, g, g->h - 1);
+  if (app->help) HelpView_draw(app, g);
+}

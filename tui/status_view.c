@@ -1,0 +1,55 @@
+/* status_view: the top line (network, budget and its preset, policies, params,
+ * solve state) and the bottom line (prompt, error, message or key hints). */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "views.h"
+
+void StatusView_drawTop(App *app, Grid *g, int y) {
+  Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_STATUS, 0);
+  char b[16], state[96];
+  const AppSettings *s = &app->set;
+  const char *preset = App_preset(app, s->budget, s->params);
+  if (app->solving && app->has_progress) {
+    const SolveProgress *pr = &app->progress;
+    char gap[24] = "";
+    if (pr->gap >= 0) snprintf(gap, sizeof gap, ", gap %.1f%%", pr->gap * 100);
+    snprintf(state, sizeof state, "solving: %.30s, %.1f s%s", pr->stage, pr->elapsed, gap);
+  } else if (app->solving) snprintf(state, sizeof state, "solving...");
+  else if (app->error[0]) snprintf(state, sizeof state, "%s failed: showing the last plan", g->unicode ? "\u2717" : "x");
+  else if (app->plan && app->deterministic) snprintf(state, sizeof state, "%s solved", g->unicode ? "\u2713" : "+");
+  else if (app->plan)
+    snprintf(state, sizeof state, "%s solved in %.2f ms", g->unicode ? "\u2713" : "+", app->plan->solver.seconds * 1e3);
+  else snprintf(state, sizeof state, "no plan");
+  const char *sep = g->unicode ? " \u2502 " : " | ";
+  char line[512], ops[32] = "";
+  /* narrow screens drop the words, never the values */
+  bool wide = g->w >= 110;
+  if (wide) snprintf(ops, sizeof ops, " (%d ops)", app->net->nops);
+  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s/%s/%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
+           App_bytes(s->budget, b, sizeof b), preset ? " = " : "", preset ? preset : "", sep,
+           App_policy(POLICY_SCHEDULE, s->sched)->name, App_policy(POLICY_REPLACEMENT, s->repl)->name,
+           App_policy(POLICY_ALLOCATOR, s->alloc)->name, sep, s->params ? "params on" : "params off", sep, state);
+  Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
+}
+
+void StatusView_drawBottom(App *app, Grid *g, int y) {
+  if (app->prompt) {
+    Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_PROMPT, 0);
+    int n = Grid_printf(g, 0, y, g->w, ROLE_PROMPT, 0, " budget (512K, 2M, M_P; Enter, Esc): %s", app->prompt_buf);
+    Grid_put(g, n, y, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);
+    return;
+  }
+  if (app->error[0]) {
+    Grid_printf(g, 0, y, g->w, ROLE_WARN, ATTR_BOLD, " %s", app->error);
+    return;
+  }
+  if (app->message[0]) {
+    Grid_printf(g, 0, y, g->w, app->message_warn ? ROLE_WARN : ROLE_OK, 0, " %s", app->message);
+    return;
+  }
+  Grid_text(g, 0, y, g->w, ROLE_DIM, 0,
+            " q quit  ? help  r/h/p M_R/M_H/M_P  +/- budget  b type  s/e/a policies  w params  "
+            "arrows step  Tab tensor  x spill  c pin");
+}
