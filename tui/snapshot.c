@@ -59,7 +59,7 @@ static bool Svg_block(uint32_t ch) { return ch == 0x2588 || ch == 0x2580 || ch =
 
 void Snapshot_writeSVG(const Grid *g, FILE *f) {
   int W = g->w * SVG_CW10 / 10, H = g->h * SVG_CH;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, H, W, H);
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" shape-rendering=\"crispEdges\">\n", W, H, W, H);
   fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#1e1e1e\"/>\n");
   fprintf(f, "<g font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"14px\" xml:space=\"preserve\">\n");
   for (int y = 0; y < g->h; y++) {
