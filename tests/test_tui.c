@@ -1,6 +1,8 @@
 /* The explorer without a terminal: the grid, key names, the action table, the
  * app's settings through key scripts, the worker thread, and the layout. */
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "actions.h"
 #include "app.h"
@@ -46,6 +48,12 @@ TEST(key_scripts_parse_names_and_utf8) {
   CHECK_EQ(Key_parse("<Nope>", &key), -1);
   char buf[16];
   CHECK(strcmp(Key_name(K_LEFT, buf, sizeof buf), "Left") == 0);
+  CHECK_EQ(Key_parse("<Click:12,34>x", &key), 13);
+  CHECK(Key_isClick(key) && Key_clickX(key) == 12 && Key_clickY(key) == 34);
+  CHECK_EQ(Key_parse("<click:0,0>", &key), 11);
+  CHECK(Key_isClick(key) && Key_clickX(key) == 0 && Key_clickY(key) == 0);
+  CHECK(!Key_isClick('x') && !Key_isClick(K_END));
+  CHECK_EQ(Key_parse("<Click:1>", &key), -1);
 }
 
 TEST(action_table_keys_are_unique_and_configurable) {
@@ -147,6 +155,249 @@ TEST(layout_draws_status_map_panel_or_too_small) {
   App_free(&app);
 }
 
+/* Polls the app until done() or about 60 s. */
+static void Test_pollUntil(App *app, bool (*done)(App *)) {
+  for (int i = 0; i < 12000 && !done(app); i++) {
+    App_poll(app);
+    nanosleep(&(struct timespec){0, 5000000}, NULL);
+  }
+}
+static bool Test_notSolving(App *app) { return !app->solving; }
+static bool Test_hasProgress(App *app) { return !app->solving || app->has_progress; }
+static bool Test_settled(App *app) { return !app->solving && !app->await_preset && App_figuresReady(app); }
+
+static char *Test_screen(App *app, int w, int h) {
+  Grid *g = Grid_new(w, h, true);
+  View_draw(app, g);
+  char *t = Grid_toText(g);
+  app->grid = NULL;
+  Grid_free(g);
+  return t;
+}
+
+TEST(progress_reports_reach_the_status_line_and_panel) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, FIG1, &err), SP_OK);
+  App_resolve(&app); /* a plan first, synchronously */
+  app.worker = Worker_start(app.net);
+  CHECK(app.worker != NULL);
+  app.solving = true; /* as if a searching policy were running */
+  SolveProgress pr = {.stage = "full model: branch and bound", .incumbent = 4096, .bound = 3072, .gap = 0.25,
+                      .has_incumbent = true, .has_bound = true, .nodes = 17, .elapsed = 1.5};
+  Worker_report(app.worker, &pr);
+  CHECK(App_poll(&app));
+  CHECK(app.has_progress);
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "solving 1.5 s, 4.00K/3.00K, gap 25.0%: full");
+  CHECK_HAS(t, "full model: branch and bound"); /* the stage in full, in the panel */
+  CHECK_HAS(t, "search");
+  CHECK_HAS(t, "incumbent 4.00K    bound 3.00K");
+  CHECK_HAS(t, "gap 25.0%    nodes 17  1.5 s");
+  CHECK_HAS(t, "C cancel the solve");
+  free(t);
+  CHECK(!App_cancel(&app) || app.cancel_asked); /* nothing runs in the worker: harmless */
+  app.solving = false;
+  App_free(&app);
+}
+
+TEST(cancel_key_stops_an_ilp_and_keeps_the_last_plan) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/amoebanet_d.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  CHECK(app.plan != NULL);
+  const Plan *before = app.plan;
+  CHECK_EQ(Actions_key(&app, 'C'), ACT_REDRAW);
+  CHECK_HAS(app.message, "no solve is running");
+  app.worker = Worker_start(app.net);
+  CHECK(app.worker != NULL);
+  for (int i = 0; i < App_policyCount(POLICY_REPLACEMENT); i++)
+    if (strcmp(App_policy(POLICY_REPLACEMENT, i)->name, "ilp") == 0) app.set.repl = i;
+  App_resolve(&app); /* an ILP of minutes on amoebanet_d at M_R */
+  Test_pollUntil(&app, Test_hasProgress);
+  CHECK(app.solving);
+  CHECK_EQ(Actions_key(&app, 'C'), ACT_REDRAW);
+  CHECK(app.cancel_asked);
+  Test_pollUntil(&app, Test_notSolving);
+  CHECK(!app.solving);
+  CHECK(app.cancelled);
+  CHECK(app.error[0] == '\0');
+  /* the last good plan stays, or the search's best plan so far replaces it */
+  CHECK(app.plan == before || (app.plan && app.plan->solver.status == SOLVER_CANCELLED && app.violations == 0));
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "cancelled: ");
+  free(t);
+  App_free(&app);
+}
+
+TEST(figures_come_from_the_worker_and_presets_wait_for_them) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/transformer.json", &err), SP_OK);
+  app.deterministic = true;
+  app.worker = Worker_start(app.net);
+  CHECK(app.worker != NULL);
+  CHECK(!app.fig_ok[0] && !app.fig_ok[1]);
+  int64_t m_r = app.set.budget;
+  CHECK_EQ(m_r, Figures_minRequired(app.net, false));
+  App_resolve(&app); /* asks for the activations-only figures */
+  CHECK(app.fig_asked[0] && !app.fig_ok[0]);
+  Test_pollUntil(&app, Test_settled);
+  CHECK(app.fig_ok[0] && !app.fig_ok[1]);
+  CHECK_EQ(Actions_key(&app, 'h'), ACT_REDRAW | ACT_RESOLVE);
+  App_resolve(&app);
+  Test_pollUntil(&app, Test_settled);
+  CHECK_EQ(app.set.budget, app.fig[0].m_h);
+  /* params on: M_H follows, but the figures are not there yet: no wait, no solve */
+  CHECK_EQ(Actions_key(&app, 'w'), ACT_REDRAW);
+  CHECK(app.set.params && app.await_preset == 'H' && !app.fig_ok[1] && app.fig_asked[1]);
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "computing figures...");
+  free(t);
+  Test_pollUntil(&app, Test_settled);
+  CHECK(app.fig_ok[1] && !app.await_preset);
+  CHECK_EQ(app.set.budget, app.fig[1].m_h);
+  CHECK(app.plan && app.plan->budget == app.fig[1].m_h && app.plan_set.params);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "= M_H");
+  CHECK(strstr(t, "computing figures") == NULL);
+  free(t);
+  App_free(&app);
+}
+
+static bool Test_write(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+TEST(picker_lists_filters_and_loads_or_reports) {
+  char dir[] = "/tmp/spadmap_picker_XXXXXX", p1[256], p2[256], p3[256];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(p1, sizeof p1, "%s/fig1.json", dir);
+  snprintf(p2, sizeof p2, "%s/bad.json", dir);
+  snprintf(p3, sizeof p3, "%s/notes.txt", dir);
+  FILE *in = fopen(FIG1, "r");
+  char buf[65536];
+  size_t n = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
+  if (in) fclose(in);
+  buf[n] = '\0';
+  CHECK(n > 0 && Test_write(p1, buf) && Test_write(p2, "{\"ops\": [") && Test_write(p3, "x"));
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, p1, &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  const Plan *before = app.plan;
+  CHECK_EQ(Actions_key(&app, 'O'), ACT_REDRAW);
+  CHECK(app.picker.open);
+  bool bad = false, fig1 = false, bundled = false, txt = false;
+  for (int i = 0; i < app.picker.n; i++) {
+    bad |= strcmp(app.picker.labels[i], "bad.json") == 0;
+    fig1 |= strcmp(app.picker.labels[i], "fig1.json") == 0;
+    bundled |= strcmp(app.picker.labels[i], "diamond.json (bundled)") == 0;
+    txt |= strstr(app.picker.labels[i], "notes") != NULL;
+    if (i) CHECK(strcmp(app.picker.labels[i - 1], app.picker.labels[i]) <= 0);
+  }
+  CHECK(bad && fig1 && bundled && !txt);
+  CHECK(strcmp(app.picker.labels[app.picker.shown[app.picker.sel]], "fig1.json") == 0); /* starts on the loaded one */
+  const char *bad_ = NULL;
+  CHECK(Snapshot_keys(&app, "qq", &bad_)); /* q types, it does not quit */
+  CHECK(app.picker.open && strcmp(app.picker.filter, "qq") == 0 && app.picker.nshown == 0);
+  CHECK(Snapshot_keys(&app, "<BS><BS>BAD<Enter>", &bad_)); /* a broken file: the old network stays */
+  CHECK(!app.picker.open);
+  CHECK(app.message_warn);
+  CHECK_HAS(app.message, "cannot open bad.json");
+  CHECK(strcmp(app.net->name, "fig1") == 0 && app.plan == before);
+  CHECK(Snapshot_keys(&app, "Odiamond<Down><Enter>", &bad_));
+  CHECK(strcmp(app.net->name, "diamond") == 0);
+  CHECK(app.plan && app.plan->nsteps == app.net->nops && app.violations == 0);
+  CHECK_EQ(app.set.budget, App_figures(&app)->m_r);
+  CHECK(Snapshot_keys(&app, "Ozz<Esc>", &bad_));
+  CHECK(!app.picker.open && strcmp(app.net->name, "diamond") == 0);
+  App_free(&app);
+  unlink(p1);
+  unlink(p2);
+  unlink(p3);
+  rmdir(dir);
+}
+
+/* Every cell of the block area: a click there finds a block exactly where one is drawn. */
+static void Test_clicksMatchTheMap(App *app, Grid *g) {
+  View_draw(app, g);
+  const MapGeom *m = &app->map_geom;
+  CHECK(m->valid);
+  int blocks = 0;
+  for (int y = m->y; y < m->y + m->rows; y++)
+    for (int x = m->x; x < m->x + m->cols; x++) {
+      int step, stay;
+      CHECK(MapView_hit(app, x, y, &step, &stay));
+      uint32_t ch = Grid_at(g, x, y)->ch;
+      bool drawn = ch == 0x2588 || ch == 0x2580 || ch == 0x2584 || ch == 0x25BC || ch == 0x25B2;
+      if (drawn != (stay >= 0)) {
+        printf("  cell (%d,%d) U+%04X, hit stay %d\n", x, y, (unsigned)ch, stay);
+        CHECK(drawn == (stay >= 0));
+        return;
+      }
+      blocks += drawn;
+      if (stay >= 0) CHECK(app->plan->stays[stay].start <= step && step <= app->plan->stays[stay].end);
+      if (stay >= 0 && Grid_at(g, x, y)->fg != ROLE_SELECT) CHECK(Grid_at(g, x, y)->fg == Role_tensor(app->plan->stays[stay].tensor) || Grid_at(g, x, y)->bg == Role_tensor(app->plan->stays[stay].tensor) || ch == 0x25BC || ch == 0x25B2);
+      CHECK(step >= m->t0 && step < m->t0 + m->span);
+    }
+  CHECK(blocks > 0);
+  int step, stay;
+  CHECK(!MapView_hit(app, m->x - 1, m->y, &step, &stay));
+  CHECK(!MapView_hit(app, m->x, m->axis_y + 2, &step, &stay));
+}
+
+TEST(clicks_move_the_cursor_and_select_through_the_map_axes) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/diamond.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  Grid *g = Grid_new(120, 40, true);
+  Test_clicksMatchTheMap(&app, g);
+  /* a click on a block: its step, its tensor */
+  const MapGeom *m = &app.map_geom;
+  int x = m->x + m->cols - 1, y = m->y + m->rows - 1, step, stay;
+  CHECK(MapView_hit(&app, x, y, &step, &stay) && stay >= 0);
+  CHECK_EQ(Actions_key(&app, Key_click(x, y)), ACT_REDRAW);
+  CHECK_EQ(app.cursor, step);
+  CHECK_EQ(app.selected, app.plan->stays[stay].tensor);
+  /* the step axis: the cursor moves, the selection stays */
+  CHECK_EQ(Actions_key(&app, Key_click(m->x, m->axis_y)), ACT_REDRAW);
+  CHECK_EQ(app.cursor, 0);
+  CHECK_EQ(app.selected, app.plan->stays[stay].tensor);
+  /* a schedule row in the panel */
+  const SchedGeom *sg = &app.sched_geom;
+  CHECK(sg->valid && sg->rows == app.plan->nsteps);
+  CHECK_EQ(Actions_key(&app, Key_click(sg->x + 3, sg->y + 4)), ACT_REDRAW);
+  CHECK_EQ(app.cursor, sg->first + 4);
+  CHECK_EQ(Actions_key(&app, Key_click(0, 0)), 0); /* the status line: nothing */
+  app.help = true; /* overlays take keys only */
+  CHECK_EQ(Actions_key(&app, Key_click(sg->x + 3, sg->y)), 0);
+  App_free(&app);
+
+  /* zoomed and panned, and squeezed (several steps a column) */
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/resnet50.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  const char *bad = NULL;
+  Grid_resize(g, 80, 24);
+  Test_clicksMatchTheMap(&app, g); /* 72 steps in 37 columns */
+  CHECK(Snapshot_keys(&app, "zz]]iii<Up>", &bad));
+  Test_clicksMatchTheMap(&app, g);
+  App_free(&app);
+  Grid_free(g);
+}
+
 TEST_MAIN("tui", T(grid_text_utf8_clipping_and_dump), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
-          T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small))
+          T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
+          T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
+          T(figures_come_from_the_worker_and_presets_wait_for_them), T(picker_lists_filters_and_loads_or_reports),
+          T(clicks_move_the_cursor_and_select_through_the_map_axes))

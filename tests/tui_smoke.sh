@@ -32,6 +32,13 @@ t send-keys -t smoke x Tab
 t send-keys -t smoke '?'
 wait_for "keys (any key closes)" || fail "? did not open the help"
 t send-keys -t smoke Escape
+t send-keys -t smoke O
+wait_for "open a network" || fail "O did not open the file picker"
+t send-keys -t smoke f i g 1 Enter
+wait_for "fig1 (6 ops)" || fail "the picker did not open fig1"
+wait_for "solved" || fail "fig1 was not solved"
+t send-keys -t smoke C
+wait_for "no solve is running" || fail "C did not answer"
 t send-keys -t smoke q
 wait_for "EXITED=0" || fail "q did not end the program with status 0"
 echo "tui smoke: 1 passed"

@@ -34,6 +34,14 @@ case_ resnet50_zoom         resnet50 120x40 "xzz<Tab>"
 case_ resnet50_params_mh    resnet50 80x24  "wh"
 case_ resnet50_budget_up    resnet50 80x24  "+++"
 case_ nasnet_a_too_small    nasnet_a 79x23  ""
+# the file picker (O): the listing, a filter, and opening another network
+case_ diamond_picker        diamond  80x24  "O"
+case_ diamond_picker_filter diamond  80x24  "Ore"
+case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
+# mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
+case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
+case_ diamond_click_sched   diamond  120x40 "<Click:100,14>"
+case_ resnet50_zoom_click   resnet50 80x24  "zz]<Click:27,12>"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

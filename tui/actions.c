@@ -7,6 +7,7 @@
 
 #include "policy.h"
 #include "solve.h"
+#include "views.h"
 
 static int Act_quit(App *app) {
   (void)app;
@@ -23,17 +24,34 @@ static int Act_setBudget(App *app, int64_t b) {
   app->message[0] = '\0';
   return ACT_REDRAW | ACT_RESOLVE;
 }
-static int Act_budgetMR(App *app) { return Act_setBudget(app, App_figures(app)->m_r); }
-static int Act_budgetMH(App *app) { return Act_setBudget(app, App_figures(app)->m_h); }
-static int Act_budgetMP(App *app) { return Act_setBudget(app, App_figures(app)->m_p); }
+static int Act_budgetMR(App *app) {
+  app->await_preset = 0;
+  return Act_setBudget(app, App_figures(app)->m_r);
+}
+/* M_H and M_P need the figures: while the worker computes them, the preset waits
+ * for them (App_poll applies it and solves). */
+static int Act_budgetPreset(App *app, char which) {
+  if (!App_figuresReady(app)) {
+    app->await_preset = which;
+    App_setMessage(app, false, "computing figures... M_%c follows when they arrive", which);
+    return ACT_REDRAW;
+  }
+  app->await_preset = 0;
+  return Act_setBudget(app, which == 'H' ? App_figures(app)->m_h : App_figures(app)->m_p);
+}
+static int Act_budgetMH(App *app) { return Act_budgetPreset(app, 'H'); }
+static int Act_budgetMP(App *app) { return Act_budgetPreset(app, 'P'); }
 
 /* Steps of M_R / 16: fine enough to walk from M_R to M_P on every shipped network. */
 static int64_t Act_budgetStep(App *app) {
   int64_t s = App_figures(app)->m_r / 16;
   return s > 0 ? s : 1;
 }
-static int Act_budgetUp(App *app) { return Act_setBudget(app, app->set.budget + Act_budgetStep(app)); }
+static int Act_budgetUp(App *app) {
+  app->await_preset = 0;
+  return Act_setBudget(app, app->set.budget + Act_budgetStep(app)); }
 static int Act_budgetDown(App *app) {
+  app->await_preset = 0;
   int64_t b = app->set.budget - Act_budgetStep(app), m_r = App_figures(app)->m_r;
   if (b < m_r) b = m_r; /* no plan exists below M_R */
   if (b == app->set.budget) {
@@ -61,10 +79,18 @@ static int Act_allocator(App *app) { return Act_cycle(app, &app->set.alloc, POLI
 static int Act_params(App *app) {
   /* a preset budget follows the setting (M_R stays M_R); a plain size stays put */
   const char *preset = App_preset(app, app->set.budget, app->set.params);
+  if (app->await_preset) preset = app->await_preset == 'H' ? "M_H" : "M_P";
   app->set.params = !app->set.params;
   const NetFigures *f = App_figures(app);
+  const char *what = app->set.params ? "params held on chip" : "activations only";
+  app->await_preset = 0;
+  if (preset && preset[2] != 'R' && !App_figuresReady(app)) { /* never wait here: the worker computes them */
+    app->await_preset = preset[2];
+    App_setMessage(app, false, "%s; computing figures... %s follows", what, preset);
+    return ACT_REDRAW;
+  }
   if (preset) app->set.budget = preset[2] == 'R' ? f->m_r : preset[2] == 'H' ? f->m_h : f->m_p;
-  App_setMessage(app, false, "%s", app->set.params ? "params held on chip" : "activations only");
+  App_setMessage(app, false, "%s", what);
   return ACT_REDRAW | ACT_RESOLVE;
 }
 
@@ -229,6 +255,23 @@ static int Act_screen(App *app) {
   return ACT_REDRAW;
 }
 
+static int Act_cancel(App *app) {
+  if (App_cancel(app)) App_setMessage(app, false, "cancelling the solve...");
+  else App_setMessage(app, false, "no solve is running");
+  return ACT_REDRAW;
+}
+
+static int Act_open(App *app) {
+  Picker_open(app);
+  return ACT_REDRAW;
+}
+
+static int Act_mouse(App *app) {
+  app->mouse = !app->mouse;
+  App_setMessage(app, false, "mouse %s", app->mouse ? "on: click the map or the schedule" : "off (the terminal selects text)");
+  return ACT_REDRAW;
+}
+
 static Action Actions_table[] = {
   {"quit", 'q', 0, "quit", Act_quit},
   {"help", '?', 0, "show this help", Act_help},
@@ -265,6 +308,9 @@ static Action Actions_table[] = {
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"save_plan", 'S', 0, "save the plan as NETWORK.plan.json", Act_save},
   {"screen_dump", 'P', 0, "write the screen to NETWORK.screen.txt", Act_screen},
+  {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},
+  {"open", 'O', 0, "open another network (file picker)", Act_open},
+  {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 
@@ -285,6 +331,11 @@ static int Actions_prompt(App *app, int key) {
     app->prompt = false;
     int64_t b;
     SpError err;
+    if (strncasecmp(app->prompt_buf, "M_", 2) == 0 && strcasecmp(app->prompt_buf, "M_R") != 0 &&
+        !App_figuresReady(app)) {
+      App_setMessage(app, true, "computing figures... type %s again in a moment", app->prompt_buf);
+      return ACT_REDRAW;
+    }
     if (Budget_parse(app->prompt_buf, App_figures(app), &b, NULL, &err)) {
       App_setMessage(app, true, "%s", err.text);
       return ACT_REDRAW;
@@ -300,6 +351,12 @@ static int Actions_prompt(App *app, int key) {
 
 int Actions_key(App *app, int key) {
   if (key == K_RESIZE) return ACT_REDRAW;
+  if (Key_isClick(key)) {
+    if (app->help || app->prompt || app->picker.open) return 0; /* overlays take keys only */
+    if (app->grid) View_draw(app, app->grid); /* the geometry of what the state shows now */
+    return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
+  }
+  if (app->picker.open) return Picker_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (app->help) { /* any key closes the help; q still quits */
     app->help = false;
@@ -334,8 +391,23 @@ const char *Key_name(int key, char *buf, int n) {
   return buf;
 }
 
+int Key_click(int x, int y) {
+  if (x < 0) x = 0;
+  if (y < 0) y = 0;
+  return K_CLICK | ((y < 1023 ? y : 1023) << 10) | (x < 1023 ? x : 1023);
+}
+bool Key_isClick(int key) { return (key & ~0xFFFFF) == K_CLICK; }
+int Key_clickX(int key) { return key & 1023; }
+int Key_clickY(int key) { return (key >> 10) & 1023; }
+
 int Key_parse(const char *s, int *key) {
   if (!*s) return 0;
+  int cx, cy, used = 0;
+  if (strncasecmp(s, "<Click:", 7) == 0 && sscanf(s + 7, "%d,%d>%n", &cx, &cy, &used) == 2 && used > 0 && cx >= 0 &&
+      cy >= 0 && cx < 1024 && cy < 1024) {
+    *key = Key_click(cx, cy);
+    return 7 + used;
+  }
   if (*s == '<') {
     const char *end = strchr(s, '>');
     if (end && end > s + 1) {

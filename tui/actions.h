@@ -11,6 +11,7 @@ enum {
   K_TAB = '\t', K_ENTER = '\n', K_ESC = 27, K_BACKSPACE = 127,
   K_SPECIAL = 0x110000, /* beyond Unicode */
   K_LEFT, K_RIGHT, K_UP, K_DOWN, K_BTAB, K_PGUP, K_PGDN, K_HOME, K_END, K_RESIZE,
+  K_CLICK = 0x200000, /* | y << 10 | x: a mouse click at a screen cell (Key_click) */
 };
 
 enum { ACT_REDRAW = 1, ACT_RESOLVE = 2, ACT_QUIT = 4 };
@@ -33,7 +34,12 @@ int Actions_key(App *app, int key);
 const char *Actions_configure(const char *spec);
 /* "q", "<Left>", "<Tab>" ... into buf. */
 const char *Key_name(int key, char *buf, int n);
-/* Reads one key from a script ("x", "<Right>", "<lt>" for '<'); returns the
+/* A click at screen cell (x, y) as a key (x, y clamped to 0..1023), and back. */
+int Key_click(int x, int y);
+bool Key_isClick(int key);
+int Key_clickX(int key);
+int Key_clickY(int key);
+/* Reads one key from a script ("<Click:X,Y>" is a click at column X, row Y) ("x", "<Right>", "<lt>" for '<'); returns the
  * bytes consumed, 0 at the end, -1 on an unknown <name>. */
 int Key_parse(const char *s, int *key);
 

@@ -27,11 +27,42 @@ typedef struct {
   int peak_step;
 } PlanSteps;
 
+/* Where the map was last drawn, so a click maps back to a step and an address
+ * through the same axes (map_view.c fills it, MapView_hit reads it). */
+typedef struct {
+  bool valid;
+  int x, y, cols, rows;   /* the block area: columns [x, x + cols), rows [y, y + rows) */
+  int axis_y;             /* the step-number row below the blocks (clicks there move the cursor) */
+  int t0, span, colw, mw; /* the time axis (map_view.c's TimeAxis) */
+  int sub;                /* address bands per row (2 with half blocks) */
+  int64_t a0;
+  double bps;             /* bytes per band */
+} MapGeom;
+
+/* Where the panel's schedule rows were last drawn. */
+typedef struct {
+  bool valid;
+  int x, w, y, rows, first; /* row i (at y + i) shows step first + i */
+} SchedGeom;
+
+/* The file picker overlay (picker.c). */
+typedef struct {
+  bool open;
+  char **paths, **labels; /* every *.json found, sorted by label */
+  int n;
+  int *shown, nshown;     /* indices matching the filter */
+  int sel, top;           /* selected row of shown, first visible row */
+  char filter[64];
+} Picker;
+
 typedef struct App {
   Net *net;
-  NetFigures fig[2];      /* [params] */
+  char path[1024];        /* the network file */
+  NetFigures fig[2];      /* [params]; until fig_ok, only m_r is real (the others equal it) */
   int *mp_order[2];       /* the exact M_P order per params setting (the mpmf schedule) */
   bool fig_ok[2];
+  bool fig_asked[2];      /* posted to the worker, not arrived yet */
+  char await_preset;      /* 'H' / 'P': apply this preset (and solve) when the figures arrive */
 
   AppSettings set;        /* what the user asked for */
   Plan *plan;             /* the last good plan (may lag set while solving) */
@@ -48,6 +79,8 @@ typedef struct App {
   SolveProgress progress;
   char progress_stage[64];
   char error[SP_ERROR_TEXT]; /* the last solve's error, "" if it succeeded */
+  bool cancel_asked;      /* the user cancelled the running solve */
+  bool cancelled;         /* the last solve was cancelled by the user */
   bool deterministic;     /* hide wall-clock times (snapshots) */
 
   /* view */
@@ -61,6 +94,10 @@ typedef struct App {
   char message[256];      /* one-line feedback ("saved ...") */
   bool message_warn;
   Grid *grid;             /* the last drawn screen (for P) */
+  MapGeom map_geom;
+  SchedGeom sched_geom;
+  Picker picker;
+  bool mouse;             /* report mouse clicks (term.c follows it) */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */
@@ -70,7 +107,18 @@ const PolicyInfo *App_policy(PolicyKind kind, int i);
 /* Loads the network and its figures; prints nothing. */
 Status App_init(App *app, const char *path, SpError *err);
 void App_free(App *app);
-const NetFigures *App_figures(App *app); /* for set.params; computes once per setting */
+/* Figures for set.params. With a worker they are computed there (asked once per
+ * setting; until they arrive only m_r is real, see App_figuresReady); without
+ * one, here, once per setting. */
+const NetFigures *App_figures(App *app);
+bool App_figuresReady(App *app);
+/* Asks the worker for both params settings' figures now (no-op without one). */
+void App_prefetchFigures(App *app);
+/* Loads another network in place (settings kept, budget M_R, view reset); on
+ * failure the old one stays and err says why. */
+Status App_load(App *app, const char *path, SpError *err);
+/* Cancels the running solve (worker only); false if nothing was running. */
+bool App_cancel(App *app);
 /* Starts a solve of app->set (worker or synchronous). */
 void App_resolve(App *app);
 /* Takes a finished result from the worker, if any; true when the screen changed. */

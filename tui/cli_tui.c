@@ -74,7 +74,7 @@ const CliCommand Cli_tui = {"tui", "[NET]",
                             Tui_options, Tui_run};
 
 static const CliOption Snapshot_options[] = {
-  {"--keys", "KEYS", "keys to apply first, e.g. \"rx<Right><Tab>\" (<Left> <Right> <Up> <Down> <Tab> <S-Tab> <Enter> <Esc> <PgUp> <PgDn> <Home> <End> <lt>)"},
+  {"--keys", "KEYS", "keys to apply first, e.g. \"rx<Right><Tab>\" (<Left> <Right> <Up> <Down> <Tab> <S-Tab> <Enter> <Esc> <PgUp> <PgDn> <Home> <End> <lt>; <Click:X,Y> clicks column X, row Y)"},
   {"--size", "WxH", "screen size (default 120x40)"},
   {"--out", "FILE", "write FILE.txt (text) or FILE.svg (colors); default: text on stdout"},
   {"--ascii", NULL, "draw as a non-UTF-8 terminal would"},
@@ -96,16 +96,18 @@ static int Snapshot_run(int argc, char **argv) {
   if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
   app.deterministic = true;
   App_resolve(&app);
-  const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
-  if (keys && !Snapshot_keys(&app, keys, &bad)) {
-    fprintf(stderr, "spadmap snapshot: unknown key name at \"%s\"\n", bad);
-    App_free(&app);
-    return EXIT_USAGE;
-  }
   Grid *g = Grid_new(w, h, !Cli_value(c, &a, "--ascii"));
   if (!g) {
     App_free(&app);
     return EXIT_INVALID;
+  }
+  app.grid = g; /* clicks in the script hit the screen as drawn at that point */
+  const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
+  if (keys && !Snapshot_keys(&app, keys, &bad)) {
+    fprintf(stderr, "spadmap snapshot: unknown key name at \"%s\"\n", bad);
+    Grid_free(g);
+    App_free(&app);
+    return EXIT_USAGE;
   }
   View_draw(&app, g);
   const char *out = Cli_value(c, &a, "--out");

@@ -48,9 +48,58 @@ static void Map_labels(App *app, Grid *g, int x, int y, int mh, int sub, int64_t
   (void)app;
 }
 
+/* The address bands [*lo, *hi] a stay covers (0 = the bottom band of the view);
+ * false when it is outside the view. The drawing and the click test share it. */
+static bool Map_bands(const App *app, const Stay *s, int64_t a0, double bps, int sr, int *lo_out, int *hi_out) {
+  int64_t bytes = app->net->tensors[s->tensor].bytes;
+  int lo = (int)((double)(s->offset - a0) / bps), hi = (int)(((double)(s->offset + bytes - a0) / bps) + 0.999999) - 1;
+  if (hi < lo) hi = lo;
+  if (hi < 0 || lo >= sr) return false;
+  *lo_out = lo < 0 ? 0 : lo;
+  *hi_out = hi >= sr ? sr - 1 : hi;
+  return true;
+}
+
+bool MapView_hit(const App *app, int x, int y, int *step, int *stay) {
+  const MapGeom *m = &app->map_geom;
+  const Plan *p = app->plan;
+  *stay = -1;
+  if (!m->valid || !p || x < m->x || x >= m->x + m->cols || y < m->y - 1 || y > m->axis_y + 1) return false;
+  TimeAxis ax = Map_axis(m->t0, m->span, m->mw);
+  int c = x - m->x, t;
+  if (ax.colw) t = ax.t0 + c / ax.colw;
+  else { /* several steps a column: the first whose columns reach c */
+    t = ax.t0 + (int)((int64_t)c * ax.span / ax.cols);
+    while (t > ax.t0 && Map_colEnd(&ax, t - 1) >= c) t--;
+    while (t + 1 < ax.t0 + ax.span && Map_colEnd(&ax, t) < c) t++;
+  }
+  if (t >= ax.t0 + ax.span) t = ax.t0 + ax.span - 1;
+  if (t >= p->nsteps) t = p->nsteps - 1;
+  *step = t;
+  if (y < m->y || y >= m->y + m->rows) return true;
+  int sr = m->rows * m->sub, up = sr - 1 - (y - m->y) * m->sub, low = up - (m->sub - 1), best = -1;
+  for (int i = 0; i < p->nstays; i++) { /* the stays drawn in column c, as MapView_draw places them */
+    const Stay *s = &p->stays[i];
+    int lo, hi;
+    if (s->end < ax.t0 || s->start >= ax.t0 + ax.span) continue;
+    int first = s->start < ax.t0 ? ax.t0 : s->start, last = s->end >= ax.t0 + ax.span ? ax.t0 + ax.span - 1 : s->end;
+    if (c < Map_colOf(&ax, first) || c > Map_colEnd(&ax, last)) continue;
+    if (!Map_bands(app, s, m->a0, m->bps, sr, &lo, &hi) || hi < low || lo > up) continue;
+    int top = hi < up ? hi : up; /* the band it shows highest in this cell; later stays are drawn over earlier */
+    if (top >= best) best = top, *stay = i;
+  }
+  if (*stay >= 0) { /* several steps a column: one where the tensor is resident */
+    const Stay *s = &p->stays[*stay];
+    if (*step < s->start) *step = s->start;
+    if (*step > s->end) *step = s->end;
+  }
+  return true;
+}
+
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   const Plan *p = app->plan;
   int mw = w - MAP_LABEL_W - 1, mh = h - 6, mx = x + MAP_LABEL_W;
+  app->map_geom.valid = false;
   Grid_text(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "memory map");
   if (!p || mw < 4 || mh < 2) {
     Grid_text(g, x + 2, y + 2, w - 2, ROLE_DIM, 0, app->solving ? "solving..." : "no plan (see the status line)");
@@ -77,12 +126,8 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   for (int i = 0; i < p->nstays; i++) {
     const Stay *s = &p->stays[i];
     if (s->end < ax.t0 || s->start >= ax.t0 + ax.span) continue;
-    int64_t bytes = app->net->tensors[s->tensor].bytes;
-    int lo = (int)((double)(s->offset - a0) / bps), hi = (int)(((double)(s->offset + bytes - a0) / bps) + 0.999999) - 1;
-    if (hi < lo) hi = lo;
-    if (hi < 0 || lo >= sr) continue;
-    if (lo < 0) lo = 0;
-    if (hi >= sr) hi = sr - 1;
+    int lo, hi;
+    if (!Map_bands(app, s, a0, bps, sr, &lo, &hi)) continue;
     int c0 = Map_colOf(&ax, s->start < ax.t0 ? ax.t0 : s->start);
     int c1 = Map_colEnd(&ax, s->end >= ax.t0 + ax.span ? ax.t0 + ax.span - 1 : s->end);
     for (int c = c0; c <= c1 && c < mw; c++) {
@@ -154,6 +199,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
 
   /* events row, step axis, markers */
   int ey = y + 2 + mh;
+  app->map_geom = (MapGeom){true, mx, y + 2, used_cols < mw ? used_cols : mw, mh, ey + 1, ax.t0, ax.span, ax.colw, mw, sub, a0, bps};
   Grid_text(g, x, ey, MAP_LABEL_W - 1, ROLE_AXIS, 0, "spill");
   Grid_text(g, x, ey + 1, MAP_LABEL_W - 1, ROLE_AXIS, 0, "  step");
   for (int t = ax.t0; t < ax.t0 + ax.span; t++) {

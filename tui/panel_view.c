@@ -24,9 +24,27 @@ static void Panel_value(char *buf, size_t n, int64_t v, bool bytes, bool sign) {
   snprintf(buf, n, "%s%.30s", sign && v > 0 ? "+" : sign && v < 0 && !bytes ? "-" : "", tmp);
 }
 
+/* A searching policy's live report: stage, incumbent, bound, gap, nodes, time. */
+static int Panel_search(App *app, Grid *g, int x, int y, int w) {
+  const SolveProgress *pr = &app->progress;
+  char b1[16], b2[16], gap[16] = "-", t[24] = "";
+  int y0 = y;
+  Panel_title(g, x, y++, w, "search");
+  Grid_printf(g, x + 1, y++, w - 1, ROLE_CURSOR, ATTR_BOLD, "%s", pr->stage && pr->stage[0] ? pr->stage : "running");
+  if (pr->gap >= 0) snprintf(gap, sizeof gap, "%.1f%%", pr->gap * 100);
+  if (!app->deterministic) snprintf(t, sizeof t, "  %.1f s", pr->elapsed);
+  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "incumbent %-8s bound %s",
+              pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
+              pr->has_bound ? App_bytes((int64_t)pr->bound, b2, sizeof b2) : "-");
+  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "gap %-8s nodes %ld%s", gap, pr->nodes, t);
+  Grid_text(g, x + 1, y++, w - 1, ROLE_DIM, 0, "C cancels (keeps the best plan so far)");
+  return y - y0;
+}
+
 static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   const Plan *p = app->plan, *q = app->pinned;
   int y0 = y;
+  if (app->solving && app->has_progress) y += Panel_search(app, g, x, y, w);
   Panel_title(g, x, y++, w, "totals");
   if (!p) {
     Grid_text(g, x + 1, y++, w - 1, ROLE_DIM, 0, "no plan yet");
@@ -87,10 +105,12 @@ static int64_t Panel_sum(const Net *net, const int *ts, int n) {
 static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
   Panel_title(g, x, y, w, "schedule");
   const Plan *p = app->plan;
+  app->sched_geom.valid = false;
   if (!p || rows < 1) return;
   int first = app->cursor - rows / 2;
   if (first + rows > p->nsteps) first = p->nsteps - rows;
   if (first < 0) first = 0;
+  app->sched_geom = (SchedGeom){true, x, w, y + 1, rows < p->nsteps - first ? rows : p->nsteps - first, first};
   int namew = w - 1 - 2 - 5 - 14 - 1;
   for (int i = 0; i < rows && first + i < p->nsteps; i++) {
     int t = first + i, op = p->order[t];

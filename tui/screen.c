@@ -8,6 +8,7 @@
 void View_draw(App *app, Grid *g) {
   Grid_clear(g);
   app->grid = g;
+  app->map_geom.valid = app->sched_geom.valid = false;
   if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
     char msg[80];
     snprintf(msg, sizeof msg, "terminal too small (need %dx%d, have %dx%d)", VIEW_MIN_W, VIEW_MIN_H, g->w, g->h);
@@ -21,5 +22,26 @@ void View_draw(App *app, Grid *g) {
   MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
   PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
   StatusView_drawBottom(app, g, g->h - 1);
+  if (app->picker.open) PickerView_draw(app, g);
   if (app->help) HelpView_draw(app, g);
+}
+
+bool View_click(App *app, int x, int y) {
+  int step, stay;
+  if (MapView_hit(app, x, y, &step, &stay)) {
+    app->cursor = step;
+    if (y >= app->map_geom.y && y < app->map_geom.y + app->map_geom.rows)
+      app->selected = stay >= 0 ? app->plan->stays[stay].tensor : -1;
+    App_clampView(app);
+    app->message[0] = '\0';
+    return true;
+  }
+  const SchedGeom *s = &app->sched_geom;
+  if (s->valid && x >= s->x && x < s->x + s->w && y >= s->y && y < s->y + s->rows) {
+    app->cursor = s->first + (y - s->y);
+    App_clampView(app);
+    app->message[0] = '\0';
+    return true;
+  }
+  return false;
 }

@@ -89,6 +89,11 @@ static int Term_key(int ch, bool is_key) {
   case KEY_ENTER: return K_ENTER;
   case KEY_BACKSPACE: return K_BACKSPACE;
   case KEY_RESIZE: return K_RESIZE;
+  case KEY_MOUSE: {
+    MEVENT ev;
+    if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))) return -1;
+    return Key_click(ev.x, ev.y);
+  }
   default: return -1;
   }
 }
@@ -130,12 +135,19 @@ int Term_run(App *app) {
     tc.color = true;
     tc.c256 = COLORS >= 256;
   }
+  mouseinterval(0); /* a press is the click: no wait to tell clicks from drags */
+  bool mouse_on = !app->mouse;
   Grid *g = Grid_new(COLS, LINES, unicode);
   int rc = 0;
   if (!g) rc = 1;
   App_resolve(app);
+  App_prefetchFigures(app); /* both settings, on the worker: toggling params never waits */
   bool dirty = true, was_solving = false;
   while (g) {
+    if (app->mouse != mouse_on) { /* M toggles it: off gives the terminal its text selection back */
+      mouse_on = app->mouse;
+      mousemask(mouse_on ? BUTTON1_CLICKED | BUTTON1_PRESSED : 0, NULL);
+    }
     if (App_poll(app)) dirty = true;
     if (app->solving != was_solving) dirty = true, was_solving = app->solving;
     if (dirty) {
@@ -156,6 +168,7 @@ int Term_run(App *app) {
     if (flags) dirty = true;
     if (key == K_RESIZE) clearok(stdscr, TRUE);
   }
+  mousemask(0, NULL);
   Term_active = 0;
   endwin();
   Term_signalsOff();

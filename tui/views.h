@@ -16,4 +16,21 @@ void StatusView_drawTop(App *app, Grid *g, int y);
 void StatusView_drawBottom(App *app, Grid *g, int y);
 void HelpView_draw(App *app, Grid *g);
 
+/* A click at screen cell (x, y) of the last drawn screen: in the map it moves the
+ * cursor to that step and selects the topmost block under the pointer (or none);
+ * on a schedule row it moves the cursor to that row's step. true if anything changed. */
+bool View_click(App *app, int x, int y);
+/* What is under screen cell (x, y) in the last drawn map, through the map's own
+ * axes (zoom and pan included): false outside it; else *step is the column's
+ * (first) step and *stay the plan stay drawn topmost in that cell, -1 if none
+ * (always -1 on the axis rows above and below the blocks). */
+bool MapView_hit(const App *app, int x, int y, int *step, int *stay);
+
+/* The file picker (picker.c): *.json files of the network's directory and the
+ * bundled networks; type to filter, Up/Down/PgUp/PgDn, Enter opens, Esc closes. */
+void Picker_open(App *app);
+void Picker_close(App *app);
+int Picker_key(App *app, int key); /* ACT_* flags */
+void PickerView_draw(App *app, Grid *g);
+
 #endif

@@ -19,11 +19,13 @@ struct Worker {
   SolveProgress progress; /* newest report of the running job */
   char stage[64];
   bool has_progress;
+  bool fig_want[2], fig_done[2]; /* figures requests per params setting */
+  NetFigures fig[2];
+  int *fig_order[2];
+  Status fig_status[2];
 };
 
-/* Called on the worker thread by searching policies. */
-static void Worker_onProgress(const SolveProgress *p, void *user) {
-  Worker *w = user;
+void Worker_report(Worker *w, const SolveProgress *p) {
   pthread_mutex_lock(&w->mu);
   w->progress = *p;
   snprintf(w->stage, sizeof w->stage, "%s", p->stage ? p->stage : "");
@@ -31,6 +33,9 @@ static void Worker_onProgress(const SolveProgress *p, void *user) {
   w->has_progress = true;
   pthread_mutex_unlock(&w->mu);
 }
+
+/* Called on the worker thread by searching policies. */
+static void Worker_onProgress(const SolveProgress *p, void *user) { Worker_report(user, p); }
 
 bool Worker_progress(Worker *w, SolveProgress *out, char *stage, int n) {
   pthread_mutex_lock(&w->mu);
@@ -63,8 +68,29 @@ static void *Worker_main(void *arg) {
   Worker *w = arg;
   pthread_mutex_lock(&w->mu);
   for (;;) {
-    while (!w->has_pending && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+    while (!w->has_pending && !w->fig_want[0] && !w->fig_want[1] && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
     if (w->quit) break;
+    if (w->fig_want[0] || w->fig_want[1]) { /* figures first: they are short and presets wait on them */
+      bool p = !w->fig_want[0];
+      w->fig_want[p] = false;
+      pthread_mutex_unlock(&w->mu);
+      NetFigures f;
+      SpError err;
+      memset(&f, 0, sizeof f);
+      int *order = malloc(sizeof(int) * (size_t)(w->net->nops ? w->net->nops : 1));
+      Status st = order ? Figures_compute(w->net, p, &f, order, &err) : SP_ERR_NOMEM;
+      if (st) {
+        free(order);
+        order = NULL;
+      }
+      pthread_mutex_lock(&w->mu);
+      free(w->fig_order[p]);
+      w->fig[p] = f;
+      w->fig_order[p] = order;
+      w->fig_status[p] = st;
+      w->fig_done[p] = true;
+      continue;
+    }
     SolveJob job = w->pending;
     w->has_pending = false;
     w->running = true;
@@ -127,6 +153,33 @@ bool Worker_poll(Worker *w, SolveResult *out) {
   return got;
 }
 
+void Worker_cancel(Worker *w) {
+  pthread_mutex_lock(&w->mu);
+  if (w->running && !w->has_pending) w->cancel = 1;
+  pthread_mutex_unlock(&w->mu);
+}
+
+void Worker_postFigures(Worker *w, bool params) {
+  pthread_mutex_lock(&w->mu);
+  w->fig_want[params] = true;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+bool Worker_takeFigures(Worker *w, bool params, NetFigures *f, int **order, Status *st) {
+  pthread_mutex_lock(&w->mu);
+  bool got = w->fig_done[params];
+  if (got) {
+    *f = w->fig[params];
+    *order = w->fig_order[params];
+    *st = w->fig_status[params];
+    w->fig_order[params] = NULL;
+    w->fig_done[params] = false;
+  }
+  pthread_mutex_unlock(&w->mu);
+  return got;
+}
+
 bool Worker_busy(Worker *w) {
   pthread_mutex_lock(&w->mu);
   bool busy = w->running || w->has_pending;
@@ -143,6 +196,8 @@ void Worker_stop(Worker *w) {
   pthread_mutex_unlock(&w->mu);
   pthread_join(w->thread, NULL);
   if (w->has_done) Plan_free(w->done.plan);
+  free(w->fig_order[0]);
+  free(w->fig_order[1]);
   pthread_cond_destroy(&w->cv);
   pthread_mutex_destroy(&w->mu);
   free(w);

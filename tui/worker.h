@@ -36,6 +36,18 @@ bool Worker_busy(Worker *w);
 /* The running search's newest progress report (searching policies only), if a
  * new one arrived since the last call; stage is copied into stage[n]. */
 bool Worker_progress(Worker *w, SolveProgress *out, char *stage, int n);
+/* Sets the running job's cancel flag (the user's cancel key); its result still
+ * arrives through Worker_poll (a plan found so far, or SP_ERR_CANCELLED). */
+void Worker_cancel(Worker *w);
+/* Stores a progress report as if the running search had made it (the solve's
+ * progress callback; tests feed fake reports through it). */
+void Worker_report(Worker *w, const SolveProgress *p);
+/* Asks for the network's figures (M_R, M_H, M_P and the M_P order) for one params
+ * setting; they are computed on the worker thread before the next solve job. */
+void Worker_postFigures(Worker *w, bool params);
+/* Takes computed figures, if they arrived: *order (nops entries, or NULL when
+ * the search failed) is then owned by the caller. Returns Figures_compute's status. */
+bool Worker_takeFigures(Worker *w, bool params, NetFigures *f, int **order, Status *st);
 /* Cancels the running job, joins the thread, frees unclaimed results. */
 void Worker_stop(Worker *w);
 
