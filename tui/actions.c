@@ -72,6 +72,10 @@ static int Act_cycle(App *app, int *idx, PolicyKind k) {
   App_setMessage(app, false, "%s policy: %s", PolicyKind_name(k), App_policy(k, *idx)->name);
   return ACT_REDRAW | ACT_RESOLVE;
 }
+static int Act_menu(App *app) {
+  Menu_open(app);
+  return ACT_REDRAW;
+}
 static int Act_schedule(App *app) { return Act_cycle(app, &app->set.sched, POLICY_SCHEDULE); }
 static int Act_replacement(App *app) { return Act_cycle(app, &app->set.repl, POLICY_REPLACEMENT); }
 static int Act_allocator(App *app) { return Act_cycle(app, &app->set.alloc, POLICY_ALLOCATOR); }
@@ -281,6 +285,7 @@ static Action Actions_table[] = {
   {"budget_up", '+', '=', "budget + M_R/16", Act_budgetUp},
   {"budget_down", '-', '_', "budget - M_R/16", Act_budgetDown},
   {"budget_type", 'b', 0, "type a budget (512K, 2M, M_P)", Act_budgetType},
+  {"policies", 'm', 0, "choose the policies from a menu", Act_menu},
   {"schedule", 's', 0, "next schedule policy", Act_schedule},
   {"replacement", 'e', 0, "next replacement policy", Act_replacement},
   {"allocator", 'a', 0, "next allocator", Act_allocator},
@@ -352,11 +357,12 @@ static int Actions_prompt(App *app, int key) {
 int Actions_key(App *app, int key) {
   if (key == K_RESIZE) return ACT_REDRAW;
   if (Key_isClick(key)) {
-    if (app->help || app->prompt || app->picker.open) return 0; /* overlays take keys only */
+    if (app->help || app->prompt || app->picker.open || app->menu.open) return 0; /* overlays take keys only */
     if (app->grid) View_draw(app, app->grid); /* the geometry of what the state shows now */
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
+  if (app->menu.open) return Menu_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (app->help) { /* any key closes the help; q still quits */
     app->help = false;

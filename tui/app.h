@@ -55,6 +55,13 @@ typedef struct {
   char filter[64];
 } Picker;
 
+/* The policy menu overlay (menu.c): one column per policy kind. */
+typedef struct {
+  bool open;
+  int col;                /* the focused column (PolicyKind) */
+  int sel[POLICY_KIND_COUNT]; /* the highlighted policy of each column */
+} PolicyMenu;
+
 typedef struct App {
   Net *net;
   char path[1024];        /* the network file */
@@ -97,6 +104,7 @@ typedef struct App {
   MapGeom map_geom;
   SchedGeom sched_geom;
   Picker picker;
+  PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
 } App;
 

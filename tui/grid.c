@@ -191,3 +191,15 @@ Role Role_tensor(int tensor) {
   /* stride 5 is coprime with 8: neighbouring tensors (often neighbours in memory) differ */
   return (Role)(ROLE_TENSOR0 + (int)(((unsigned)tensor * 5u + 1u) % GRID_PALETTE));
 }
+
+void Grid_box(Grid *g, int x0, int y0, int w, int h) {
+  Grid_fill(g, x0, y0, w, h, ' ', ROLE_DEFAULT, 0);
+  Grid_fill(g, x0, y0, w, 1, 0x2500, ROLE_TITLE, 0);
+  Grid_fill(g, x0, y0 + h - 1, w, 1, 0x2500, ROLE_TITLE, 0);
+  Grid_fill(g, x0, y0, 1, h, 0x2502, ROLE_TITLE, 0);
+  Grid_fill(g, x0 + w - 1, y0, 1, h, 0x2502, ROLE_TITLE, 0);
+  Grid_put(g, x0, y0, 0x250C, ROLE_TITLE, 0);
+  Grid_put(g, x0 + w - 1, y0, 0x2510, ROLE_TITLE, 0);
+  Grid_put(g, x0, y0 + h - 1, 0x2514, ROLE_TITLE, 0);
+  Grid_put(g, x0 + w - 1, y0 + h - 1, 0x2518, ROLE_TITLE, 0);
+}

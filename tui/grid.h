@@ -55,6 +55,8 @@ void Grid_clear(Grid *g);
 Cell *Grid_at(Grid *g, int x, int y); /* NULL outside */
 void Grid_put(Grid *g, int x, int y, uint32_t ch, Role fg, int attr);
 void Grid_fill(Grid *g, int x, int y, int w, int h, uint32_t ch, Role fg, int attr);
+/* A blank overlay with a frame (the overlays' common look). */
+void Grid_box(Grid *g, int x, int y, int w, int h);
 /* UTF-8 text at (x, y), at most maxw columns; returns the columns written. */
 int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8);
 int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...)

@@ -13,15 +13,7 @@ void HelpView_draw(App *app, Grid *g) {
   if (w > g->w) w = g->w;
   if (h > g->h) h = g->h;
   int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2;
-  Grid_fill(g, x0, y0, w, h, ' ', ROLE_DEFAULT, 0);
-  Grid_fill(g, x0, y0, w, 1, 0x2500, ROLE_TITLE, 0);
-  Grid_fill(g, x0, y0 + h - 1, w, 1, 0x2500, ROLE_TITLE, 0);
-  Grid_fill(g, x0, y0, 1, h, 0x2502, ROLE_TITLE, 0);
-  Grid_fill(g, x0 + w - 1, y0, 1, h, 0x2502, ROLE_TITLE, 0);
-  Grid_put(g, x0, y0, 0x250C, ROLE_TITLE, 0);
-  Grid_put(g, x0 + w - 1, y0, 0x2510, ROLE_TITLE, 0);
-  Grid_put(g, x0, y0 + h - 1, 0x2514, ROLE_TITLE, 0);
-  Grid_put(g, x0 + w - 1, y0 + h - 1, 0x2518, ROLE_TITLE, 0);
+  Grid_box(g, x0, y0, w, h);
   Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " keys (any key closes) ");
   for (int i = 0; i < n; i++) {
     const Action *a = Actions_at(i);

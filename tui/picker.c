@@ -169,15 +169,7 @@ void PickerView_draw(App *app, Grid *g) {
   if (h > pk->n + 6) h = pk->n + 6;
   if (h < 7) h = 7;
   int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, rows = h - 5;
-  Grid_fill(g, x0, y0, w, h, ' ', ROLE_DEFAULT, 0);
-  Grid_fill(g, x0, y0, w, 1, 0x2500, ROLE_TITLE, 0);
-  Grid_fill(g, x0, y0 + h - 1, w, 1, 0x2500, ROLE_TITLE, 0);
-  Grid_fill(g, x0, y0, 1, h, 0x2502, ROLE_TITLE, 0);
-  Grid_fill(g, x0 + w - 1, y0, 1, h, 0x2502, ROLE_TITLE, 0);
-  Grid_put(g, x0, y0, 0x250C, ROLE_TITLE, 0);
-  Grid_put(g, x0 + w - 1, y0, 0x2510, ROLE_TITLE, 0);
-  Grid_put(g, x0, y0 + h - 1, 0x2514, ROLE_TITLE, 0);
-  Grid_put(g, x0 + w - 1, y0 + h - 1, 0x2518, ROLE_TITLE, 0);
+  Grid_box(g, x0, y0, w, h);
   Grid_printf(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " open a network (%d of %d files) ", pk->nshown, pk->n);
   int n = Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_PROMPT, 0, "filter: %s", pk->filter);
   Grid_put(g, x0 + 2 + n, y0 + 1, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);

@@ -23,6 +23,7 @@ void View_draw(App *app, Grid *g) {
   PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
   StatusView_drawBottom(app, g, g->h - 1);
   if (app->picker.open) PickerView_draw(app, g);
+  if (app->menu.open) MenuView_draw(app, g);
   if (app->help) HelpView_draw(app, g);
 }
 

@@ -33,4 +33,10 @@ void Picker_close(App *app);
 int Picker_key(App *app, int key); /* ACT_* flags */
 void PickerView_draw(App *app, Grid *g);
 
+/* The policy menu (menu.c): every policy of each kind, searching ones included;
+ * Left/Right pick the kind, Up/Down the policy, Enter applies and re-solves. */
+void Menu_open(App *app);
+int Menu_key(App *app, int key); /* ACT_* flags */
+void MenuView_draw(App *app, Grid *g);
+
 #endif
