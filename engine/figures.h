@@ -4,6 +4,7 @@
 #ifndef SPADMAP_FIGURES_H
 #define SPADMAP_FIGURES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,7 +22,7 @@ int64_t Figures_peakLowerBound(const Net *net, bool params);
 
 typedef struct {
   long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */
-  volatile int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
+  atomic_int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
 } MinPeakOptions;
 
 typedef struct {

@@ -17,6 +17,7 @@
 #ifndef SPADMAP_ILP_H
 #define SPADMAP_ILP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "status.h"
@@ -70,7 +71,7 @@ typedef struct {
   void (*progress)(const IlpProgress *p, void *user); /* at least every progress_interval while solving */
   void *user;
   double progress_interval; /* seconds (default 0.2) */
-  volatile int *cancel;   /* non-zero: stop as soon as possible (ILP_CANCELLED) */
+  atomic_int *cancel;   /* non-zero: stop as soon as possible (ILP_CANCELLED) */
   const double *warm_start; /* ncols values of a feasible solution, or NULL */
   const char *label;      /* prefix for progress stages (e.g. "full model"), or NULL */
   bool integral_objective; /* every solution's objective is an integer: round bounds up */

@@ -2,6 +2,7 @@
 #ifndef SPADMAP_SOLVE_H
 #define SPADMAP_SOLVE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,7 +29,7 @@ struct SolveSettings {
   const char *replacement;
   const char *allocator;
   double time_limit;         /* seconds, for searching policies (default 60); <= 0: none */
-  volatile int *cancel;      /* non-zero: stop as soon as possible */
+  atomic_int *cancel;      /* non-zero: stop as soon as possible */
   /* Searching policies call this at least every 200 ms while they run (in the
    * solving thread); NULL: no reports. */
   void (*progress)(const SolveProgress *p, void *user);

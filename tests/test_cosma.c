@@ -1,5 +1,6 @@
 /* COSMA's ILP policies: mpmf-ilp against the exact M_P search, and the replacement
  * ILP against every heuristic, the validator and a brute force on tiny graphs. */
+#include <stdatomic.h>
 #include <math.h>
 
 #include "cosma.h"
@@ -345,7 +346,7 @@ TEST(progress_and_cancel_reach_the_pipeline) {
   CHECK(w.calls >= 3);
   CHECK(w.saw_done);
   Plan_free(plan);
-  volatile int cancel = 1;
+  atomic_int cancel = 1;
   s.cancel = &cancel;
   CHECK_EQ(Cosma_replacement(net, &s, order, &opt, &plan, NULL, &err), SP_OK);
   if (plan) {

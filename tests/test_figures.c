@@ -1,5 +1,6 @@
 /* Figures: M_R, peaks, and the exact M_P search checked against brute force over
  * every topological order of small random graphs. */
+#include <stdatomic.h>
 #include "figures.h"
 #include "randnet.h"
 #include "solve.h"
@@ -222,7 +223,7 @@ TEST(search_limit_is_reported_not_hidden) {
   CHECK_EQ(Figures_minPeak(net, false, &opt, order, &res, &err), SP_ERR_LIMIT);
   CHECK_HAS(err.text, "stopped");
   CHECK(res.lower_bound <= res.peak);
-  volatile int cancel = 1;
+  atomic_int cancel = 1;
   MinPeakOptions_init(&opt);
   opt.cancel = &cancel;
   CHECK_EQ(Figures_minPeak(net, false, &opt, order, &res, &err), SP_ERR_CANCELLED);

@@ -1,5 +1,6 @@
 /* The GLPK wrapper: optimal, infeasible, timeout, cancel, progress, warm start,
  * captured output and caught GLPK errors. */
+#include <stdatomic.h>
 #include <math.h>
 
 #include "ilp.h"
@@ -83,7 +84,7 @@ static IlpModel *market_split(int rows, int n, uint64_t seed) {
 typedef struct {
   int calls;
   int cancel_after;
-  volatile int *cancel;
+  atomic_int *cancel;
   double last_elapsed, max_between;
   bool saw_done;
 } Watch;
@@ -132,7 +133,7 @@ TEST(time_limit_gives_timeout_with_incumbent_and_progress) {
 
 TEST(cancel_stops_the_solve) {
   IlpModel *m = market_split(5, 40, 11);
-  volatile int cancel = 0;
+  atomic_int cancel = 0;
   Watch w = {.cancel_after = 3, .cancel = &cancel};
   IlpOptions o;
   IlpOptions_init(&o);

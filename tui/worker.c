@@ -1,3 +1,4 @@
+#include <stdatomic.h>
 #include "worker.h"
 
 #include <pthread.h>
@@ -13,7 +14,7 @@ struct Worker {
   SolveJob pending;
   bool has_pending, running, quit;
   long latest;          /* seq of the newest job posted */
-  volatile int cancel;  /* the running job's cancel flag */
+  atomic_int cancel;  /* the running job's cancel flag */
   SolveResult done;     /* newest finished, unclaimed */
   bool has_done;
   SolveProgress progress; /* newest report of the running job */
@@ -50,7 +51,7 @@ bool Worker_progress(Worker *w, SolveProgress *out, char *stage, int n) {
   return got;
 }
 
-void Worker_solve(const Net *net, const SolveJob *job, volatile int *cancel, SolveResult *out) {
+void Worker_solve(const Net *net, const SolveJob *job, atomic_int *cancel, SolveResult *out) {
   memset(out, 0, sizeof *out);
   out->seq = job->seq;
   SolveSettings s = job->s;

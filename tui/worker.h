@@ -4,6 +4,7 @@
 #ifndef SPADMAP_WORKER_H
 #define SPADMAP_WORKER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "net.h"
@@ -26,7 +27,7 @@ typedef struct {
 typedef struct Worker Worker;
 
 /* Runs one job on the calling thread (snapshot mode, and the worker's body). */
-void Worker_solve(const Net *net, const SolveJob *job, volatile int *cancel, SolveResult *out);
+void Worker_solve(const Net *net, const SolveJob *job, atomic_int *cancel, SolveResult *out);
 
 Worker *Worker_start(const Net *net); /* NULL if no thread could be started */
 void Worker_post(Worker *w, const SolveJob *job);
