@@ -9,6 +9,7 @@
 #include "replace.h"
 #include "sim.h"
 #include "solve.h"
+#include "combos.h"
 #include "test.h"
 #include "validate.h"
 
@@ -118,12 +119,7 @@ static int check_all_policies(const Net *net, bool params, int64_t budget, int64
     for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
       for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
         SolveSettings s;
-        SolveSettings_init(&s);
-        s.params = params;
-        s.budget = budget;
-        s.schedule = Policy_at(POLICY_SCHEDULE, si)->name;
-        s.replacement = Policy_at(POLICY_REPLACEMENT, ri)->name;
-        s.allocator = Policy_at(POLICY_ALLOCATOR, ai)->name;
+        Combo_settings(&s, params, budget, si, ri, ai);
         s.order = order; /* the schedule policy's order, computed once above */
         Plan *plan;
         SpError err;

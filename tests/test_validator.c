@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "solve.h"
+#include "combos.h"
 #include "test.h"
 #include "validate.h"
 
@@ -686,12 +687,7 @@ static void check_metrics_agree(const char *name, bool params, int64_t extra, in
     for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
       for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
         SolveSettings s;
-        SolveSettings_init(&s);
-        s.params = params;
-        s.budget = budget;
-        s.schedule = Policy_at(POLICY_SCHEDULE, si)->name;
-        s.replacement = Policy_at(POLICY_REPLACEMENT, ri)->name;
-        s.allocator = Policy_at(POLICY_ALLOCATOR, ai)->name;
+        Combo_settings(&s, params, budget, si, ri, ai);
         Plan *plan = NULL;
         SpError err = {0};
         Status st = Solve_run(net, &s, &plan, &err);
