@@ -1,4 +1,5 @@
 /* COSMA's ILP policies: see cosma.h. This file builds the models; ilp.c solves them. */
+#include "clock.h"
 #include "cosma.h"
 
 #include <math.h>
@@ -11,12 +12,6 @@
 #include "figures.h"
 #include "ilp.h"
 #include "sim.h"
-
-static double Cosma_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int64_t Cosma_gcd(int64_t a, int64_t b) {
   while (b) {
@@ -73,7 +68,7 @@ static void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, 
   if (r->has_incumbent && (!has_inc || r->incumbent < inc)) inc = r->incumbent, has_inc = true;
   if (r->has_bound && (!has_bnd || r->bound > bnd)) bnd = r->bound, has_bnd = true;
   SolveProgress p = {.stage = stage, .incumbent = inc * r->scale, .bound = bnd * r->scale, .gap = -1,
-                     .has_incumbent = has_inc, .has_bound = has_bnd, .nodes = nodes, .elapsed = Cosma_now() - r->t0};
+                     .has_incumbent = has_inc, .has_bound = has_bnd, .nodes = nodes, .elapsed = Clock_now() - r->t0};
   if (has_inc && has_bnd) p.gap = inc > 0 ? fmax(0, (inc - bnd) / inc) : 0;
   r->s->progress(&p, r->s->progress_user);
 }
@@ -203,7 +198,7 @@ static void Mp_assign(const Net *net, bool params, const MpModel *m, const int *
 Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_order, int *order,
                      CosmaMinPeakResult *res, SpError *err) {
   memset(res, 0, sizeof *res);
-  double t0 = Cosma_now();
+  double t0 = Clock_now();
   int n = net->nops, nt = net->ntensors;
   bool params = s->params;
   MpModel m = {.n = n};
@@ -363,7 +358,7 @@ Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_ord
   res->bound = r.has_bound ? (int64_t)llround(r.bound) * g : 0;
   if (res->has_bound && res->bound >= res->peak) res->status = SOLVER_OPTIMAL, res->bound = res->peak;
 out:
-  res->seconds = Cosma_now() - t0;
+  res->seconds = Clock_now() - t0;
   IlpResult_free(&r);
   IlpModel_free(ilp);
   MpModel_free(&m);
@@ -771,7 +766,7 @@ static int64_t Plan_cost(const Plan *p) { return p->metrics.noncompulsory_bytes;
 Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *order, const CosmaFsOptions *opt,
                          Plan **out, CosmaFsStats *stats, SpError *err) {
   *out = NULL;
-  double t0 = Cosma_now();
+  double t0 = Clock_now();
   CosmaFsStats local;
   CosmaFsOptions defaults = {0};
   if (!stats) stats = &local;
@@ -802,7 +797,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     }
   if (!best) return SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
   stats->heuristic_bytes = Plan_cost(best);
-  stats->seconds_heuristic = Cosma_now() - t0;
+  stats->seconds_heuristic = Clock_now() - t0;
   Fs f;
   IlpModel *relax = NULL, *full = NULL;
   IlpResult rr = {0}, fr = {0};
@@ -846,9 +841,9 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   IlpOptions o;
   Cosma_ilpOptions(&o, s, &relay, tl > 0 ? tl * 0.3 : 0, "relaxation");
   if (Fs_assign(&f, best, false, x, IlpModel_ncols(relax))) o.warm_start = x;
-  double t1 = Cosma_now();
+  double t1 = Clock_now();
   if ((st = Ilp_solve(relax, &o, &rr, err))) goto out;
-  stats->seconds_relax = Cosma_now() - t1;
+  stats->seconds_relax = Clock_now() - t1;
   stats->relax_status = Cosma_status(rr.status);
   if (rr.status == ILP_INFEASIBLE) {
     st = SpError_set(err, SP_ERR_SOLVER, "replacement ILP (relaxation): infeasible, but a plan exists");
@@ -905,13 +900,13 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
-  double left = tl > 0 ? tl - (Cosma_now() - t0) : 0;
+  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
   Cosma_ilpOptions(&o, s, &relay, left, "full model");
   if (!opt->no_warm_start && Fs_assign(&f, best, true, x, IlpModel_ncols(full))) o.warm_start = x;
-  t1 = Cosma_now();
+  t1 = Clock_now();
   if ((st = Ilp_solve(full, &o, &fr, err))) goto out;
-  stats->seconds_full = Cosma_now() - t1;
+  stats->seconds_full = Clock_now() - t1;
   stats->full_status = Cosma_status(fr.status);
   stats->full_warm_accepted = fr.warm_start_accepted;
   if (fr.status == ILP_INFEASIBLE) {
@@ -954,7 +949,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
                                            : SOLVER_TIMEOUT;
 done:
   if (status == SOLVER_OPTIMAL && bound * f.g < Plan_cost(best)) bound = Plan_cost(best) / f.g;
-  best->solver = (SolverInfo){.status = status, .seconds = Cosma_now() - t0, .objective = (double)Plan_cost(best),
+  best->solver = (SolverInfo){.status = status, .seconds = Clock_now() - t0, .objective = (double)Plan_cost(best),
                               .bound = (double)(bound * f.g), .has_objective = true, .has_bound = true};
   relay.incumbent = (double)(Plan_cost(best) / f.g), relay.bound = (double)bound;
   Relay_report(&relay, "done", true, relay.incumbent, true, relay.bound, 0);

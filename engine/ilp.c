@@ -4,6 +4,7 @@
  * glp_intopt runs branch and bound from that optimal basis with a callback that
  * reports progress, hands GLPK the warm-start incumbent and stops on time or on
  * cancel. */
+#include "clock.h"
 #include "ilp.h"
 
 #include <glpk.h>
@@ -163,12 +164,6 @@ typedef struct {
   long nodes;
 } IlpCtx;
 
-static double Ilp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int Ilp_termHook(void *info, const char *s) {
   IlpCtx *c = info;
   size_t n = strlen(s);
@@ -236,7 +231,7 @@ static void Ilp_callback(glp_tree *T, void *info) {
     c->warm_given = true;
     glp_ios_heur_sol(T, c->warm1);
   }
-  double now = Ilp_now();
+  double now = Clock_now();
   bool stop = Ilp_shouldStop(c, now);
   if (stop) glp_ios_terminate(T);
   if (stop || now - c->last_report >= c->o->progress_interval || reason == GLP_IBINGO) {
@@ -289,7 +284,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_ERR;
-  double now = Ilp_now();
+  double now = Clock_now();
   Ilp_report(c, "root LP", false, 0, now);
   int ret, retries = 0;
   for (;;) {
@@ -297,7 +292,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     if (c->deadline > 0 && c->deadline - now < slice) slice = c->deadline - now;
     sm.tm_lim = (int)(slice * 1000) > 1 ? (int)(slice * 1000) : 1;
     ret = glp_simplex(P, &sm);
-    now = Ilp_now();
+    now = Clock_now();
     if ((ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND) && retries++ < 2) {
       /* numerical trouble: restart from a fresh basis, then with the dual simplex */
       glp_adv_basis(P, 0);
@@ -385,7 +380,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   }
   c->m = m;
   c->o = o;
-  c->t0 = c->last_report = Ilp_now();
+  c->t0 = c->last_report = Clock_now();
   c->deadline = o->time_limit > 0 ? c->t0 + o->time_limit : 0;
   if (o->warm_start) {
     int bad = IlpModel_check(m, o->warm_start, 1e-6);
@@ -418,7 +413,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
     r->status = ILP_ERROR;
     r->has_solution = false;
   }
-  r->seconds = Ilp_now() - c->t0;
+  r->seconds = Clock_now() - c->t0;
   r->has_bound = c->has_bound;
   r->bound = c->bound;
   r->nodes = c->nodes;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "bitset.h"
 #include "figures.h"
 
@@ -338,12 +339,6 @@ static int64_t Search_greedy(Search *s, int *order) {
   return cost;
 }
 
-static double Search_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_states = 3000000;
   o->cancel = NULL;
@@ -360,7 +355,7 @@ static void Search_order(const Search *s, long idx, int *order) {
 
 Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, int *order, MinPeakResult *res,
                        SpError *err) {
-  double t0 = Search_now();
+  double t0 = Clock_now();
   MinPeakOptions defaults;
   if (!opt) MinPeakOptions_init(&defaults), opt = &defaults;
   memset(res, 0, sizeof *res);
@@ -440,7 +435,7 @@ done:
       st = SpError_set(err, SP_ERR_SOLVER, "internal error: M_P order has peak %lld, search said %lld",
                        (long long)check, (long long)res->peak);
   }
-  res->seconds = Search_now() - t0;
+  res->seconds = Clock_now() - t0;
   Search_release(&s);
   free(alt);
   return st;

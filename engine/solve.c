@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "solve.h"
 
 #include <ctype.h>
@@ -14,12 +15,6 @@ void SolveSettings_init(SolveSettings *s) {
   s->replacement = "belady";
   s->allocator = "linear";
   s->time_limit = 60;
-}
-
-static double Solve_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static Status Solve_unknown(PolicyKind kind, const char *name, SpError *err) {
@@ -40,7 +35,7 @@ Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, Solver
 
 Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
   *out = NULL;
-  double t0 = Solve_now();
+  double t0 = Clock_now();
   const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
   const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, s->replacement);
   const PolicyInfo *ap = Policy_find(POLICY_ALLOCATOR, s->allocator);
@@ -72,7 +67,7 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
     info.objective = (double)plan->metrics.noncompulsory_bytes;
     info.has_objective = true;
   }
-  info.seconds = Solve_now() - t0;
+  info.seconds = Clock_now() - t0;
   plan->solver = info;
   *out = plan;
   return SP_OK;

@@ -43,7 +43,6 @@ Net *Cli_loadNet(const char *path);
 const char *Cli_bytes(int64_t bytes, char *buf, int n);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
-double Cli_now(void);
 
 extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench, Cli_tui, Cli_snapshot, Cli_benchRender;
 /* The network the explorer opens when none is given. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cli.h"
 #include "policy.h"
 #include "sim.h"
@@ -143,14 +144,14 @@ static void Bench_network(Bench *b, const char *path) {
     SolveSettings_init(&s);
     s.params = b->params;
     s.schedule = sp->name;
-    double t0 = Cli_now();
+    double t0 = Clock_now();
     SolverInfo info = {0};
     if (sp->schedule(net, &s, orders[si & 1], &info, &err)) {
       fprintf(stderr, "spadmap bench: %s: schedule %s: %s\n", net->name, sp->name, err.text);
       b->invalid++;
       continue;
     }
-    double sched_ms = (Cli_now() - t0) * 1e3;
+    double sched_ms = (Clock_now() - t0) * 1e3;
     for (int bi = 0; bi < 3; bi++)
       for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
         for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
@@ -161,9 +162,9 @@ static void Bench_network(Bench *b, const char *path) {
           for (int r = 0; r < b->repeat && !st; r++) {
             Plan_free(plan);
             plan = NULL;
-            double t1 = Cli_now();
+            double t1 = Clock_now();
             st = Sim_run(net, b->params, bytes[bi], orders[si & 1], rp, ap, &plan, &err);
-            double ms = (Cli_now() - t1) * 1e3;
+            double ms = (Clock_now() - t1) * 1e3;
             if (ms < best) best = ms;
           }
           if (st) {

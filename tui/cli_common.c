@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cli.h"
 
 void Cli_help(const CliCommand *cmd) {
@@ -103,8 +104,3 @@ const char *Cli_count(int64_t v, char *buf, int n) {
   return buf;
 }
 
-double Cli_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

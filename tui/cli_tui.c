@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "actions.h"
 #include "cli.h"
 #include "fileio.h"
@@ -168,12 +169,12 @@ static int BenchRender_run(int argc, char **argv) {
   Grid *g = Grid_new(w, h, true);
   double best_map = 1e9, best_all = 1e9;
   for (int i = 0; g && i < n; i++) {
-    double t0 = Cli_now();
+    double t0 = Clock_now();
     Grid_clear(g);
     MapView_draw(&app, g, 0, 1, w - 44, h - 2);
-    double t1 = Cli_now();
+    double t1 = Clock_now();
     View_draw(&app, g);
-    double t2 = Cli_now();
+    double t2 = Clock_now();
     if (t1 - t0 < best_map) best_map = t1 - t0;
     if (t2 - t1 < best_all) best_all = t2 - t1;
   }
