@@ -1,0 +1,85 @@
+/* Shared pieces of the COSMA models: see cosma_model.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitset.h"
+#include "clock.h"
+#include "cosma_model.h"
+#include "figures.h"
+#include "sim.h"
+
+int64_t Cosma_gcd(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+
+
+void Row_add(Row *r, int col, double coef) {
+  if (col < 0) return;
+  if (r->n == r->cap) {
+    int cap = r->cap ? r->cap * 2 : 16;
+    int *c = realloc(r->cols, sizeof(int) * (size_t)cap);
+    if (c) r->cols = c;
+    double *v = realloc(r->coef, sizeof(double) * (size_t)cap);
+    if (v) r->coef = v;
+    if (!c || !v) {
+      r->nomem = true;
+      return;
+    }
+    r->cap = cap;
+  }
+  r->cols[r->n] = col;
+  r->coef[r->n++] = coef;
+}
+
+void Row_commit(IlpModel *m, Row *r, double lo, double hi) {
+  if (!r->nomem) IlpModel_addRow(m, lo, hi, r->n, r->cols, r->coef);
+  r->n = 0;
+}
+
+void Row_free(Row *r) { free(r->cols), free(r->coef); }
+
+
+
+void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool has_bnd, double bnd, long nodes) {
+  if (!r->s->progress) return;
+  if (r->has_incumbent && (!has_inc || r->incumbent < inc)) inc = r->incumbent, has_inc = true;
+  if (r->has_bound && (!has_bnd || r->bound > bnd)) bnd = r->bound, has_bnd = true;
+  SolveProgress p = {.stage = stage, .incumbent = inc * r->scale, .bound = bnd * r->scale, .gap = -1,
+                     .has_incumbent = has_inc, .has_bound = has_bnd, .nodes = nodes, .elapsed = Clock_now() - r->t0};
+  if (has_inc && has_bnd) p.gap = inc > 0 ? fmax(0, (inc - bnd) / inc) : 0;
+  r->s->progress(&p, r->s->progress_user);
+}
+
+void Relay_ilp(const IlpProgress *p, void *user) {
+  Relay *r = user;
+  if (strcmp(p->stage, "done") == 0) return; /* the pipeline reports its own stages */
+  Relay_report(r, p->stage, p->has_incumbent, p->incumbent, p->has_bound, p->bound, p->nodes);
+}
+
+void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label) {
+  IlpOptions_init(o);
+  o->time_limit = time_limit;
+  o->cancel = s->cancel;
+  o->progress = s->progress ? Relay_ilp : NULL;
+  o->user = relay;
+  o->label = label;
+  o->integral_objective = true;
+}
+
+SolverStatus Cosma_status(IlpStatus st) {
+  switch (st) {
+  case ILP_OPTIMAL: return SOLVER_OPTIMAL;
+  case ILP_FEASIBLE: return SOLVER_FEASIBLE;
+  case ILP_TIMEOUT: return SOLVER_TIMEOUT;
+  case ILP_CANCELLED: return SOLVER_CANCELLED;
+  case ILP_INFEASIBLE: return SOLVER_INFEASIBLE;
+  default: return SOLVER_NONE;
+  }
+}

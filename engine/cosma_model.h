@@ -1,0 +1,39 @@
+/* cosma_model: what the two COSMA models share (cosma_minpeak.c, cosma_fs.c):
+ * a sparse row builder, the progress relay from GLPK's units to bytes, and the
+ * mapping of ILP options and statuses. Internal to the engine. */
+#ifndef SPADMAP_COSMA_MODEL_H
+#define SPADMAP_COSMA_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cosma.h"
+#include "ilp.h"
+
+/* Row builder: a growable list of (col, coef). */
+typedef struct {
+  int *cols;
+  double *coef;
+  int n, cap;
+  bool nomem;
+} Row;
+
+/* Progress relay: model units -> bytes, with the pipeline's own incumbent/bound. */
+typedef struct {
+  const SolveSettings *s;
+  double scale;           /* bytes per model unit */
+  double t0;
+  double incumbent, bound; /* pipeline-wide, in model units */
+  bool has_incumbent, has_bound;
+} Relay;
+
+int64_t Cosma_gcd(int64_t a, int64_t b);
+void Row_add(Row *r, int col, double coef);
+void Row_commit(IlpModel *m, Row *r, double lo, double hi);
+void Row_free(Row *r);
+void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool has_bnd, double bnd, long nodes);
+void Relay_ilp(const IlpProgress *p, void *user);
+void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label);
+SolverStatus Cosma_status(IlpStatus st);
+
+#endif
