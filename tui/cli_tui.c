@@ -74,6 +74,16 @@ const CliCommand Cli_tui = {"tui", "[NET]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
                             Tui_options, Tui_run};
 
+/* --size WxH (default 120x40); false after printing what was wrong. */
+static bool Tui_size(const CliCommand *c, const char *text, int *w, int *h) {
+  *w = 120, *h = 40;
+  if (text && (sscanf(text, "%dx%d", w, h) != 2 || *w < 1 || *h < 1 || *w > 1000 || *h > 1000)) {
+    fprintf(stderr, "spadmap %s: --size wants WxH, e.g. 120x40 (got \"%s\")\n", c->name, text);
+    return false;
+  }
+  return true;
+}
+
 static const CliOption Snapshot_options[] = {
   {"--keys", "KEYS", "keys to apply first, e.g. \"rx<Right><Tab>\" (<Left> <Right> <Up> <Down> <Tab> <S-Tab> <Enter> <Esc> <PgUp> <PgDn> <Home> <End> <lt>; <Click:X,Y> clicks column X, row Y)"},
   {"--size", "WxH", "screen size (default 120x40)"},
@@ -87,12 +97,8 @@ static int Snapshot_run(int argc, char **argv) {
   const CliCommand *c = &Cli_snapshot;
   int rc = Cli_parse(c, argc, argv, 1, 1, &a);
   if (rc >= 0) return rc;
-  int w = 120, h = 40;
-  const char *size = Cli_value(c, &a, "--size");
-  if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 1000)) {
-    fprintf(stderr, "spadmap snapshot: --size wants WxH, e.g. 120x40 (got \"%s\")\n", size);
-    return EXIT_USAGE;
-  }
+  int w, h;
+  if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
   App app;
   if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
   app.deterministic = true;
@@ -147,10 +153,11 @@ static int BenchRender_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchRender;
   int rc = Cli_parse(c, argc, argv, 0, 1, &a);
   if (rc >= 0) return rc;
-  int w = 120, h = 40, n = 200;
-  const char *size = Cli_value(c, &a, "--size"), *rep = Cli_value(c, &a, "--repeat");
-  if ((size && sscanf(size, "%dx%d", &w, &h) != 2) || (rep && (n = atoi(rep)) < 1) || w < 1 || h < 1) {
-    fprintf(stderr, "spadmap bench-render: bad --size or --repeat\n");
+  int w, h, n = 200;
+  const char *rep = Cli_value(c, &a, "--repeat");
+  if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
+  if (rep && (n = atoi(rep)) < 1) {
+    fprintf(stderr, "spadmap bench-render: --repeat wants a positive count (got \"%s\")\n", rep);
     return EXIT_USAGE;
   }
   App app;
