@@ -1,14 +1,11 @@
 /* Shared pieces of the COSMA models: see cosma_model.h. */
+#include "cosma_model.h"
+
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitset.h"
 #include "clock.h"
-#include "cosma_model.h"
-#include "figures.h"
-#include "sim.h"
 
 int64_t Cosma_gcd(int64_t a, int64_t b) {
   while (b) {

@@ -4,7 +4,6 @@
  * glp_intopt runs branch and bound from that optimal basis with a callback that
  * reports progress, hands GLPK the warm-start incumbent and stops on time or on
  * cancel. */
-#include "clock.h"
 #include "ilp.h"
 
 #include <glpk.h>
@@ -14,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "clock.h"
 
 struct IlpModel {
   int ncols, nrows, nnz;

@@ -35,29 +35,23 @@ static const PolicyInfo Policy_table[] = {
 
 enum { POLICY_TABLE_SIZE = sizeof Policy_table / sizeof Policy_table[0] };
 
-int Policy_count(PolicyKind kind) {
+/* Searching (ILP) policies are left out of the fast sweeps (bench, tests) unless all is set. */
+static int Policy_tally(PolicyKind kind, bool all) {
   int n = 0;
-  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind && !Policy_table[i].searching;
+  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind && (all || !Policy_table[i].searching);
   return n;
 }
 
-const PolicyInfo *Policy_at(PolicyKind kind, int k) {
+static const PolicyInfo *Policy_nth(PolicyKind kind, int k, bool all) {
   for (int i = 0; i < POLICY_TABLE_SIZE; i++)
-    if (Policy_table[i].kind == kind && !Policy_table[i].searching && k-- == 0) return &Policy_table[i];
+    if (Policy_table[i].kind == kind && (all || !Policy_table[i].searching) && k-- == 0) return &Policy_table[i];
   return NULL;
 }
 
-int Policy_countAll(PolicyKind kind) {
-  int n = 0;
-  for (int i = 0; i < POLICY_TABLE_SIZE; i++) n += Policy_table[i].kind == kind;
-  return n;
-}
-
-const PolicyInfo *Policy_atAll(PolicyKind kind, int k) {
-  for (int i = 0; i < POLICY_TABLE_SIZE; i++)
-    if (Policy_table[i].kind == kind && k-- == 0) return &Policy_table[i];
-  return NULL;
-}
+int Policy_count(PolicyKind kind) { return Policy_tally(kind, false); }
+const PolicyInfo *Policy_at(PolicyKind kind, int k) { return Policy_nth(kind, k, false); }
+int Policy_countAll(PolicyKind kind) { return Policy_tally(kind, true); }
+const PolicyInfo *Policy_atAll(PolicyKind kind, int k) { return Policy_nth(kind, k, true); }
 
 const PolicyInfo *Policy_find(PolicyKind kind, const char *name) {
   for (int i = 0; i < POLICY_TABLE_SIZE; i++)

@@ -1,4 +1,3 @@
-#include "clock.h"
 #include "solve.h"
 
 #include <ctype.h>
@@ -6,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "policy.h"
 #include "sim.h"
 
