@@ -43,6 +43,8 @@ typedef struct {
   const char *help;
   ScheduleFn schedule;        /* POLICY_SCHEDULE */
   EvictScoreFn evict_score;   /* POLICY_REPLACEMENT (simulated) */
+  bool window_evict;          /* POLICY_REPLACEMENT (simulated): evict the cheapest window of blocks
+                                 (sim.c) instead of scoring tensors one at a time */
   PlaceFn place;              /* POLICY_ALLOCATOR */
   bool size_order;            /* allocator: place a step's new blocks largest first */
   PlanFn plan;                /* POLICY_REPLACEMENT (whole plan, e.g. the ILP); used instead of the simulator */

@@ -1,9 +1,11 @@
 /* The simulator: see sim.h. Each step pins the op's inputs and outputs, brings
  * missing inputs back (load or retrieve) and creates the outputs; a block that
  * finds no gap evicts the best-scored unpinned tensor (spill if the host has no
- * copy, else drop) and tries again. If even an empty-but-pinned scratchpad has no
- * gap (fragmentation by the pinned inputs themselves), the step is redone with
- * those inputs evicted and re-placed, which always fits when budget >= M_R. */
+ * copy, else drop) and tries again, or with a window policy (greedy) evicts the
+ * cheapest set of unpinned blocks that frees a contiguous gap and goes there. If
+ * even an empty-but-pinned scratchpad has no gap (fragmentation by the pinned
+ * inputs themselves), the step is redone with those inputs evicted and re-placed,
+ * which always fits when budget >= M_R. */
 #include "sim.h"
 
 #include "figures.h"
@@ -135,20 +137,67 @@ static int Sim_victim(Sim *m, int s) {
   return best;
 }
 
+/* Non-compulsory bytes that evicting t at step s causes: a retrieval if it is
+ * read again, plus a spill if it is an activation with no host copy (an output's
+ * store is compulsory anyway; inputs and params are dropped). */
+static int64_t Sim_evictCost(Sim *m, int t, int s) {
+  const Tensor *tt = &m->net->tensors[t];
+  if (Sim_nextUse(m, t, s - 1) == INT32_MAX) return 0;
+  return tt->kind == TK_ACTIVATION && !m->host[t] ? 2 * tt->bytes : tt->bytes;
+}
+
+/* greedy (COSMA's greedy baseline): evicts the unpinned blocks overlapping the
+ * window [a, a + bytes) within the budget that is cheapest to clear (ties: fewer
+ * evicted bytes, then lower a) and returns a; -1 if every window overlaps a
+ * pinned block. Sliding any window down until its start meets 0 or a block end
+ * only drops victims, so trying those starts is an exact local optimum: what the
+ * paper's ILP computes, without an ILP. */
+static int64_t Sim_evictWindow(Sim *m, int64_t bytes, int s) {
+  int64_t best = -1, best_cost = 0, best_freed = 0;
+  for (int c = -1; c < m->nblocks; c++) {
+    int64_t a = c < 0 ? 0 : m->blocks[c].offset + m->blocks[c].bytes;
+    if (a > m->budget - bytes) continue;
+    int64_t cost = 0, freed = 0;
+    bool ok = true;
+    for (int i = 0; i < m->nblocks && ok && m->blocks[i].offset < a + bytes; i++) {
+      if (m->blocks[i].offset + m->blocks[i].bytes <= a) continue;
+      int t = m->block_tensor[i];
+      ok = m->pinned[t] != s;
+      cost += Sim_evictCost(m, t, s), freed += m->blocks[i].bytes;
+    }
+    if (ok && (best < 0 || cost < best_cost ||
+               (cost == best_cost && (freed < best_freed || (freed == best_freed && a < best)))))
+      best = a, best_cost = cost, best_freed = freed;
+  }
+  for (int i = 0; best >= 0 && i < m->nblocks && m->blocks[i].offset < best + bytes;) {
+    if (m->blocks[i].offset + m->blocks[i].bytes <= best) i++;
+    else Sim_evict(m, m->block_tensor[i], s); /* removes block i: the next one moves up */
+  }
+  return best;
+}
+
+/* Opens a stay of t at step s at `off`. */
+static bool Sim_addStay(Sim *m, int t, int s, int64_t off) {
+  const Tensor *tt = &m->net->tensors[t];
+  StayIn in;
+  if (tt->producer >= 0) in = m->plan->order[s] == tt->producer ? STAY_CREATE : STAY_RETRIEVE;
+  else in = m->loaded[t] ? STAY_RETRIEVE : STAY_LOAD;
+  if (in == STAY_LOAD) m->loaded[t] = true;
+  if (Plan_addStay(m->plan, (Stay){t, off, s, s, in, STAY_FREE})) return false;
+  m->open[t] = m->plan->nstays - 1;
+  Sim_insertBlock(m, t, off);
+  return true;
+}
+
 static bool Sim_placeOne(Sim *m, int t, int s) {
   const Tensor *tt = &m->net->tensors[t];
   for (;;) {
     int64_t off = m->al->place(m->blocks, m->nblocks, tt->bytes, m->budget);
-    if (off >= 0) {
-      StayIn in;
-      if (tt->producer >= 0) in = m->plan->order[s] == tt->producer ? STAY_CREATE : STAY_RETRIEVE;
-      else in = m->loaded[t] ? STAY_RETRIEVE : STAY_LOAD;
-      if (in == STAY_LOAD) m->loaded[t] = true;
-      if (Plan_addStay(m->plan, (Stay){t, off, s, s, in, STAY_FREE})) return false;
-      m->open[t] = m->plan->nstays - 1;
-      Sim_insertBlock(m, t, off);
-      return true;
+    if (off < 0 && m->rp->window_evict) {
+      off = Sim_evictWindow(m, tt->bytes, s);
+      if (off < 0) return false;
     }
+    if (off >= 0) return Sim_addStay(m, t, s, off);
     int victim = Sim_victim(m, s);
     if (victim < 0) return false;
     Sim_evict(m, victim, s);
@@ -161,8 +210,11 @@ static int Sim_bySizeDesc(const void *a, const void *b, const Net *net) {
   return *(const int *)a - *(const int *)b;
 }
 
-/* Places the step's missing inputs and its outputs. false: no room even after evicting every unpinned tensor. */
-static bool Sim_placeStep(Sim *m, int s, const Op *op) {
+/* Places the step's missing inputs and its outputs. false: no room even after
+ * evicting every unpinned tensor. `joint` (window policies, last resort): one
+ * cheapest window for all of them, packed in order, so a block chosen alone
+ * cannot split the room the next one needs. */
+static bool Sim_placeStep(Sim *m, int s, const Op *op, bool joint) {
   int k = 0;
   for (int i = 0; i < op->ninputs; i++) {
     int t = op->inputs[i];
@@ -179,9 +231,30 @@ static bool Sim_placeStep(Sim *m, int s, const Op *op) {
         m->todo[j] = m->todo[j - 1];
         m->todo[j - 1] = tmp;
       }
+  if (joint) {
+    int64_t total = 0;
+    for (int i = 0; i < k; i++) total += m->net->tensors[m->todo[i]].bytes;
+    int64_t off = Sim_evictWindow(m, total, s);
+    for (int i = 0; i < k && off >= 0; i++) {
+      if (!Sim_addStay(m, m->todo[i], s, off)) return false;
+      off += m->net->tensors[m->todo[i]].bytes;
+    }
+    return off >= 0;
+  }
   for (int i = 0; i < k; i++)
     if (!Sim_placeOne(m, m->todo[i], s)) return false;
   return true;
+}
+
+/* Takes back the placements step s made since the plan had `before` stays. */
+static void Sim_undoStep(Sim *m, int before) {
+  for (int i = before; i < m->plan->nstays; i++) {
+    const Stay *st = &m->plan->stays[i];
+    if (st->in == STAY_LOAD) m->loaded[st->tensor] = false;
+    Sim_removeBlock(m, st->tensor);
+    m->open[st->tensor] = -1;
+  }
+  m->plan->nstays = before;
 }
 
 static Status Sim_step(Sim *m, int s, SpError *err) {
@@ -191,21 +264,26 @@ static Status Sim_step(Sim *m, int s, SpError *err) {
     if (Net_onChip(net, op->inputs[i], m->params)) m->pinned[op->inputs[i]] = s;
   for (int i = 0; i < op->noutputs; i++) m->pinned[op->outputs[i]] = s;
   int before = m->plan->nstays;
-  if (!Sim_placeStep(m, s, op)) {
-    /* Undo this step's placements, evict the pinned inputs too, and place again
-     * into an empty scratchpad. */
-    for (int i = before; i < m->plan->nstays; i++) {
-      const Stay *st = &m->plan->stays[i];
-      if (st->in == STAY_LOAD) m->loaded[st->tensor] = false;
-      Sim_removeBlock(m, st->tensor);
-      m->open[st->tensor] = -1;
+  if (!Sim_placeStep(m, s, op, false)) {
+    /* Undo this step's placements. A window policy first tries one window for
+     * all of the step's blocks around the pinned inputs. Then evict the pinned
+     * inputs too and place again into an empty-but-unpinned scratchpad (for a
+     * window policy as one window, which always fits when budget >= M_R: its
+     * blocks' window at 0 overlaps nothing pinned). */
+    bool joint = m->rp->window_evict, placed = false;
+    Sim_undoStep(m, before);
+    if (joint) {
+      placed = Sim_placeStep(m, s, op, true);
+      if (!placed) Sim_undoStep(m, before);
     }
-    m->plan->nstays = before;
-    for (int i = 0; i < op->ninputs; i++) {
-      int t = op->inputs[i];
-      if (Net_onChip(net, t, m->params) && m->open[t] >= 0) Sim_evict(m, t, s);
+    if (!placed) {
+      for (int i = 0; i < op->ninputs; i++) {
+        int t = op->inputs[i];
+        if (Net_onChip(net, t, m->params) && m->open[t] >= 0) Sim_evict(m, t, s);
+      }
+      placed = Sim_placeStep(m, s, op, joint);
     }
-    if (!Sim_placeStep(m, s, op))
+    if (!placed)
       return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: step %d (op \"%s\") needs %lld bytes, budget is %lld",
                          s, op->name, (long long)Figures_opBytes(net, m->order[s], m->params), (long long)m->budget);
   }
@@ -266,7 +344,8 @@ Status Plan_computeMetrics(Plan *p, const Net *net) {
 Status Sim_run(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
                const PolicyInfo *al, Plan **out, SpError *err) {
   *out = NULL;
-  if (!rp || !rp->evict_score) return SpError_set(err, SP_ERR_ARG, "the simulator needs a scored replacement policy");
+  if (!rp || (!rp->evict_score && !rp->window_evict))
+    return SpError_set(err, SP_ERR_ARG, "the simulator needs a scored or window replacement policy");
   if (!al || !al->place) return SpError_set(err, SP_ERR_ARG, "the simulator needs an allocator");
   Sim m = {.net = net, .params = params, .budget = budget, .order = order, .n = net->nops, .rp = rp, .al = al};
   Status st = SP_OK;
