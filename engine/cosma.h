@@ -54,6 +54,7 @@ Status Cosma_scheduleMinPeak(const Net *net, const SolveSettings *s, int *order,
 typedef struct {
   bool force_full;       /* run the full model even when (b) already proved the incumbent */
   bool no_warm_start;    /* do not hand the heuristic incumbent to the full model */
+  bool proximity;        /* GLPK's proximity search in a large full model (cosma turns it on) */
 } CosmaFsOptions;
 
 typedef struct {
@@ -78,5 +79,46 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
                          Plan **out, CosmaFsStats *stats, SpError *err);
 /* The "ilp" replacement policy (PolicyInfo.plan): Cosma_replacement with defaults. */
 Status Cosma_replacementPlan(const Net *net, const SolveSettings *s, const int *order, Plan **out, SpError *err);
+
+/* ============ the joint model (Eqs. 1-12): schedule + allocation + replacement ============ */
+
+typedef struct {
+  int64_t heuristic_bytes;      /* best simulated plan over the candidate schedules */
+  char heuristic_policy[80];    /* "mpmf/belady/linear" ... */
+  int64_t relax_bound;          /* joint replacement-only relaxation (schedule + residency, no addresses) */
+  SolverStatus relax_status;
+  int64_t fs_bytes;             /* best COSMA FS plan over the candidate schedules */
+  char fs_schedule[32];         /* which candidate schedule it came from */
+  bool full_ran;                /* the joint model with addresses ran */
+  SolverStatus full_status;
+  bool full_warm_accepted;      /* the incumbent was a valid warm start for it */
+  bool full_plan;               /* the returned plan is the joint model's solution */
+  int full_cols, full_rows;
+  double seconds;
+} CosmaJointStats;
+
+/* The joint COSMA problem (Eqs. 1-12): the order, the addresses and the spills and
+ * retrievals that minimise non-compulsory traffic, as a pipeline (see cosma_joint.c);
+ * with s->paper_model, the paper's model as written, solved directly. The plan's
+ * solver block says optimal / timeout / cancelled with objective and bound.
+ * stats may be NULL. */
+Status Cosma_joint(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err);
+typedef struct {
+  bool force_full;       /* skip the shortcuts and COSMA FS: always solve the joint model (tests) */
+  bool no_warm_start;    /* do not hand the heuristic incumbent to the models */
+} CosmaJointOptions;
+Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointOptions *opt, Plan **out,
+                       CosmaJointStats *stats, SpError *err);
+/* The "cosma" schedule policy (JointFn). */
+Status Cosma_jointPlan(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
+
+/* ============ divide and conquer over break nodes ============ */
+
+/* Break nodes chosen automatically (ascending positions in a valid order, each an
+ * ancestor of the next); segments hold at most about max_segment ops. nodes gets
+ * up to net->nops op indices; *count their number. */
+Status Cosma_breakNodes(const Net *net, bool params, int max_segment, int *nodes, int *count, SpError *err);
+/* The "dnc" schedule policy (JointFn): s->break_nodes or automatic ones. */
+Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
 
 #endif

@@ -534,6 +534,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
   Cosma_ilpOptions(&o, s, &relay, left, "full model");
+  if (opt->proximity) o.proximity = Cosma_proximity(full, left);
   if (!opt->no_warm_start && Fs_assign(&f, best, true, x, IlpModel_ncols(full))) o.warm_start = x;
   t1 = Clock_now();
   if ((st = Ilp_solve(full, &o, &fr, err))) goto out;

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitset.h"
 #include "clock.h"
 #include "cosma_model.h"
 #include "figures.h"
@@ -34,40 +33,6 @@ static int Mp_p(const MpModel *m, int t, int s) {
 }
 static int Mp_x(const MpModel *m, int t, int s) {
   return m->xcol[t] >= 0 && s >= m->xlo[t] && s <= m->xhi[t] ? m->xcol[t] + s - m->xlo[t] : -1;
-}
-
-/* ASAP (number of ancestors) and ALAP (n - 1 - number of descendants) of every op. */
-static bool Cosma_windows(const Net *net, int *asap, int *alap) {
-  int n = net->nops, w = Bitset_words(n);
-  uint64_t *anc = calloc((size_t)n * (size_t)w, sizeof(uint64_t));
-  uint64_t *desc = calloc((size_t)n * (size_t)w, sizeof(uint64_t));
-  if (!anc || !desc) {
-    free(anc), free(desc);
-    return false;
-  }
-  for (int v = 0; v < n; v++) /* file order is topological */
-    for (int k = 0; k < net->ops[v].ninputs; k++) {
-      int p = net->tensors[net->ops[v].inputs[k]].producer;
-      if (p < 0) continue;
-      for (int i = 0; i < w; i++) anc[(size_t)v * w + i] |= anc[(size_t)p * w + i];
-      Bitset_set(anc + (size_t)v * w, p);
-    }
-  for (int v = n - 1; v >= 0; v--)
-    for (int k = 0; k < net->ops[v].ninputs; k++) {
-      int p = net->tensors[net->ops[v].inputs[k]].producer;
-      if (p < 0) continue;
-      for (int i = 0; i < w; i++) desc[(size_t)p * w + i] |= desc[(size_t)v * w + i];
-      Bitset_set(desc + (size_t)p * w, v);
-    }
-  for (int v = 0; v < n; v++) {
-    int a = 0, d = 0;
-    for (int i = 0; i < w; i++)
-      a += __builtin_popcountll(anc[(size_t)v * w + i]), d += __builtin_popcountll(desc[(size_t)v * w + i]);
-    asap[v] = a;
-    alap[v] = n - 1 - d;
-  }
-  free(anc), free(desc);
-  return true;
 }
 
 /* Column values of an order in the min-peak model. */

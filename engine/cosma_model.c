@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitset.h"
 #include "clock.h"
 
 int64_t Cosma_gcd(int64_t a, int64_t b) {
@@ -70,6 +71,14 @@ void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, doubl
   o->integral_objective = true;
 }
 
+double Cosma_proximity(const IlpModel *m, double stage_seconds) {
+  /* below 500 columns GLPK does fine alone; above 50000 its proximity search spends
+   * minutes copying the problem, and that part cannot be interrupted */
+  if (IlpModel_ncols(m) < 500 || IlpModel_ncols(m) > 50000) return 0;
+  double t = stage_seconds > 0 ? stage_seconds * 0.5 : 5;
+  return t > 5 ? 5 : t;
+}
+
 SolverStatus Cosma_status(IlpStatus st) {
   switch (st) {
   case ILP_OPTIMAL: return SOLVER_OPTIMAL;
@@ -79,4 +88,38 @@ SolverStatus Cosma_status(IlpStatus st) {
   case ILP_INFEASIBLE: return SOLVER_INFEASIBLE;
   default: return SOLVER_NONE;
   }
+}
+
+/* ASAP (number of ancestors) and ALAP (n - 1 - number of descendants) of every op. */
+bool Cosma_windows(const Net *net, int *asap, int *alap) {
+  int n = net->nops, w = Bitset_words(n);
+  uint64_t *anc = calloc((size_t)n * (size_t)w, sizeof(uint64_t));
+  uint64_t *desc = calloc((size_t)n * (size_t)w, sizeof(uint64_t));
+  if (!anc || !desc) {
+    free(anc), free(desc);
+    return false;
+  }
+  for (int v = 0; v < n; v++) /* file order is topological */
+    for (int k = 0; k < net->ops[v].ninputs; k++) {
+      int p = net->tensors[net->ops[v].inputs[k]].producer;
+      if (p < 0) continue;
+      for (int i = 0; i < w; i++) anc[(size_t)v * w + i] |= anc[(size_t)p * w + i];
+      Bitset_set(anc + (size_t)v * w, p);
+    }
+  for (int v = n - 1; v >= 0; v--)
+    for (int k = 0; k < net->ops[v].ninputs; k++) {
+      int p = net->tensors[net->ops[v].inputs[k]].producer;
+      if (p < 0) continue;
+      for (int i = 0; i < w; i++) desc[(size_t)p * w + i] |= desc[(size_t)v * w + i];
+      Bitset_set(desc + (size_t)p * w, v);
+    }
+  for (int v = 0; v < n; v++) {
+    int a = 0, d = 0;
+    for (int i = 0; i < w; i++)
+      a += __builtin_popcountll(anc[(size_t)v * w + i]), d += __builtin_popcountll(desc[(size_t)v * w + i]);
+    asap[v] = a;
+    alap[v] = n - 1 - d;
+  }
+  free(anc), free(desc);
+  return true;
 }

@@ -35,5 +35,12 @@ void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool ha
 void Relay_ilp(const IlpProgress *p, void *user);
 void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label);
 SolverStatus Cosma_status(IlpStatus st);
+/* Seconds of proximity search for a mid-sized model, else 0 (measured: it finds the
+ * better orders and evictions GLPK's default search misses there, but costs seconds
+ * on small models and cannot be interrupted on very large ones). */
+double Cosma_proximity(const IlpModel *m, double stage_seconds);
+/* ASAP (number of ancestors) and ALAP (n - 1 - number of descendants) of every op:
+ * the steps an op can take in any topological order. */
+bool Cosma_windows(const Net *net, int *asap, int *alap);
 
 #endif

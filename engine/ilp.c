@@ -135,6 +135,15 @@ const char *IlpStatus_name(IlpStatus s) {
   return (unsigned)s < ILP_STATUS_COUNT ? names[s] : "?";
 }
 
+const char *Ilp_version(void) {
+  /* glp_version creates this thread's GLPK environment: copy the text and free it
+   * again, as Ilp_solve does, so nothing stays allocated (valgrind) */
+  static char version[32];
+  snprintf(version, sizeof version, "%s", glp_version());
+  glp_free_env();
+  return version;
+}
+
 void IlpResult_free(IlpResult *r) {
   free(r->x);
   free(r->log);
@@ -333,6 +342,8 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   io.cb_func = Ilp_callback;
   io.cb_info = c;
   io.mip_gap = c->o->rel_gap > 0 ? c->o->rel_gap : 0;
+  if (c->o->proximity > 0) io.ps_heur = GLP_ON, io.ps_tm_lim = (int)(c->o->proximity * 1000 + 1);
+  if (c->o->pseudocost) io.br_tech = GLP_BR_PCH;
   if (c->deadline > 0) {
     double left = c->deadline - now + 0.5; /* the callback stops first; this is the backstop */
     io.tm_lim = left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;

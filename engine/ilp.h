@@ -75,6 +75,9 @@ typedef struct {
   const double *warm_start; /* ncols values of a feasible solution, or NULL */
   const char *label;      /* prefix for progress stages (e.g. "full model"), or NULL */
   bool integral_objective; /* every solution's objective is an integer: round bounds up */
+  double proximity;       /* > 0: GLPK's proximity search heuristic, at most this many seconds
+                             per call (it is not interruptible: keep it short) */
+  bool pseudocost;        /* pseudocost branching instead of GLPK's default */
 } IlpOptions;
 
 typedef struct {
@@ -96,5 +99,8 @@ void IlpOptions_init(IlpOptions *o);
 Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *err);
 void IlpResult_free(IlpResult *r);
 const char *IlpStatus_name(IlpStatus s);
+/* The linked GLPK's version ("5.0"), for reports, so callers need not include
+ * glpk.h. A static buffer: call it from one thread at a time. */
+const char *Ilp_version(void);
 
 #endif

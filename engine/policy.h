@@ -32,6 +32,9 @@ typedef Status (*ScheduleFn)(const Net *net, const SolveSettings *s, int *order,
  * the allocator setting is not used): the plan for this schedule, with metrics
  * and its solver block (status, objective, bound) filled in. */
 typedef Status (*PlanFn)(const Net *net, const SolveSettings *s, const int *order, Plan **out, SpError *err);
+/* A whole-plan schedule policy (schedule, allocation and replacement together, e.g.
+ * the joint COSMA ILP): replacement and allocator settings are not used. */
+typedef Status (*JointFn)(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
 /* Higher score = evicted first. */
 typedef double (*EvictScoreFn)(const EvictCandidate *c);
 /* Offset for `bytes` among the blocks within [0, budget), or -1 if no gap fits. */
@@ -48,6 +51,7 @@ typedef struct {
   PlaceFn place;              /* POLICY_ALLOCATOR */
   bool size_order;            /* allocator: place a step's new blocks largest first */
   PlanFn plan;                /* POLICY_REPLACEMENT (whole plan, e.g. the ILP); used instead of the simulator */
+  JointFn joint;              /* POLICY_SCHEDULE that makes the whole plan (cosma, dnc) */
   bool searching;             /* an exact/ILP search bounded by SolveSettings.time_limit: may take seconds */
 } PolicyInfo;
 

@@ -30,7 +30,29 @@ static Status Solve_unknown(PolicyKind kind, const char *name, SpError *err) {
 Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err) {
   const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
   if (!sp) return Solve_unknown(POLICY_SCHEDULE, s->schedule, err);
-  return sp->schedule(net, s, order, info, err);
+  if (sp->schedule) return sp->schedule(net, s, order, info, err);
+  Plan *plan = NULL; /* a whole-plan policy: its plan's order */
+  Status st = sp->joint(net, s, &plan, err);
+  if (st) return st;
+  memcpy(order, plan->order, sizeof(int) * (size_t)net->nops);
+  if (info) *info = plan->solver;
+  Plan_free(plan);
+  return SP_OK;
+}
+
+/* A whole-plan schedule policy (cosma, dnc): it names all three policies. */
+static Status Solve_joint(const Net *net, const SolveSettings *s, const PolicyInfo *sp, Plan **out, double t0,
+                          SpError *err) {
+  Plan *plan = NULL;
+  Status st = sp->joint(net, s, &plan, err);
+  if (st) return st;
+  if (Plan_setPolicies(plan, sp->name, sp->name, sp->name)) {
+    Plan_free(plan);
+    return SpError_set(err, SP_ERR_NOMEM, "out of memory");
+  }
+  plan->solver.seconds = Clock_now() - t0;
+  *out = plan;
+  return SP_OK;
 }
 
 Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
@@ -46,6 +68,7 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   if (s->budget < m_r)
     return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: budget %lld < M_R = %lld bytes (%s)", (long long)s->budget,
                        (long long)m_r, s->params ? "with params" : "activations only");
+  if (sp->joint && !s->order) return Solve_joint(net, s, sp, out, t0, err);
   int *order = malloc(sizeof(int) * (size_t)net->nops);
   if (!order) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   SolverInfo info = {.status = SOLVER_HEURISTIC};

@@ -36,6 +36,9 @@ struct SolveSettings {
   void *progress_user;
   const int *order;          /* if set: this schedule (nops entries) instead of running
                                 the schedule policy, e.g. an mpmf order computed once */
+  bool paper_model;          /* cosma: solve the paper's model as written (no pipeline,
+                                no windows, per-step pairs), for comparison */
+  const char *break_nodes;   /* dnc: comma-separated op names; NULL or "": chosen automatically */
 };
 
 /* Defaults: activations only, budget 0 (set it), default / belady / linear,

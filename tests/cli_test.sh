@@ -42,6 +42,9 @@ expect 0 "with params" "$bin" solve "$net" --budget 1M --params
 expect 1 "infeasible: budget 100 < M_R = 12288" "$bin" solve "$net" --budget 100
 expect 2 "budget \"lots\"" "$bin" solve "$net" --budget lots
 expect 2 "unknown schedule policy \"nope\"" "$bin" solve "$net" --budget M_R --schedule nope
+expect 0 "schedule dnc" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,a4 --time-limit 2
+expect 2 "break node \"nope\": no such op" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,nope
+expect 2 "break node \"a3\" is not a descendant of \"a2\"" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a2,a3
 expect 2 "needs NET and --budget" "$bin" solve "$net"
 # A hand-broken plan: move every placement to offset 0 (overlaps appear).
 sed 's/"offset":[0-9]*/"offset":0/g' "$tmp/plan.json" >"$tmp/broken.json"
@@ -52,5 +55,11 @@ head -c 100 "$tmp/plan.json" >"$tmp/cut.json"
 expect 1 "cut.json:.*end of file" "$bin" validate "$net" "$tmp/cut.json"
 expect 0 "invalid plans or errors: 0" "$bin" bench --network fig1 --repeat 1
 expect 0 "^fig1,0,M_R" "$bin" bench --network fig1 --repeat 1 --csv
+# the joint policy and the paper's model as written
+dia=$data/networks/diamond.json
+expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule cosma
+expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia" --budget M_P --schedule cosma --model paper
+expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
+expect 1 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

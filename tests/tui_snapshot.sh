@@ -43,8 +43,10 @@ case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
 case_ diamond_click_sched   diamond  120x40 "<Click:100,14>"
 case_ resnet50_zoom_click   resnet50 80x24  "zz]<Click:27,12>"
 # the policy menu (m): browsing every kind (ILP policies included), and applying a choice
-case_ diamond_menu          diamond  100x30 "m<Down><Right><Down><Down><Down>"
+case_ diamond_menu          diamond  100x30 "m<Down><Right><Down><Down><Down><Down>"
 case_ diamond_menu_apply    diamond  80x24  "m<Down><Enter>"
+# the joint COSMA policy from the menu: it decides the order, the addresses and the evictions
+case_ diamond_cosma         diamond  100x30 "m<Down><Down><Down><Enter>"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

@@ -12,6 +12,14 @@
 int App_policyCount(PolicyKind kind) { return Policy_countAll(kind); }
 const PolicyInfo *App_policy(PolicyKind kind, int i) { return Policy_atAll(kind, i); }
 
+const char *App_policies(const AppSettings *s, char *buf, size_t n) {
+  const PolicyInfo *sp = App_policy(POLICY_SCHEDULE, s->sched);
+  if (sp->joint) snprintf(buf, n, "%s (joint)", sp->name); /* it decides replacement and addresses too */
+  else snprintf(buf, n, "%s/%s/%s", sp->name, App_policy(POLICY_REPLACEMENT, s->repl)->name,
+                App_policy(POLICY_ALLOCATOR, s->alloc)->name);
+  return buf;
+}
+
 static int App_policyIndex(PolicyKind k, const char *name) {
   for (int i = 0; i < App_policyCount(k); i++)
     if (strcmp(App_policy(k, i)->name, name) == 0) return i;

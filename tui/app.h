@@ -111,6 +111,8 @@ typedef struct App {
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */
 int App_policyCount(PolicyKind kind);
 const PolicyInfo *App_policy(PolicyKind kind, int i);
+/* "schedule/replacement/allocator", or "cosma (joint)" for a whole-plan schedule policy. */
+const char *App_policies(const AppSettings *s, char *buf, size_t n);
 
 /* Loads the network and its figures; prints nothing. */
 Status App_init(App *app, const char *path, SpError *err);

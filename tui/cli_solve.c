@@ -15,6 +15,7 @@ static const CliOption Solve_options[] = {
   {"--allocator", "NAME", "allocator (default: linear)"},
   {"--params", NULL, "hold parameter tensors on chip too (default: activations only)"},
   {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default: 60)"},
+  {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model as written, solved directly"},
   {"--out", "FILE", "write the plan (spadmap-plan JSON)"},
   {"--list", NULL, "list the policies and exit"},
   {NULL, NULL, NULL},
@@ -57,6 +58,12 @@ static int Solve_run_cmd(int argc, char **argv) {
     }
     s.time_limit = v;
   }
+  const char *model = Cli_value(c, &a, "--model");
+  if (model && strcmp(model, "paper") != 0 && strcmp(model, "ours") != 0) {
+    fprintf(stderr, "spadmap solve: --model \"%s\": expected ours or paper\n", model);
+    return EXIT_USAGE;
+  }
+  s.paper_model = model && strcmp(model, "paper") == 0;
   const PolicyKind kinds[3] = {POLICY_SCHEDULE, POLICY_REPLACEMENT, POLICY_ALLOCATOR};
   const char *names[3] = {s.schedule, s.replacement, s.allocator};
   for (int k = 0; k < 3; k++)

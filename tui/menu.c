@@ -40,9 +40,8 @@ int Menu_key(App *app, int key) {
       *Menu_setting(app, k) = m->sel[k];
     }
     if (!changed) return ACT_REDRAW;
-    App_setMessage(app, false, "policies: %s / %s / %s", App_policy(POLICY_SCHEDULE, app->set.sched)->name,
-                   App_policy(POLICY_REPLACEMENT, app->set.repl)->name,
-                   App_policy(POLICY_ALLOCATOR, app->set.alloc)->name);
+    char pol[96];
+    App_setMessage(app, false, "policies: %s", App_policies(&app->set, pol, sizeof pol));
     return ACT_REDRAW | ACT_RESOLVE;
   }
   default: break;

@@ -83,11 +83,9 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   if (app->violations == 0) Grid_text(g, x + 1, y++, w - 1, ROLE_OK, 0, "validator: valid");
   else Grid_printf(g, x + 1, y++, w - 1, ROLE_WARN, ATTR_BOLD, "validator: %d violation(s)", app->violations);
   if (q) {
-    char bb[16];
-    Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "pinned: %s/%s/%s %s%s", App_policy(POLICY_SCHEDULE, app->pinned_set.sched)->name,
-                App_policy(POLICY_REPLACEMENT, app->pinned_set.repl)->name,
-                App_policy(POLICY_ALLOCATOR, app->pinned_set.alloc)->name, App_bytes(q->budget, bb, sizeof bb),
-                app->pinned_set.params ? " +params" : "");
+    char bb[16], pol[96];
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "pinned: %s %s%s", App_policies(&app->pinned_set, pol, sizeof pol),
+                App_bytes(q->budget, bb, sizeof bb), app->pinned_set.params ? " +params" : "");
   }
   return y - y0;
 }

@@ -34,10 +34,10 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   /* narrow screens drop the words, never the values */
   bool wide = g->w >= 110;
   if (wide) snprintf(ops, sizeof ops, " (%d ops)", app->net->nops);
-  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s/%s/%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
+  char pol[96];
+  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
            App_bytes(s->budget, b, sizeof b), preset ? " = " : "", preset ? preset : "", sep,
-           App_policy(POLICY_SCHEDULE, s->sched)->name, App_policy(POLICY_REPLACEMENT, s->repl)->name,
-           App_policy(POLICY_ALLOCATOR, s->alloc)->name, sep, s->params ? "params on" : "params off", sep, state);
+           App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", sep, state);
   Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
 }
 

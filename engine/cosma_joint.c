@@ -1,0 +1,785 @@
+/* COSMA's joint model (Eqs. 1-12): the op order, the addresses and the spills and
+ * retrievals together, minimising non-compulsory traffic.
+ *
+ * The paper's model as written has an LP bound of 0 (its big-M rows give nothing)
+ * and per-step address pairs for every tensor pair, so GLPK proves nothing on it
+ * beyond toy graphs. The "cosma" policy is therefore a pipeline that proves what it
+ * can, each stage a valid plan or a valid bound for the *joint* problem:
+ *   1. incumbent: every simulated plan on the default and the exact-M_P schedules;
+ *      cost 0 is optimal at once;
+ *   2. lower bound: the joint model without addresses (order + residency with a
+ *      capacity row per step: a relaxation, since any placement obeys it); its
+ *      order is a new candidate schedule;
+ *   3. COSMA FS (cosma_fs.c) on each candidate schedule (the relaxation's, mpmf,
+ *      default): exact allocation + replacement for that order; a plan at the
+ *      bound is optimal;
+ *   4. otherwise the joint model with addresses, warm-started with the best plan.
+ * Every model restricts an op to its ASAP..ALAP steps and a tensor to the steps it
+ * can be live, and uses one ordering binary per pair of tensors that may be
+ * resident at the same step. With s->paper_model the paper's model is built as
+ * written instead (all steps, V/u/d variables, per-step spills) and solved alone. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cosma_model.h"
+#include "figures.h"
+#include "schedule.h"
+#include "sim.h"
+
+enum { JOINT_MAX_PAIRS = 400000 };
+
+typedef struct {
+  const Net *net;
+  bool params, paper;
+  int64_t budget, g, cap;
+  int n, nt;
+  int *asap, *alap;   /* op windows */
+  int *lo, *hi;       /* tensor t may be resident at steps lo..hi (lo > hi: never on chip) */
+  int *ccol;          /* C[v][asap..alap]: op v runs at the step (creates its outputs) */
+  int *fcol;          /* inputs/params: F[t][lo..hi], the first (compulsory) load */
+  int *rcol;          /* R[t][lo+1..hi]: paid retrievals */
+  int *pcol;          /* P[t][lo+1..hi]: kept from the previous step */
+  int *scol;          /* spill: one column (ours) or S[t][lo+1..hi] (paper) */
+  int *lcol;          /* L[t][lo..hi]: base address in units of g */
+  int *vcol;          /* paper: V[t][lo+1..hi] */
+  long npairs;
+  int pair0;          /* the first ordering column (pairs follow in step, tensor order), or -1 */
+} Jm;
+
+static void Jm_free(Jm *j) {
+  free(j->asap), free(j->alap), free(j->lo), free(j->hi), free(j->ccol), free(j->fcol), free(j->rcol);
+  free(j->pcol), free(j->scol), free(j->lcol), free(j->vcol);
+}
+
+static bool Jm_onChip(const Jm *j, int t) { return j->lo[t] <= j->hi[t]; }
+static bool Jm_made(const Jm *j, int t) { return j->net->tensors[t].producer >= 0; }
+
+static int Jm_c(const Jm *j, int v, int s) {
+  return s >= j->asap[v] && s <= j->alap[v] ? j->ccol[v] + s - j->asap[v] : -1;
+}
+static int Jm_at(const Jm *j, const int *col, int t, int s, int first) {
+  return col[t] >= 0 && s >= first && s <= j->hi[t] ? col[t] + s - first : -1;
+}
+static int Jm_f(const Jm *j, int t, int s) { return Jm_at(j, j->fcol, t, s, j->lo[t]); }
+static int Jm_r(const Jm *j, int t, int s) { return Jm_at(j, j->rcol, t, s, j->lo[t] + 1); }
+static int Jm_p(const Jm *j, int t, int s) { return Jm_at(j, j->pcol, t, s, j->lo[t] + 1); }
+static int Jm_l(const Jm *j, int t, int s) { return Jm_at(j, j->lcol, t, s, j->lo[t]); }
+static int Jm_v(const Jm *j, int t, int s) { return Jm_at(j, j->vcol, t, s, j->lo[t] + 1); }
+static int Jm_sp(const Jm *j, int t, int s) { return j->paper ? Jm_at(j, j->scol, t, s, j->lo[t] + 1) : -1; }
+
+/* The columns whose sum says "t is resident at step s" (created, loaded, kept or retrieved). */
+static int Jm_res(const Jm *j, int t, int s, int cols[3]) {
+  int k = 0, c;
+  if ((c = Jm_made(j, t) ? Jm_c(j, j->net->tensors[t].producer, s) : Jm_f(j, t, s)) >= 0) cols[k++] = c;
+  if ((c = Jm_p(j, t, s)) >= 0) cols[k++] = c;
+  if ((c = Jm_r(j, t, s)) >= 0) cols[k++] = c;
+  return k;
+}
+
+/* Row_add that merges a repeated column (two outputs of one op share C). */
+static void Jm_add(Row *r, int col, double coef) {
+  if (col < 0) return;
+  for (int i = 0; i < r->n; i++)
+    if (r->cols[i] == col) {
+      r->coef[i] += coef;
+      return;
+    }
+  Row_add(r, col, coef);
+}
+
+static void Jm_addRes(const Jm *j, Row *r, int t, int s, double coef) {
+  int cols[3], k = Jm_res(j, t, s, cols);
+  for (int i = 0; i < k; i++) Jm_add(r, cols[i], coef);
+}
+
+static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool paper) {
+  memset(j, 0, sizeof *j);
+  j->net = net, j->params = params, j->budget = budget, j->paper = paper;
+  int n = j->n = net->nops, nt = j->nt = net->ntensors;
+  j->asap = malloc(sizeof(int) * (size_t)n), j->alap = malloc(sizeof(int) * (size_t)n);
+  j->ccol = malloc(sizeof(int) * (size_t)n);
+  j->lo = malloc(sizeof(int) * (size_t)nt), j->hi = malloc(sizeof(int) * (size_t)nt);
+  int **cols[] = {&j->fcol, &j->rcol, &j->pcol, &j->scol, &j->lcol, &j->vcol};
+  for (int i = 0; i < 6; i++) *cols[i] = malloc(sizeof(int) * (size_t)nt);
+  if (!j->asap || !j->alap || !j->ccol || !j->lo || !j->hi || !j->fcol || !j->rcol || !j->pcol || !j->scol ||
+      !j->lcol || !j->vcol || !Cosma_windows(net, j->asap, j->alap))
+    return false;
+  if (paper)
+    for (int v = 0; v < n; v++) j->asap[v] = 0, j->alap[v] = n - 1;
+  for (int t = 0; t < nt; t++) {
+    const Tensor *tt = &net->tensors[t];
+    j->lo[t] = 0, j->hi[t] = -1;
+    if (!Net_onChip(net, t, params) || (tt->producer < 0 && tt->nconsumers == 0)) continue;
+    if (Net_onChip(net, t, params)) j->g = Cosma_gcd(tt->bytes, j->g);
+    int lo = tt->producer >= 0 ? j->asap[tt->producer] : n, hi = tt->producer >= 0 ? j->alap[tt->producer] : -1;
+    for (int k = 0; k < tt->nconsumers; k++) {
+      int c = tt->consumers[k];
+      if (tt->producer < 0 && j->asap[c] < lo) lo = j->asap[c];
+      if (j->alap[c] > hi) hi = j->alap[c];
+    }
+    j->lo[t] = paper ? 0 : lo, j->hi[t] = paper ? n - 1 : hi;
+  }
+  if (j->g <= 0) j->g = 1;
+  j->cap = budget / j->g;
+  return true;
+}
+
+static int64_t Jm_sz(const Jm *j, int t) { return j->net->tensors[t].bytes / j->g; }
+
+/* Eq. 7 and one op per step; ours adds the precedence rows (implied for integer
+ * points, but they tighten the LP a lot). */
+static void Jm_scheduleRows(const Jm *j, IlpModel *m, Row *row) {
+  const Net *net = j->net;
+  for (int v = 0; v < j->n; v++) {
+    for (int q = j->asap[v]; q <= j->alap[v]; q++) Row_add(row, Jm_c(j, v, q), 1);
+    Row_commit(m, row, 1, 1);
+  }
+  for (int q = 0; q < j->n; q++) {
+    for (int v = 0; v < j->n; v++) Row_add(row, Jm_c(j, v, q), 1);
+    Row_commit(m, row, 1, 1);
+  }
+  if (j->paper) return;
+  for (int c = 0; c < j->n; c++)
+    for (int k = 0; k < net->ops[c].ninputs; k++) {
+      int p = net->tensors[net->ops[c].inputs[k]].producer;
+      bool dup = false;
+      for (int i = 0; i < k; i++) dup |= net->tensors[net->ops[c].inputs[i]].producer == p;
+      if (p < 0 || dup) continue;
+      for (int q = j->asap[c]; q <= j->alap[c] && q - 1 < j->alap[p]; q++) {
+        for (int z = j->asap[c]; z <= q; z++) Row_add(row, Jm_c(j, c, z), 1);
+        for (int z = j->asap[p]; z < q; z++) Row_add(row, Jm_c(j, p, z), -1);
+        Row_commit(m, row, -ILP_INF, 0);
+      }
+    }
+}
+
+/* Eqs. 1-5 and 8 (residency and spill logic) and the objective's columns. */
+static void Jm_tensorCols(Jm *j, IlpModel *m, int t) {
+  const Tensor *tt = &j->net->tensors[t];
+  int lo = j->lo[t], hi = j->hi[t];
+  double sz = (double)Jm_sz(j, t);
+  bool paid_spill = tt->kind == TK_ACTIVATION;
+  j->fcol[t] = j->rcol[t] = j->pcol[t] = j->scol[t] = j->lcol[t] = j->vcol[t] = -1;
+  if (!Jm_onChip(j, t)) return;
+  if (!Jm_made(j, t)) {
+    j->fcol[t] = IlpModel_ncols(m);
+    for (int q = lo; q <= hi; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+  }
+  if (lo < hi) {
+    j->pcol[t] = IlpModel_ncols(m);
+    for (int q = lo + 1; q <= hi; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    j->rcol[t] = IlpModel_ncols(m);
+    for (int q = lo + 1; q <= hi; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, sz);
+    if (j->paper && Jm_made(j, t)) {
+      j->scol[t] = IlpModel_ncols(m);
+      for (int q = lo + 1; q <= hi; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, paid_spill ? sz : 0);
+    } else if (!j->paper && paid_spill) {
+      j->scol[t] = IlpModel_addCol(m, ILP_CONTINUOUS, 0, 1, sz);
+    }
+  }
+}
+
+static void Jm_tensorRows(const Jm *j, IlpModel *m, Row *row, int t) {
+  const Tensor *tt = &j->net->tensors[t];
+  int lo = j->lo[t], hi = j->hi[t];
+  if (!Jm_onChip(j, t)) return;
+  if (!Jm_made(j, t)) { /* an input is loaded (compulsorily) once */
+    for (int q = lo; q <= hi; q++) Row_add(row, Jm_f(j, t, q), 1);
+    Row_commit(m, row, 1, 1);
+  }
+  for (int q = lo; q <= hi; q++) {
+    /* Eq. 1: one action per step */
+    Jm_addRes(j, row, t, q, 1);
+    Jm_add(row, Jm_sp(j, t, q), 1);
+    if (row->n > 1) Row_commit(m, row, -ILP_INF, 1);
+    row->n = 0;
+    if (q == lo) continue;
+    /* Eq. 2: kept only if resident at the step before */
+    Row_add(row, Jm_p(j, t, q), 1);
+    Jm_addRes(j, row, t, q - 1, -1);
+    Row_commit(m, row, -ILP_INF, 0);
+    /* Eq. 4: a retrieval needs a host copy: an input's first load, or a spill (ours:
+     * any earlier creation, its first eviction being the spill) */
+    Row_add(row, Jm_r(j, t, q), 1);
+    if (!Jm_made(j, t))
+      for (int z = lo; z < q; z++) Row_add(row, Jm_f(j, t, z), -1);
+    else if (j->paper)
+      for (int z = lo + 1; z <= q; z++) Row_add(row, Jm_sp(j, t, z), -1);
+    else
+      for (int z = lo; z < q; z++) Jm_add(row, Jm_c(j, tt->producer, z), -1);
+    Row_commit(m, row, -ILP_INF, 0);
+    if (!j->paper && j->scol[t] >= 0) { /* a paid retrieval implies the paid spill */
+      Row_add(row, Jm_r(j, t, q), 1), Row_add(row, j->scol[t], -1);
+      Row_commit(m, row, -ILP_INF, 0);
+    }
+    if (j->paper && Jm_sp(j, t, q) >= 0) { /* Eq. 3: spill only what was resident */
+      Row_add(row, Jm_sp(j, t, q), 1);
+      Jm_add(row, Jm_c(j, tt->producer, q - 1), -1);
+      Jm_add(row, Jm_p(j, t, q - 1), -1);
+      Row_commit(m, row, -ILP_INF, 0);
+    }
+  }
+  if (j->paper && j->scol[t] >= 0) { /* Eq. 8 */
+    for (int q = lo + 1; q <= hi; q++) Row_add(row, Jm_sp(j, t, q), 1);
+    Row_commit(m, row, -ILP_INF, 1);
+  }
+  /* Eq. 5: an op runs only with its inputs resident */
+  for (int k = 0; k < tt->nconsumers; k++) {
+    int c = tt->consumers[k];
+    for (int q = j->asap[c]; q <= j->alap[c]; q++) {
+      Row_add(row, Jm_c(j, c, q), 1);
+      Jm_add(row, Jm_f(j, t, q), -1);
+      Jm_add(row, Jm_p(j, t, q), -1);
+      Jm_add(row, Jm_r(j, t, q), -1);
+      Row_commit(m, row, -ILP_INF, 0);
+    }
+  }
+}
+
+/* Addresses: Eq. 9 (column bounds), Eq. 11 (kept = same address), Eq. 10 (no overlap). */
+static bool Jm_addressRows(Jm *j, IlpModel *m, Row *row) {
+  double M = (double)j->cap;
+  for (int t = 0; t < j->nt; t++) {
+    if (!Jm_onChip(j, t)) continue;
+    j->lcol[t] = IlpModel_ncols(m);
+    for (int q = j->lo[t]; q <= j->hi[t]; q++)
+      IlpModel_addCol(m, ILP_INTEGER, 0, (double)(j->cap - Jm_sz(j, t) > 0 ? j->cap - Jm_sz(j, t) : 0), 0);
+    if (j->paper && j->lo[t] < j->hi[t]) {
+      j->vcol[t] = IlpModel_ncols(m);
+      for (int q = j->lo[t] + 1; q <= j->hi[t]; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    }
+    for (int q = j->lo[t] + 1; q <= j->hi[t]; q++) {
+      int keep = j->paper ? Jm_v(j, t, q) : Jm_p(j, t, q);
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        Row_add(row, Jm_l(j, t, q), sgn), Row_add(row, Jm_l(j, t, q - 1), -sgn), Row_add(row, keep, M);
+        Row_commit(m, row, -ILP_INF, M);
+      }
+      if (j->paper) { /* V = (resident before) and P */
+        Jm_add(row, keep, 1), Jm_addRes(j, row, t, q - 1, -1), Jm_add(row, Jm_p(j, t, q), -1);
+        Row_commit(m, row, -1, ILP_INF);
+        Jm_add(row, keep, 1), Jm_addRes(j, row, t, q - 1, -1);
+        Row_commit(m, row, -ILP_INF, 0);
+        Row_add(row, keep, 1), Row_add(row, Jm_p(j, t, q), -1);
+        Row_commit(m, row, -ILP_INF, 0);
+      }
+    }
+  }
+  int *act = malloc(sizeof(int) * (size_t)(j->nt + 1));
+  if (!act) return false;
+  j->npairs = 0;
+  j->pair0 = IlpModel_ncols(m);
+  for (int q = 0; q < j->n; q++) {
+    int na = 0;
+    for (int t = 0; t < j->nt; t++)
+      if (Jm_onChip(j, t) && j->lo[t] <= q && q <= j->hi[t]) act[na++] = t;
+    for (int x = 0; x < na; x++)
+      for (int y = x + 1; y < na; y++) {
+        int a = act[x], b = act[y];
+        double sa = (double)Jm_sz(j, a), sb = (double)Jm_sz(j, b);
+        if (!j->paper && sa + sb > M) { /* never together */
+          Jm_addRes(j, row, a, q, 1), Jm_addRes(j, row, b, q, 1);
+          Row_commit(m, row, -ILP_INF, 1);
+          continue;
+        }
+        if (++j->npairs > JOINT_MAX_PAIRS) {
+          free(act);
+          return false;
+        }
+        int la = Jm_l(j, a, q), lb = Jm_l(j, b, q);
+        if (j->paper) { /* Eq. 10: u (a above b), d (a below b) */
+          int u = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0), d = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+          Row_add(row, u, 1), Row_add(row, d, 1);
+          Row_commit(m, row, -ILP_INF, 1);
+          Jm_add(row, u, 1), Jm_add(row, d, 1), Jm_addRes(j, row, a, q, -1), Jm_addRes(j, row, b, q, -1);
+          Row_commit(m, row, -1, ILP_INF);
+          Row_add(row, la, 1), Row_add(row, lb, -1), Row_add(row, d, M);
+          Row_commit(m, row, -ILP_INF, M - sa);
+          Row_add(row, lb, 1), Row_add(row, la, -1), Row_add(row, u, M);
+          Row_commit(m, row, -ILP_INF, M - sb);
+        } else { /* o = 1: a below b; both rows relaxed unless both are resident */
+          int o = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+          Row_add(row, la, 1), Row_add(row, lb, -1), Row_add(row, o, M);
+          Jm_addRes(j, row, a, q, M), Jm_addRes(j, row, b, q, M);
+          Row_commit(m, row, -ILP_INF, 3 * M - sa);
+          Row_add(row, lb, 1), Row_add(row, la, -1), Row_add(row, o, -M);
+          Jm_addRes(j, row, a, q, M), Jm_addRes(j, row, b, q, M);
+          Row_commit(m, row, -ILP_INF, 2 * M - sb);
+        }
+      }
+  }
+  free(act);
+  return true;
+}
+
+/* The model: ours (addresses or not) or the paper's (always with addresses).
+ * NULL: out of memory, or too many pairs (*too_big). */
+static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
+  *too_big = false;
+  IlpModel *m = IlpModel_new();
+  if (!m) return NULL;
+  Row row = {0};
+  for (int v = 0; v < j->n; v++) {
+    j->ccol[v] = IlpModel_ncols(m);
+    for (int q = j->asap[v]; q <= j->alap[v]; q++) IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+  }
+  for (int t = 0; t < j->nt; t++) Jm_tensorCols(j, m, t);
+  Jm_scheduleRows(j, m, &row);
+  for (int t = 0; t < j->nt; t++) Jm_tensorRows(j, m, &row, t);
+  if (!j->paper) /* capacity per step: a relaxation of Eqs. 9-10, and a cut for the full model */
+    for (int q = 0; q < j->n; q++) {
+      int64_t most = 0;
+      for (int t = 0; t < j->nt; t++)
+        if (Jm_onChip(j, t) && j->lo[t] <= q && q <= j->hi[t]) {
+          Jm_addRes(j, &row, t, q, (double)Jm_sz(j, t));
+          most += Jm_sz(j, t);
+        }
+      if (most > j->cap) Row_commit(m, &row, -ILP_INF, (double)j->cap);
+      row.n = 0;
+    }
+  for (int t = 0; t < j->nt; t++) j->lcol[t] = j->vcol[t] = -1;
+  j->pair0 = -1;
+  bool ok = !addresses || Jm_addressRows(j, m, &row);
+  if (!ok) *too_big = j->npairs > JOINT_MAX_PAIRS;
+  if (!ok || row.nomem) {
+    Row_free(&row);
+    IlpModel_free(m);
+    return NULL;
+  }
+  Row_free(&row);
+  return m;
+}
+
+/* The order the C columns choose (false if they are not a topological order). */
+static bool Jm_order(const Jm *j, const double *x, int *order) {
+  int n = j->n;
+  int *pos = malloc(sizeof(int) * (size_t)n);
+  if (!pos) return false;
+  for (int v = 0; v < n; v++) pos[v] = -1;
+  bool ok = true;
+  for (int q = 0; q < n && ok; q++) {
+    order[q] = -1;
+    for (int v = 0; v < n; v++) {
+      int c = Jm_c(j, v, q);
+      if (c >= 0 && x[c] > 0.5 && pos[v] < 0) order[q] = v;
+    }
+    ok = order[q] >= 0;
+    if (ok) pos[order[q]] = q;
+  }
+  for (int v = 0; ok && v < n; v++)
+    for (int k = 0; k < j->net->ops[v].ninputs; k++) {
+      int p = j->net->tensors[j->net->ops[v].inputs[k]].producer;
+      if (p >= 0 && pos[p] >= pos[v]) ok = false;
+    }
+  free(pos);
+  return ok;
+}
+
+/* A plan from a solution with addresses. A tensor keeps its place from one event
+ * (its creation or first load, or a read) to the next only if the model kept it
+ * resident at every step between; else it leaves after the event and comes back
+ * at the next read. Its stays are thus within the model's residency, at the
+ * model's addresses, and it costs at most the model's objective. */
+static Status Jm_toPlan(const Jm *j, const double *x, const int *order, Plan **out) {
+  const Net *net = j->net;
+  int n = j->n;
+  Plan *plan = Plan_new(net, j->params, j->budget);
+  int *pos = malloc(sizeof(int) * (size_t)n), *ev = malloc(sizeof(int) * (size_t)(n + 1));
+  Status st = plan && pos && ev ? SP_OK : SP_ERR_NOMEM;
+  if (!st) memcpy(plan->order, order, sizeof(int) * (size_t)n);
+  for (int q = 0; !st && q < n; q++) pos[order[q]] = q;
+  for (int t = 0; !st && t < j->nt; t++) {
+    const Tensor *tt = &net->tensors[t];
+    if (!Jm_onChip(j, t)) continue;
+    int k = 0;
+    if (tt->producer >= 0) ev[k++] = pos[tt->producer];
+    for (int c = 0; c < tt->nconsumers; c++) ev[k++] = pos[tt->consumers[c]];
+    for (int a = 1; a < k; a++) /* insertion sort: few events */
+      for (int b = a; b > 0 && ev[b] < ev[b - 1]; b--) {
+        int tmp = ev[b];
+        ev[b] = ev[b - 1], ev[b - 1] = tmp;
+      }
+    bool host = tt->producer < 0;
+    for (int i = 0; i < k && !st;) {
+      int e = i;
+      for (;;) {
+        if (e + 1 >= k) break;
+        bool kept = true;
+        for (int q = ev[e] + 1; q <= ev[e + 1] && kept; q++) {
+          int c = Jm_p(j, t, q);
+          kept = c >= 0 && x[c] > 0.5;
+        }
+        if (!kept) break;
+        e++;
+      }
+      int lc = Jm_l(j, t, ev[i]);
+      Stay stay = {.tensor = t, .offset = (lc >= 0 ? llround(x[lc]) : 0) * j->g, .start = ev[i], .end = ev[e]};
+      stay.in = i > 0 ? STAY_RETRIEVE : tt->producer >= 0 ? STAY_CREATE : STAY_LOAD;
+      if (e + 1 == k) stay.out = tt->kind == TK_OUTPUT && !host ? STAY_STORE : STAY_FREE;
+      else stay.out = host ? STAY_DROP : STAY_SPILL, host = true;
+      st = Plan_addStay(plan, stay);
+      i = e + 1;
+    }
+  }
+  if (!st) st = Plan_computeMetrics(plan, net);
+  free(pos), free(ev);
+  if (st) {
+    Plan_free(plan);
+    return st;
+  }
+  *out = plan;
+  return SP_OK;
+}
+
+/* Column values of a plan (ours only): false if it does not fit the model's shape. */
+static bool Jm_assign(const Jm *j, const IlpModel *m, const Plan *p, double *x) {
+  int ncols = IlpModel_ncols(m);
+  memset(x, 0, sizeof(double) * (size_t)ncols);
+  for (int q = 0; q < j->n; q++) {
+    int c = Jm_c(j, p->order[q], q);
+    if (c < 0) return false;
+    x[c] = 1;
+  }
+  int64_t *addr = malloc(sizeof(int64_t) * (size_t)(j->nt * (size_t)j->n + 1));
+  char *res = calloc((size_t)j->nt * (size_t)j->n + 1, 1);
+  if (!addr || !res) {
+    free(addr), free(res);
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < p->nstays && ok; i++) {
+    const Stay *st = &p->stays[i];
+    int t = st->tensor;
+    if (!Jm_onChip(j, t) || st->start < j->lo[t] || st->end > j->hi[t] || st->offset % j->g) {
+      ok = false;
+      break;
+    }
+    if (st->in == STAY_LOAD && Jm_f(j, t, st->start) >= 0) x[Jm_f(j, t, st->start)] = 1;
+    if (st->in == STAY_RETRIEVE) {
+      int c = Jm_r(j, t, st->start);
+      if (c < 0) ok = false;
+      else x[c] = 1;
+      if (j->scol[t] >= 0) x[j->scol[t]] = 1;
+    }
+    for (int q = st->start; q <= st->end && ok; q++) {
+      if (q > st->start && Jm_p(j, t, q) >= 0) x[Jm_p(j, t, q)] = 1;
+      int lc = Jm_l(j, t, q);
+      if (lc >= 0) x[lc] = (double)(st->offset / j->g);
+      addr[(size_t)t * j->n + q] = st->offset / j->g;
+      res[(size_t)t * j->n + q] = 1;
+    }
+  }
+  /* ordering binaries, in the order Jm_addressRows made them */
+  if (ok && j->pair0 >= 0 && !j->paper) {
+    int col = j->pair0;
+    for (int q = 0; q < j->n; q++)
+      for (int a = 0; a < j->nt; a++) {
+        if (!Jm_onChip(j, a) || q < j->lo[a] || q > j->hi[a]) continue;
+        for (int b = a + 1; b < j->nt; b++) {
+          if (!Jm_onChip(j, b) || q < j->lo[b] || q > j->hi[b] || Jm_sz(j, a) + Jm_sz(j, b) > j->cap) continue;
+          bool both = res[(size_t)a * j->n + q] && res[(size_t)b * j->n + q];
+          if (col < ncols) x[col] = both && addr[(size_t)a * j->n + q] < addr[(size_t)b * j->n + q];
+          col++;
+        }
+      }
+  }
+  free(addr), free(res);
+  return ok;
+}
+
+static int64_t Joint_cost(const Plan *p) { return p->metrics.noncompulsory_bytes; }
+
+/* Progress of a COSMA FS run, relayed with the joint pipeline's incumbent and bound. */
+typedef struct {
+  Relay *relay;
+  const char *label;
+} FsRelay;
+
+static void Joint_fsProgress(const SolveProgress *p, void *user) {
+  FsRelay *f = user;
+  char stage[128];
+  snprintf(stage, sizeof stage, "FS on %s: %s", f->label, p->stage);
+  Relay_report(f->relay, stage, p->has_incumbent, p->incumbent / f->relay->scale, false, 0, p->nodes);
+}
+
+static bool Joint_cancelled(const SolveSettings *s) { return s->cancel && atomic_load(s->cancel); }
+
+static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err) {
+  double t0 = Clock_now();
+  Jm j;
+  IlpModel *m = NULL;
+  IlpResult r = {0};
+  Status st = SP_OK;
+  int *order = malloc(sizeof(int) * (size_t)net->nops);
+  if (!order || !Jm_init(&j, net, s->params, s->budget, true)) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  int k = 0;
+  for (int t = 0; t < net->ntensors; t++) k += Jm_onChip(&j, t);
+  double est = (double)net->nops * (double)k * (double)k;
+  if (est > 2.0 * JOINT_MAX_PAIRS) {
+    st = SpError_set(err, SP_ERR_LIMIT,
+                     "the paper's model as written needs about %.0f address-ordering pairs on %s (%d steps x %d "
+                     "tensors^2 / 2); the limit is %d: use the cosma pipeline (without --model paper)",
+                     est / 2, net->name, net->nops, k, JOINT_MAX_PAIRS);
+    goto out;
+  }
+  bool too_big;
+  if (!(m = Jm_build(&j, true, &too_big))) {
+    st = too_big ? SpError_set(err, SP_ERR_LIMIT, "the paper's model has over %d pairs", JOINT_MAX_PAIRS)
+                 : SpError_set(err, SP_ERR_NOMEM, "out of memory building the paper's model");
+    goto out;
+  }
+  stats->full_ran = true;
+  stats->full_cols = IlpModel_ncols(m), stats->full_rows = IlpModel_nrows(m);
+  Relay relay = {.s = s, .t0 = t0, .scale = (double)j.g};
+  IlpOptions o;
+  Cosma_ilpOptions(&o, s, &relay, s->time_limit, "paper's model");
+  if ((st = Ilp_solve(m, &o, &r, err))) goto out;
+  stats->full_status = Cosma_status(r.status);
+  if (r.status == ILP_INFEASIBLE || r.status == ILP_ERROR) {
+    st = SpError_set(err, SP_ERR_SOLVER, "the paper's model: %s %s", IlpStatus_name(r.status), r.message);
+    goto out;
+  }
+  if (!r.has_solution) {
+    st = r.status == ILP_CANCELLED
+             ? SpError_set(err, SP_ERR_CANCELLED, "the paper's model: cancelled before any plan")
+             : SpError_set(err, SP_ERR_LIMIT, "the paper's model: no integer solution within %.0f s (%d columns, %d rows)",
+                           s->time_limit, stats->full_cols, stats->full_rows);
+    goto out;
+  }
+  if (!Jm_order(&j, r.x, order)) {
+    st = SpError_set(err, SP_ERR_SOLVER, "the paper's model: its C columns are not an order");
+    goto out;
+  }
+  Plan *plan = NULL;
+  if ((st = Jm_toPlan(&j, r.x, order, &plan))) {
+    SpError_set(err, st, "out of memory");
+    goto out;
+  }
+  int64_t bound = r.has_bound ? (int64_t)llround(r.bound) * j.g : 0;
+  if (bound > Joint_cost(plan)) bound = Joint_cost(plan);
+  plan->solver = (SolverInfo){.status = Joint_cost(plan) <= bound ? SOLVER_OPTIMAL : Cosma_status(r.status),
+                              .objective = (double)Joint_cost(plan), .bound = (double)bound,
+                              .has_objective = true, .has_bound = true};
+  stats->relax_bound = bound;
+  *out = plan;
+out:
+  stats->seconds = Clock_now() - t0;
+  if (*out) (*out)->solver.seconds = stats->seconds;
+  IlpResult_free(&r);
+  IlpModel_free(m);
+  Jm_free(&j);
+  free(order);
+  return st;
+}
+
+/* Stage 1: the best simulated plan on a schedule (keeps *best the cheapest). */
+static void Joint_simulate(const Net *net, const SolveSettings *s, const int *order, const char *sched, Plan **best,
+                           CosmaJointStats *stats) {
+  for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
+    for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
+      const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
+      Plan *p = NULL;
+      SpError e2;
+      if (Sim_run(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue;
+      if (!*best || Joint_cost(p) < Joint_cost(*best)) {
+        Plan_free(*best);
+        *best = p;
+        snprintf(stats->heuristic_policy, sizeof stats->heuristic_policy, "%s/%s/%s", sched, rp->name, ap->name);
+      } else {
+        Plan_free(p);
+      }
+    }
+}
+
+Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointOptions *opt, Plan **out,
+                       CosmaJointStats *stats, SpError *err) {
+  *out = NULL;
+  CosmaJointOptions defaults = {0};
+  if (!opt) opt = &defaults;
+  CosmaJointStats local;
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof *stats);
+  int64_t m_r = Figures_minRequired(net, s->params);
+  if (s->budget < m_r)
+    return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: budget %lld < M_R = %lld bytes", (long long)s->budget,
+                       (long long)m_r);
+  if (s->paper_model) return Joint_paper(net, s, out, stats, err);
+  double t0 = Clock_now(), tl = s->time_limit > 0 ? s->time_limit : 0;
+  int n = net->nops;
+  enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, NCAND };
+  static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
+  int *cand[NCAND] = {0};
+  bool have[NCAND] = {false, false, true};
+  Plan *best = NULL;
+  Jm j;
+  IlpModel *relax = NULL, *full = NULL;
+  IlpResult rr = {0}, fr = {0};
+  double *x = NULL;
+  Status st = SP_OK;
+  SolverStatus status = SOLVER_TIMEOUT;
+  int64_t bound = 0; /* bytes */
+  bool jm_ok = Jm_init(&j, net, s->params, s->budget, false);
+  for (int c = 0; c < NCAND; c++) cand[c] = malloc(sizeof(int) * (size_t)n);
+  if (!jm_ok || !cand[0] || !cand[1] || !cand[2]) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  Relay relay = {.s = s, .t0 = t0, .scale = (double)j.g};
+  Relay_report(&relay, "heuristics", false, 0, false, 0, 0);
+  /* 1. heuristics on the default and the exact-M_P schedules */
+  for (int v = 0; v < n; v++) cand[CAND_DEFAULT][v] = v;
+  SpError e2;
+  have[CAND_MPMF] = Schedule_mpmf(net, s, cand[CAND_MPMF], NULL, &e2) == SP_OK;
+  Joint_simulate(net, s, cand[CAND_DEFAULT], "default", &best, stats);
+  if (have[CAND_MPMF]) Joint_simulate(net, s, cand[CAND_MPMF], "mpmf", &best, stats);
+  if (!best) {
+    st = SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
+    goto out;
+  }
+  stats->heuristic_bytes = Joint_cost(best);
+  relay.incumbent = (double)(Joint_cost(best) / j.g), relay.has_incumbent = true;
+  if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
+  /* 2. the joint relaxation (no addresses): a bound and a schedule */
+  bool too_big;
+  relax = Jm_build(&j, false, &too_big);
+  if (!relax || !(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(relax) + 1)))) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint relaxation");
+    goto out;
+  }
+  IlpOptions o;
+  Cosma_ilpOptions(&o, s, &relay, tl * 0.3, "joint relaxation");
+  o.proximity = Cosma_proximity(relax, tl * 0.3), o.pseudocost = true; /* measured: better orders */
+  if (!opt->no_warm_start && Jm_assign(&j, relax, best, x)) o.warm_start = x;
+  if ((st = Ilp_solve(relax, &o, &rr, err))) goto out;
+  stats->relax_status = Cosma_status(rr.status);
+  if (rr.status == ILP_INFEASIBLE) {
+    st = SpError_set(err, SP_ERR_SOLVER, "joint relaxation: infeasible, but a plan exists");
+    goto out;
+  }
+  if (rr.has_bound && rr.status != ILP_ERROR) bound = (int64_t)llround(rr.bound) * j.g;
+  stats->relax_bound = bound;
+  relay.bound = (double)(bound / j.g), relay.has_bound = true;
+  have[CAND_RELAX] = rr.has_solution && Jm_order(&j, rr.x, cand[CAND_RELAX]);
+  if (Joint_cost(best) <= bound && !opt->force_full) goto proven;
+  /* 3. COSMA FS on each candidate schedule */
+  for (int c = 0; c < NCAND && !opt->force_full; c++) {
+    if (!have[c] || Joint_cancelled(s)) continue;
+    bool seen = false;
+    for (int d = 0; d < c; d++) seen |= have[d] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+    if (seen) continue;
+    SolveSettings sub = *s;
+    FsRelay fsr = {&relay, cand_name[c]};
+    sub.time_limit = tl * 0.15;
+    sub.progress = s->progress ? Joint_fsProgress : NULL;
+    sub.progress_user = &fsr;
+    Plan *p = NULL;
+    CosmaFsOptions fso = {.proximity = true};
+    if ((st = Cosma_replacement(net, &sub, cand[c], &fso, &p, NULL, err))) goto out;
+    if (!stats->fs_schedule[0] || Joint_cost(p) < stats->fs_bytes) {
+      stats->fs_bytes = Joint_cost(p);
+      snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "%s", c == CAND_RELAX ? "relaxation" : cand_name[c]);
+    }
+    if (Joint_cost(p) < Joint_cost(best)) {
+      Plan_free(best);
+      best = p, p = NULL;
+    }
+    Plan_free(p);
+    relay.incumbent = (double)(Joint_cost(best) / j.g);
+    if (Joint_cost(best) <= bound) goto proven;
+  }
+  if (Joint_cancelled(s)) {
+    status = SOLVER_CANCELLED;
+    goto done;
+  }
+  /* 4. the joint model with addresses, warm-started */
+  full = Jm_build(&j, true, &too_big);
+  if (!full) {
+    if (!too_big) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint model");
+      goto out;
+    }
+    goto done; /* too large to build: the FS plan stands, with its gap */
+  }
+  stats->full_ran = true;
+  stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
+  free(x);
+  if (!(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(full) + 1)))) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  if (tl > 0 && left < 0.05) left = 0.05;
+  Cosma_ilpOptions(&o, s, &relay, left, "joint model");
+  o.proximity = Cosma_proximity(full, left), o.pseudocost = true;
+  if (!opt->no_warm_start && Jm_assign(&j, full, best, x)) o.warm_start = x;
+  if ((st = Ilp_solve(full, &o, &fr, err))) goto out;
+  stats->full_status = Cosma_status(fr.status);
+  stats->full_warm_accepted = fr.warm_start_accepted;
+  if (fr.status == ILP_INFEASIBLE) {
+    st = SpError_set(err, SP_ERR_SOLVER, "joint model: infeasible, but a plan exists");
+    goto out;
+  }
+  if (fr.has_bound && fr.status != ILP_ERROR && (int64_t)llround(fr.bound) * j.g > bound)
+    bound = (int64_t)llround(fr.bound) * j.g;
+  if (fr.has_solution && (llround(fr.objective) * j.g < Joint_cost(best) || opt->force_full)) {
+    int *order = cand[CAND_RELAX]; /* reuse: the relaxation's order is no longer needed */
+    Plan *p = NULL;
+    if (Jm_order(&j, fr.x, order)) {
+      if ((st = Jm_toPlan(&j, fr.x, order, &p))) {
+        SpError_set(err, st, "out of memory");
+        goto out;
+      }
+      if (Joint_cost(p) > llround(fr.objective) * j.g) {
+        st = SpError_set(err, SP_ERR_SOLVER, "joint model: the solution costs %lld bytes, the model said %lld",
+                         (long long)Joint_cost(p), (long long)(llround(fr.objective) * j.g));
+        Plan_free(p);
+        goto out;
+      }
+      if (Joint_cost(p) < Joint_cost(best) || (opt->force_full && Joint_cost(p) <= Joint_cost(best))) {
+        Plan_free(best);
+        best = p, p = NULL;
+        stats->full_plan = true;
+      }
+      Plan_free(p);
+    }
+  }
+  status = Joint_cost(best) <= bound         ? SOLVER_OPTIMAL
+           : fr.status == ILP_CANCELLED || Joint_cancelled(s) ? SOLVER_CANCELLED
+                                                              : SOLVER_TIMEOUT;
+  goto done;
+proven:
+  status = SOLVER_OPTIMAL;
+  bound = Joint_cost(best);
+done:
+  if (bound > Joint_cost(best)) bound = Joint_cost(best);
+  stats->seconds = Clock_now() - t0;
+  best->solver = (SolverInfo){.status = status, .seconds = stats->seconds, .objective = (double)Joint_cost(best),
+                              .bound = (double)bound, .has_objective = true, .has_bound = true};
+  relay.incumbent = (double)(Joint_cost(best) / j.g), relay.bound = (double)(bound / j.g), relay.has_bound = true;
+  Relay_report(&relay, "done", true, relay.incumbent, true, relay.bound, 0);
+  *out = best;
+  best = NULL;
+out:
+  Plan_free(best);
+  IlpResult_free(&rr);
+  IlpResult_free(&fr);
+  IlpModel_free(relax);
+  IlpModel_free(full);
+  free(x);
+  for (int c = 0; c < NCAND; c++) free(cand[c]);
+  Jm_free(&j);
+  return st;
+}
+
+Status Cosma_joint(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err) {
+  return Cosma_jointWith(net, s, NULL, out, stats, err);
+}
+
+Status Cosma_jointPlan(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
+  return Cosma_joint(net, s, out, NULL, err);
+}
