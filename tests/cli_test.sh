@@ -55,6 +55,26 @@ head -c 100 "$tmp/plan.json" >"$tmp/cut.json"
 expect 1 "cut.json:.*end of file" "$bin" validate "$net" "$tmp/cut.json"
 expect 0 "invalid plans or errors: 0" "$bin" bench --network fig1 --repeat 1
 expect 0 "^fig1,0,M_R" "$bin" bench --network fig1 --repeat 1 --csv
+# bench cosma: the paper's experiment on one quick network; its CSV has one row per
+# setting x budget x scheme (3 budgets x 4 baselines + cosma) and no invalid plan.
+# check NAME CONDITION: counts a shell condition as a pass or a failure
+check() {
+  if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi
+}
+expect 0 "bench cosma" "$bin" bench --help
+expect 0 "usage: spadmap bench cosma" "$bin" bench cosma --help
+csv=$tmp/cosma.csv
+expect 0 "| fcn_resnet50 | M_R |" "$bin" bench cosma --network fcn_resnet50 --acts --time-limit 5 --csv "$csv"
+check "bench cosma: CSV header" '[ "$(head -n 1 "$csv")" = \
+  "network,setting,budget_name,budget_bytes,scheme,noncompulsory_bytes,status,objective,bound,gap,seconds,valid" ]'
+check "bench cosma: 15 CSV rows" '[ "$(awk "END { print NR - 1 }" "$csv")" -eq 15 ]'
+check "bench cosma: no row with valid=0" '! awk -F, "NR > 1 && \$NF == \"0\"" "$csv" | grep -q .'
+check "bench cosma: no solve error" '! grep -q ",\"*error: " "$csv"'
+expect 2 "unknown option --frob (see spadmap bench cosma --help)" "$bin" bench cosma --frob
+expect 2 "unknown network \"nope\"" "$bin" bench cosma --network nope
+expect 2 "exclude each other" "$bin" bench cosma --human-only --nas-only
+expect 2 "time-limit \"0\": expected a positive number" "$bin" bench cosma --time-limit 0
+expect 2 "nothing to run" "$bin" bench cosma --nas-only --params
 # the joint policy and the paper's model as written
 dia=$data/networks/diamond.json
 expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule cosma

@@ -18,7 +18,7 @@ typedef struct {
 } CliOption;
 
 typedef struct {
-  const char *name;
+  const char *name;     /* "bench", or "bench cosma" for a subcommand */
   const char *args;     /* positional arguments, for the usage line */
   const char *summary;
   const CliOption *options; /* ends with {NULL} */
@@ -36,6 +36,11 @@ typedef struct {
 int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max_pos, CliArgs *a);
 const char *Cli_value(const CliCommand *cmd, const CliArgs *a, const char *option);
 void Cli_help(const CliCommand *cmd);
+/* Subcommands ("bench cosma": the parent's name, a space, a word), a NULL-ended
+ * list. Cli_runSub runs the one argv[1] names and returns its exit code, or -1
+ * (the parent parses argv itself); Cli_helpSubs lists them after the parent's help. */
+int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
+void Cli_helpSubs(const CliCommand *const *subs);
 
 /* Loads a network or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
@@ -44,7 +49,8 @@ const char *Cli_bytes(int64_t bytes, char *buf, int n);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
 
-extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench, Cli_tui, Cli_snapshot, Cli_benchRender;
+extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench, Cli_benchCosma, Cli_tui, Cli_snapshot,
+    Cli_benchRender;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

@@ -23,6 +23,9 @@ static const CliOption Bench_options[] = {
   {NULL, NULL, NULL},
 };
 
+/* "bench WORD" commands, run instead of the sweep. */
+static const CliCommand *const Bench_subs[] = {&Cli_benchCosma, NULL};
+
 static int Bench_cmpStr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Sorted *.json paths in dir; count in *n. */
@@ -204,7 +207,10 @@ out:
 static int Bench_run(int argc, char **argv) {
   CliArgs a;
   const CliCommand *c = &Cli_bench;
-  int rc = Cli_parse(c, argc, argv, 0, 0, &a);
+  int rc = Cli_runSub(c, Bench_subs, argc, argv);
+  if (rc >= 0) return rc;
+  rc = Cli_parse(c, argc, argv, 0, 0, &a);
+  if (rc == EXIT_OK) Cli_helpSubs(Bench_subs); /* --help was shown */
   if (rc >= 0) return rc;
   Bench b = {.csv = Cli_value(c, &a, "--csv") != NULL, .repeat = 5, .params = Cli_value(c, &a, "--params") != NULL};
   if (Cli_value(c, &a, "--repeat")) b.repeat = atoi(Cli_value(c, &a, "--repeat"));

@@ -16,6 +16,21 @@ void Cli_help(const CliCommand *cmd) {
   printf("  %-24s %s\n", "--help", "show this help");
 }
 
+void Cli_helpSubs(const CliCommand *const *subs) {
+  if (subs && subs[0]) printf("\nsubcommands (each has --help):\n");
+  for (const CliCommand *const *sub = subs; sub && *sub; sub++) printf("  %-24s %s\n", (*sub)->name, (*sub)->summary);
+}
+
+int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv) {
+  size_t len = strlen(parent->name);
+  for (const CliCommand *const *sub = subs; argc > 1 && sub && *sub; sub++) {
+    const char *name = (*sub)->name;
+    if (strncmp(name, parent->name, len) == 0 && name[len] == ' ' && strcmp(name + len + 1, argv[1]) == 0)
+      return (*sub)->run(argc - 1, argv + 1);
+  }
+  return -1;
+}
+
 int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max_pos, CliArgs *a) {
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
