@@ -18,6 +18,10 @@ static const PolicyInfo Policy_table[] = {
   {.name = "cosma", .kind = POLICY_SCHEDULE,
    .help = "COSMA's joint ILP (Eqs. 1-12, GLPK): order, addresses and replacement together, within the time limit",
    .joint = Cosma_jointPlan, .searching = true},
+  {.name = "dnc", .kind = POLICY_SCHEDULE,
+   .help = "COSMA's divide and conquer: the joint ILP per segment between break nodes, then the replacement ILP "
+           "on the whole order, within the time limit",
+   .joint = Cosma_dncPlan, .searching = true},
   {.name = "belady", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read furthest in the future",
    .evict_score = Replace_belady},
   {.name = "lru", .kind = POLICY_REPLACEMENT, .help = "evict the tensor read or made longest ago",

@@ -15,6 +15,7 @@ static const CliOption Solve_options[] = {
   {"--allocator", "NAME", "allocator (default: linear)"},
   {"--params", NULL, "hold parameter tensors on chip too (default: activations only)"},
   {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default: 60)"},
+  {"--break-nodes", "A,B,...", "dnc: the break nodes (op names, each an ancestor of the next; default: automatic)"},
   {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model as written, solved directly"},
   {"--out", "FILE", "write the plan (spadmap-plan JSON)"},
   {"--list", NULL, "list the policies and exit"},
@@ -48,6 +49,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (Cli_value(c, &a, "--schedule")) s.schedule = Cli_value(c, &a, "--schedule");
   if (Cli_value(c, &a, "--replacement")) s.replacement = Cli_value(c, &a, "--replacement");
   if (Cli_value(c, &a, "--allocator")) s.allocator = Cli_value(c, &a, "--allocator");
+  s.break_nodes = Cli_value(c, &a, "--break-nodes");
   const char *tl = Cli_value(c, &a, "--time-limit");
   if (tl) {
     char *end;
@@ -91,6 +93,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   }
   if (Solve_run(net, &s, &plan, &err)) {
     fprintf(stderr, "spadmap solve: %s: %s\n", net->name, err.text);
+    if (err.code == SP_ERR_ARG) exit_code = EXIT_USAGE; /* e.g. a bad --break-nodes */
     goto out;
   }
   ValidateReport rep;
