@@ -29,7 +29,7 @@
 #include "schedule.h"
 #include "sim.h"
 
-enum { JOINT_MAX_PAIRS = 400000 };
+enum { JOINT_MAX_PAIRS = 400000, JOINT_MAX_FULL_COLS = 50000 };
 
 typedef struct {
   const Net *net;
@@ -653,7 +653,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   }
   IlpOptions o;
   Cosma_ilpOptions(&o, s, &relay, tl * 0.3, "joint relaxation");
-  o.proximity = Cosma_proximity(relax, tl * 0.3), o.pseudocost = true; /* measured: better orders */
+  o.proximity = Cosma_proximity(relax, tl * 0.3);
   if (!opt->no_warm_start && Jm_assign(&j, relax, best, x)) o.warm_start = x;
   if ((st = Ilp_solve(relax, &o, &rr, err))) goto out;
   stats->relax_status = Cosma_status(rr.status);
@@ -705,8 +705,10 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     }
     goto done; /* too large to build: the FS plan stands, with its gap */
   }
-  stats->full_ran = true;
   stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
+  if (stats->full_cols > JOINT_MAX_FULL_COLS) goto done; /* measured: GLPK's node LPs there take minutes
+                                                            each and cannot be interrupted */
+  stats->full_ran = true;
   free(x);
   if (!(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(full) + 1)))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -715,7 +717,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
   Cosma_ilpOptions(&o, s, &relay, left, "joint model");
-  o.proximity = Cosma_proximity(full, left), o.pseudocost = true;
+  o.proximity = Cosma_proximity(full, left);
   if (!opt->no_warm_start && Jm_assign(&j, full, best, x)) o.warm_start = x;
   if ((st = Ilp_solve(full, &o, &fr, err))) goto out;
   stats->full_status = Cosma_status(fr.status);
