@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <math.h>
 
+#include "bundled.h"
 #include "cosma.h"
 #include "figures.h"
 #include "policy.h"
@@ -13,15 +14,6 @@
 #include "validate.h"
 
 static const char *const teaching[] = {"fig1", "diamond", "skip", "chain"};
-
-static Net *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
-  Net *net = NULL;
-  SpError err;
-  if (Net_load(path, &net, &err)) printf("  load %s: %s\n", name, err.text);
-  return net;
-}
 
 static void check_minpeak(const Net *net, bool params) {
   int *order = malloc(sizeof(int) * (size_t)net->nops), *exact = malloc(sizeof(int) * (size_t)net->nops);
@@ -46,7 +38,7 @@ static void check_minpeak(const Net *net, bool params) {
 
 TEST(minpeak_ilp_equals_exact_search_on_teaching_graphs) {
   for (int i = 0; i < 4; i++) {
-    Net *net = load(teaching[i]);
+    Net *net = Bundled_load(teaching[i]);
     CHECK(net != NULL);
     if (!net) continue;
     check_minpeak(net, false);
@@ -66,7 +58,7 @@ TEST(minpeak_ilp_equals_exact_search_on_random_dags) {
 }
 
 TEST(minpeak_ilp_is_a_schedule_policy) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   if (!net) return;
   SolveSettings s;
   SolveSettings_init(&s);
@@ -251,7 +243,7 @@ static void budgets_of(const Net *net, bool params, int64_t b[3]) {
 
 TEST(replacement_ilp_on_teaching_graphs) {
   for (int i = 0; i < 4; i++) {
-    Net *net = load(teaching[i]);
+    Net *net = Bundled_load(teaching[i]);
     if (!net) continue;
     int64_t b[3];
     budgets_of(net, false, b);
@@ -291,7 +283,7 @@ TEST(replacement_ilp_on_random_dags_matches_brute_force) {
 }
 
 TEST(replacement_ilp_through_solve_run) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   if (!net) return;
   SolveSettings s;
   SolveSettings_init(&s);
@@ -330,7 +322,7 @@ static void seen(const SolveProgress *p, void *user) {
 }
 
 TEST(progress_and_cancel_reach_the_pipeline) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   if (!net) return;
   Seen w = {0};
   SolveSettings s;
@@ -468,7 +460,7 @@ static void check_joint(const Net *net, bool params, int64_t budget, bool deep) 
 
 TEST(joint_on_teaching_graphs) {
   for (int i = 0; i < 4; i++) {
-    Net *net = load(teaching[i]);
+    Net *net = Bundled_load(teaching[i]);
     if (!net) continue;
     for (int params = 0; params < 2; params++) {
       int64_t b[3];
@@ -500,7 +492,7 @@ TEST(joint_reaches_zero_at_m_p_on_bundled_networks) {
    * cosma must find zero traffic. These do (the FS pipeline proves it). */
   static const char *const nets[] = {"resnet50", "mobilenet_v2", "fcn_resnet50", "squeezenet1_1"};
   for (int i = 0; i < 4; i++) {
-    Net *net = load(nets[i]);
+    Net *net = Bundled_load(nets[i]);
     if (!net) continue;
     int64_t b[3];
     budgets_of(net, false, b);
@@ -551,7 +543,7 @@ TEST(paper_model_agrees_on_tiny_graphs) {
 }
 
 TEST(joint_through_solve_run_and_its_errors) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   if (!net) return;
   SolveSettings s;
   SolveSettings_init(&s);
@@ -571,7 +563,7 @@ TEST(joint_through_solve_run_and_its_errors) {
   CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_ERR_INFEASIBLE);
   CHECK_HAS(err.text, "< M_R = 10240 bytes");
   Net_free(net);
-  net = load("densenet121"); /* the paper's model as written is refused on a large network, with the reason */
+  net = Bundled_load("densenet121"); /* the paper's model as written is refused on a large network, with the reason */
   if (!net) return;
   s.budget = Figures_minRequired(net, false);
   s.paper_model = true;

@@ -3,6 +3,7 @@
  * and dnc plans on random DAGs and bundled networks pass the validator. */
 #include <stdatomic.h>
 
+#include "bundled.h"
 #include "cosma.h"
 #include "figures.h"
 #include "policy.h"
@@ -12,15 +13,6 @@
 #include "validate.h"
 
 static const char *const teaching[] = {"fig1", "diamond", "skip", "chain"};
-
-static Net *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
-  Net *net = NULL;
-  SpError err;
-  if (Net_load(path, &net, &err)) printf("  load %s: %s\n", name, err.text);
-  return net;
-}
 
 /* anc[u * n + v]: u is v or one of its ancestors (computed here, independently of the engine). */
 static unsigned char *ancestors(const Net *net) {
@@ -115,13 +107,13 @@ static int check_breaks(const Net *net, int cap, bool verbose) {
 
 TEST(break_nodes_form_a_chain_on_teaching_graphs) {
   for (int i = 0; i < 4; i++) {
-    Net *net = load(teaching[i]);
+    Net *net = Bundled_load(teaching[i]);
     CHECK(net != NULL);
     if (!net) continue;
     for (int cap = 1; cap <= 7; cap++) check_breaks(net, cap, false);
     Net_free(net);
   }
-  Net *chain = load("chain"); /* 5 ops in a line: cap 2 cuts after c2 and c4 */
+  Net *chain = Bundled_load("chain"); /* 5 ops in a line: cap 2 cuts after c2 and c4 */
   if (chain) CHECK_EQ(check_breaks(chain, 2, false), 2);
   Net_free(chain);
 }
@@ -139,14 +131,14 @@ TEST(break_nodes_form_a_chain_on_random_dags) {
 TEST(break_nodes_on_nas_networks) {
   static const char *const nets[] = {"nasnet_a", "darts", "pnasnet5", "amoebanet_d"};
   for (int i = 0; i < 4; i++) {
-    Net *net = load(nets[i]);
+    Net *net = Bundled_load(nets[i]);
     if (!net) continue;
     CHECK(check_breaks(net, 60, true) >= net->nops / 60 - 1); /* 60: dnc's default */
     Net_free(net);
   }
   SpError err;
   int b[8], k;
-  Net *net = load("chain");
+  Net *net = Bundled_load("chain");
   if (net) CHECK_EQ(Cosma_breakNodes(net, false, 0, b, &k, &err), SP_ERR_ARG);
   Net_free(net);
 }
@@ -167,7 +159,7 @@ static Status dnc(const Net *net, const char *breaks, double time_limit, Plan **
 }
 
 TEST(break_nodes_option_errors) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   if (!net) return;
   static const struct {
     const char *breaks, *message;
@@ -312,7 +304,7 @@ TEST(dnc_segment_ops_do_not_clash_with_the_networks_names) {
 TEST(dnc_plans_on_nas_networks_are_valid) {
   static const char *const nets[] = {"darts", "nasnet_a"};
   for (int i = 0; i < 2; i++) {
-    Net *net = load(nets[i]);
+    Net *net = Bundled_load(nets[i]);
     if (!net) continue;
     Plan *plan = NULL;
     SpError err;

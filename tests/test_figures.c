@@ -1,19 +1,11 @@
 /* Figures: M_R, peaks, and the exact M_P search checked against brute force over
  * every topological order of small random graphs. */
 #include <stdatomic.h>
+#include "bundled.h"
 #include "figures.h"
 #include "randnet.h"
 #include "solve.h"
 #include "test.h"
-
-static Net *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
-  Net *net = NULL;
-  SpError err;
-  if (Net_load(path, &net, &err)) printf("  cannot load %s: %s\n", path, err.text);
-  return net;
-}
 
 /* Minimum peak over all topological orders, by depth-first enumeration. */
 typedef struct {
@@ -160,7 +152,7 @@ TEST(minpeak_equals_subset_dp_on_larger_random_dags) {
 }
 
 TEST(teaching_graphs_have_known_figures) {
-  Net *net = load("diamond");
+  Net *net = Bundled_load("diamond");
   CHECK(net != NULL);
   if (!net) return;
   NetFigures f;
@@ -179,7 +171,7 @@ TEST(teaching_graphs_have_known_figures) {
 }
 
 TEST(resnet50_matches_the_contract_example) {
-  Net *net = load("resnet50");
+  Net *net = Bundled_load("resnet50");
   CHECK(net != NULL);
   if (!net) return;
   /* The contract's example plan uses resnet50's M_R: a residual add over three
@@ -193,7 +185,7 @@ TEST(every_shipped_network_gets_an_exact_mp) {
   const char *names[] = {"alexnet", "darts", "densenet121", "inception_v3", "nasnet_a", "transformer", "vit_b_16",
                          "r2plus1d_18", "s3d", "deeplabv3_resnet50"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    Net *net = load(names[i]);
+    Net *net = Bundled_load(names[i]);
     CHECK(net != NULL);
     if (!net) continue;
     for (int params = 0; params < 2; params++) {
@@ -211,7 +203,7 @@ TEST(every_shipped_network_gets_an_exact_mp) {
 }
 
 TEST(search_limit_is_reported_not_hidden) {
-  Net *net = load("transformer");
+  Net *net = Bundled_load("transformer");
   CHECK(net != NULL);
   if (!net) return;
   MinPeakOptions opt;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "bundled.h"
 #include "figures.h"
 #include "plan.h"
 #include "policy.h"
@@ -13,15 +14,6 @@
 #include "combos.h"
 #include "test.h"
 #include "validate.h"
-
-static Net *load(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
-  Net *net = NULL;
-  SpError err = {0};
-  if (Net_load(path, &net, &err)) printf("  load: %s\n", err.text);
-  return net;
-}
 
 /* x (input, 1024) and w (param, 512) -> op0 -> a -> op1 -> y (output). */
 static const char *with_param =
@@ -99,9 +91,9 @@ static void Case_close(Case *c) {
 
 /* fig1 (a0 input; a1..a5 activations; a6 output; op aN makes aN, at step N-1 in
  * the default order) with room for everything: one stay per tensor, no spills. */
-static bool roomy(Case *c) { return Case_open(c, load("fig1"), false, 64 * 1024); }
+static bool roomy(Case *c) { return Case_open(c, Bundled_load("fig1"), false, 64 * 1024); }
 /* fig1 at M_R (12 KiB): a2 is spilled and retrieved, a0 dropped and retrieved. */
-static bool tight(Case *c) { return Case_open(c, load("fig1"), false, 12 * 1024); }
+static bool tight(Case *c) { return Case_open(c, Bundled_load("fig1"), false, 12 * 1024); }
 
 /* The k-th stay (0-based, in plan order) of a tensor, or NULL. */
 static Stay *stay_of(const Case *c, const char *tensor, int k) {
@@ -567,9 +559,9 @@ static void round_trip(Net *net, bool params, int64_t budget) {
 }
 
 TEST(json_round_trip) {
-  round_trip(load("fig1"), false, 12 * 1024); /* spill, retrieve, drop, store */
-  round_trip(load("fig1"), false, 64 * 1024);
-  round_trip(load("diamond"), false, 16 * 1024);
+  round_trip(Bundled_load("fig1"), false, 12 * 1024); /* spill, retrieve, drop, store */
+  round_trip(Bundled_load("fig1"), false, 64 * 1024);
+  round_trip(Bundled_load("diamond"), false, 16 * 1024);
   Net *net = NULL;
   SpError err;
   CHECK_EQ(Net_parse(with_param, strlen(with_param), "wp.json", &net, &err), SP_OK);
@@ -617,7 +609,7 @@ static Status parse_edited(const Net *net, const char *from, const char *to, SpE
   } while (0)
 
 TEST(hand_written_plan_validates) {
-  Net *net = load("fig1");
+  Net *net = Bundled_load("fig1");
   if (!net) return;
   Plan *p = NULL;
   SpError err = {0};
@@ -637,7 +629,7 @@ TEST(hand_written_plan_validates) {
 }
 
 TEST(plan_parse_errors) {
-  Net *net = load("fig1");
+  Net *net = Bundled_load("fig1");
   if (!net) return;
   /* line 3 lacks a comma: ` "schedule": ["a1", "a2" "a3"` puts the `"` of "a3" at column 26 */
   EXPECT_PARSE_ERR(net, "\"a2\", \"a3\"", "\"a2\" \"a3\"", SP_ERR_SYNTAX, "plan.json:3:26:", "malformed JSON");
@@ -675,7 +667,7 @@ enum { ALL = -1 }; /* a budget holding every tensor at once */
 /* Every policy combination on one network at M_R + extra (or ALL): valid, and the
  * validator's metrics equal the plan's, field by field. */
 static void check_metrics_agree(const char *name, bool params, int64_t extra, int *plans) {
-  Net *net = load(name);
+  Net *net = Bundled_load(name);
   CHECK(net != NULL);
   if (!net) return;
   int64_t budget = Figures_minRequired(net, params) + extra;
