@@ -580,11 +580,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
            : model_failed                  ? SOLVER_FEASIBLE
                                            : SOLVER_TIMEOUT;
 done:
-  if (status == SOLVER_OPTIMAL && bound * f.g < Plan_cost(best)) bound = Plan_cost(best) / f.g;
-  best->solver = (SolverInfo){.status = status, .seconds = Clock_now() - t0, .objective = (double)Plan_cost(best),
-                              .bound = (double)(bound * f.g), .has_objective = true, .has_bound = true};
-  relay.incumbent = (double)(Plan_cost(best) / f.g), relay.bound = (double)bound;
-  Relay_report(&relay, "done", true, relay.incumbent, true, relay.bound, 0);
+  Cosma_finish(best, status, bound * f.g, Clock_now() - t0, &relay);
   *out = best;
   best = NULL;
 out:

@@ -758,12 +758,8 @@ proven:
   status = SOLVER_OPTIMAL;
   bound = Joint_cost(best);
 done:
-  if (bound > Joint_cost(best)) bound = Joint_cost(best);
   stats->seconds = Clock_now() - t0;
-  best->solver = (SolverInfo){.status = status, .seconds = stats->seconds, .objective = (double)Joint_cost(best),
-                              .bound = (double)bound, .has_objective = true, .has_bound = true};
-  relay.incumbent = (double)(Joint_cost(best) / j.g), relay.bound = (double)(bound / j.g), relay.has_bound = true;
-  Relay_report(&relay, "done", true, relay.incumbent, true, relay.bound, 0);
+  Cosma_finish(best, status, bound, stats->seconds, &relay);
   *out = best;
   best = NULL;
 out:

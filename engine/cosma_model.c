@@ -79,6 +79,16 @@ double Cosma_proximity(const IlpModel *m, double stage_seconds) {
   return t > 5 ? 5 : t;
 }
 
+void Cosma_finish(Plan *plan, SolverStatus status, int64_t bound, double seconds, Relay *relay) {
+  int64_t cost = plan->metrics.noncompulsory_bytes;
+  if (status == SOLVER_OPTIMAL || bound > cost) bound = cost;
+  plan->solver = (SolverInfo){.status = status, .seconds = seconds, .objective = (double)cost, .bound = (double)bound,
+                              .has_objective = true, .has_bound = true};
+  relay->incumbent = (double)cost / relay->scale, relay->bound = (double)bound / relay->scale;
+  relay->has_incumbent = relay->has_bound = true;
+  Relay_report(relay, "done", true, relay->incumbent, true, relay->bound, 0);
+}
+
 SolverStatus Cosma_status(IlpStatus st) {
   switch (st) {
   case ILP_OPTIMAL: return SOLVER_OPTIMAL;

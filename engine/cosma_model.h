@@ -35,6 +35,9 @@ void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool ha
 void Relay_ilp(const IlpProgress *p, void *user);
 void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label);
 SolverStatus Cosma_status(IlpStatus st);
+/* The end of a pipeline: the plan's solver block (objective = its non-compulsory
+ * bytes, bound in bytes, clamped to it) and the final "done" report. */
+void Cosma_finish(Plan *plan, SolverStatus status, int64_t bound, double seconds, Relay *relay);
 /* Seconds of proximity search for a mid-sized model, else 0 (measured: it finds the
  * better orders and evictions GLPK's default search misses there, but costs seconds
  * on small models and cannot be interrupted on very large ones). */
