@@ -18,6 +18,7 @@ shot nasnet_a_pinned_mpmf nasnet_a 120x40 "cs"
 shot diamond_spill        diamond  120x40 "x<Tab>"
 shot fig1_help            fig1     120x40 "?"
 shot nasnet_a_mp_zoom     nasnet_a 120x40 "px>>>"
+shot resnet50_cosma_vs_default resnet50 120x40 "whcm<Down><Down><Down><Enter>"
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"
