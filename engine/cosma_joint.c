@@ -703,11 +703,15 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
       st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint model");
       goto out;
     }
-    goto done; /* too large to build: the FS plan stands, with its gap */
+    status = SOLVER_FEASIBLE; /* too large to build: the FS plan stands, with its gap */
+    goto done;
   }
   stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
-  if (stats->full_cols > JOINT_MAX_FULL_COLS) goto done; /* measured: GLPK's node LPs there take minutes
-                                                            each and cannot be interrupted */
+  if (stats->full_cols > JOINT_MAX_FULL_COLS) { /* measured: GLPK's node LPs there take minutes each and
+                                                  cannot be interrupted; the FS plan stands, with its gap */
+    status = SOLVER_FEASIBLE;
+    goto done;
+  }
   stats->full_ran = true;
   free(x);
   if (!(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(full) + 1)))) {
