@@ -412,20 +412,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   /* (a) the best simulated plan */
   Plan *best = NULL;
   Status st = SP_OK;
-  for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
-    for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
-      const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
-      Plan *p = NULL;
-      SpError e2;
-      if (Sim_run(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue;
-      if (!best || Plan_cost(p) < Plan_cost(best)) {
-        Plan_free(best);
-        best = p;
-        snprintf(stats->heuristic_policy, sizeof stats->heuristic_policy, "%s/%s", rp->name, ap->name);
-      } else {
-        Plan_free(p);
-      }
-    }
+  Cosma_bestSimulated(net, s, order, NULL, &best, stats->heuristic_policy, sizeof stats->heuristic_policy);
   if (!best) return SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
   stats->heuristic_bytes = Plan_cost(best);
   stats->seconds_heuristic = Clock_now() - t0;

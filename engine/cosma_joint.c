@@ -113,7 +113,7 @@ static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool pap
     const Tensor *tt = &net->tensors[t];
     j->lo[t] = 0, j->hi[t] = -1;
     if (!Net_onChip(net, t, params) || (tt->producer < 0 && tt->nconsumers == 0)) continue;
-    if (Net_onChip(net, t, params)) j->g = Cosma_gcd(tt->bytes, j->g);
+    j->g = Cosma_gcd(tt->bytes, j->g);
     int lo = tt->producer >= 0 ? j->asap[tt->producer] : n, hi = tt->producer >= 0 ? j->alap[tt->producer] : -1;
     for (int k = 0; k < tt->nconsumers; k++) {
       int c = tt->consumers[k];
@@ -577,25 +577,6 @@ out:
   return st;
 }
 
-/* Stage 1: the best simulated plan on a schedule (keeps *best the cheapest). */
-static void Joint_simulate(const Net *net, const SolveSettings *s, const int *order, const char *sched, Plan **best,
-                           CosmaJointStats *stats) {
-  for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
-    for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
-      const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
-      Plan *p = NULL;
-      SpError e2;
-      if (Sim_run(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue;
-      if (!*best || Joint_cost(p) < Joint_cost(*best)) {
-        Plan_free(*best);
-        *best = p;
-        snprintf(stats->heuristic_policy, sizeof stats->heuristic_policy, "%s/%s/%s", sched, rp->name, ap->name);
-      } else {
-        Plan_free(p);
-      }
-    }
-}
-
 Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointOptions *opt, Plan **out,
                        CosmaJointStats *stats, SpError *err) {
   *out = NULL;
@@ -635,8 +616,10 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   for (int v = 0; v < n; v++) cand[CAND_DEFAULT][v] = v;
   SpError e2;
   have[CAND_MPMF] = Schedule_mpmf(net, s, cand[CAND_MPMF], NULL, &e2) == SP_OK;
-  Joint_simulate(net, s, cand[CAND_DEFAULT], "default", &best, stats);
-  if (have[CAND_MPMF]) Joint_simulate(net, s, cand[CAND_MPMF], "mpmf", &best, stats);
+  Cosma_bestSimulated(net, s, cand[CAND_DEFAULT], "default", &best, stats->heuristic_policy,
+                      sizeof stats->heuristic_policy);
+  if (have[CAND_MPMF])
+    Cosma_bestSimulated(net, s, cand[CAND_MPMF], "mpmf", &best, stats->heuristic_policy, sizeof stats->heuristic_policy);
   if (!best) {
     st = SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
     goto out;

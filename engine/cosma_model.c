@@ -2,11 +2,13 @@
 #include "cosma_model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bitset.h"
 #include "clock.h"
+#include "sim.h"
 
 int64_t Cosma_gcd(int64_t a, int64_t b) {
   while (b) {
@@ -77,6 +79,24 @@ double Cosma_proximity(const IlpModel *m, double stage_seconds) {
   if (IlpModel_ncols(m) < 500 || IlpModel_ncols(m) > 50000) return 0;
   double t = stage_seconds > 0 ? stage_seconds * 0.5 : 5;
   return t > 5 ? 5 : t;
+}
+
+void Cosma_bestSimulated(const Net *net, const SolveSettings *s, const int *order, const char *prefix, Plan **best,
+                         char *policy, size_t n) {
+  for (int ri = 0; ri < Policy_count(POLICY_REPLACEMENT); ri++)
+    for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
+      const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
+      Plan *p = NULL;
+      SpError e2;
+      if (Sim_run(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue; /* a pair may not fit: skip it */
+      if (!*best || p->metrics.noncompulsory_bytes < (*best)->metrics.noncompulsory_bytes) {
+        Plan_free(*best);
+        *best = p;
+        snprintf(policy, n, "%s%s%s/%s", prefix ? prefix : "", prefix ? "/" : "", rp->name, ap->name);
+      } else {
+        Plan_free(p);
+      }
+    }
 }
 
 void Cosma_finish(Plan *plan, SolverStatus status, int64_t bound, double seconds, Relay *relay) {

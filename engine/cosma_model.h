@@ -37,6 +37,11 @@ void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, doubl
 SolverStatus Cosma_status(IlpStatus st);
 /* The end of a pipeline: the plan's solver block (objective = its non-compulsory
  * bytes, bound in bytes, clamped to it) and the final "done" report. */
+/* Stage (a) of both pipelines: simulates every fast replacement x allocator pair on
+ * the order and keeps *best the cheapest (it may already hold a plan); a new best
+ * names itself in policy as "PREFIX/replacement/allocator" (no prefix: NULL). */
+void Cosma_bestSimulated(const Net *net, const SolveSettings *s, const int *order, const char *prefix, Plan **best,
+                         char *policy, size_t n);
 void Cosma_finish(Plan *plan, SolverStatus status, int64_t bound, double seconds, Relay *relay);
 /* Seconds of proximity search for a mid-sized model, else 0 (measured: it finds the
  * better orders and evictions GLPK's default search misses there, but costs seconds
