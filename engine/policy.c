@@ -4,7 +4,7 @@
 
 #include "alloc.h"
 #include "replace.h"
-#include "cosma.h"
+#include "cosma/cosma.h"
 #include "schedule.h"
 
 static const PolicyInfo Policy_table[] = {

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "bundled.h"
-#include "cosma.h"
+#include "cosma/cosma.h"
 #include "figures.h"
 #include "policy.h"
 #include "randnet.h"

@@ -49,8 +49,15 @@ const char *Cli_bytes(int64_t bytes, char *buf, int n);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
 
-extern const CliCommand Cli_info, Cli_solve, Cli_validate, Cli_bench, Cli_benchCosma, Cli_tui, Cli_snapshot,
-    Cli_benchRender;
+/* One line per command, each defined in its own cli_*.c. */
+extern const CliCommand Cli_info;
+extern const CliCommand Cli_solve;
+extern const CliCommand Cli_validate;
+extern const CliCommand Cli_bench;
+extern const CliCommand Cli_benchCosma;
+extern const CliCommand Cli_tui;
+extern const CliCommand Cli_snapshot;
+extern const CliCommand Cli_benchRender;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

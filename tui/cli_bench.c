@@ -24,7 +24,10 @@ static const CliOption Bench_options[] = {
 };
 
 /* "bench WORD" commands, run instead of the sweep. */
-static const CliCommand *const Bench_subs[] = {&Cli_benchCosma, NULL};
+static const CliCommand *const Bench_subs[] = {
+    &Cli_benchCosma,
+    NULL,
+};
 
 static int Bench_cmpStr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

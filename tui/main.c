@@ -5,8 +5,15 @@
 
 #include "cli.h"
 
-static const CliCommand *const Main_commands[] = {&Cli_info,     &Cli_solve, &Cli_validate,    &Cli_bench,
-                                                   &Cli_tui, &Cli_snapshot, &Cli_benchRender};
+static const CliCommand *const Main_commands[] = {
+    &Cli_info,
+    &Cli_solve,
+    &Cli_validate,
+    &Cli_bench,
+    &Cli_tui,
+    &Cli_snapshot,
+    &Cli_benchRender,
+};
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 
 static void Main_usage(FILE *out) {
