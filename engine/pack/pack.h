@@ -1,0 +1,100 @@
+/* pack: fixed-lifetime packing (dynamic storage allocation), the one module that
+ * places buffers with fixed lifetimes at addresses. COSMA's placement step, the
+ * offline `pack` allocator, TAA's baselines and `spadmap pack` all call it.
+ *
+ * A buffer lives over the half-open time range [lower, upper) and needs `size`
+ * bytes at an offset that is a multiple of `align` (0 or 1: any). Two buffers
+ * whose lifetimes intersect may not overlap in address. The height of a solution
+ * is max(offset + size).
+ *
+ * Methods: heuristics (one pass, always give offsets, never a proof) and the exact
+ * search (offsets under the capacity, or a proof that none exist, or unknown at
+ * the limit). With capacity <= 0, Pack_solve minimises the height (the exact
+ * method by bisection between the max-over-time load and the best heuristic).
+ *
+ * This header is the entry point of engine/pack/; its names are a contract
+ * between the packing, tiles and COSMA code: extend it, do not change it. */
+#ifndef SPADMAP_PACK_H
+#define SPADMAP_PACK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct {
+  int64_t lower, upper; /* lifetime [lower, upper), lower < upper */
+  int64_t size;         /* bytes, > 0 */
+  int64_t align;        /* 0 or 1: none */
+} PackBuffer;
+
+typedef enum {
+  PACK_EXACT,           /* branch and bound over canonical placements */
+  PACK_SO_SIZE,         /* Shared Objects, greedy by size (Pisarchyk & Lee, arXiv 2001.03288) */
+  PACK_SO_BREADTH,      /* Shared Objects, greedy by breadth */
+  PACK_SO_IMPROVED,     /* Shared Objects, greedy by size improved */
+  PACK_OFFSET_SIZE,     /* offset calculation, greedy by size */
+  PACK_OFFSET_BREADTH,  /* offset calculation, greedy by breadth */
+  PACK_CONFLICT,        /* offset calculation, greedy by conflict degree */
+  PACK_SKYLINE,         /* best-fit skyline */
+  PACK_BEST_HEURISTIC,  /* every heuristic above, the lowest height */
+  PACK_METHOD_COUNT
+} PackMethod;
+
+typedef enum {
+  PACK_FOUND,           /* offsets fit under the capacity (or: the height found) */
+  PACK_OPTIMAL,         /* capacity <= 0 and the height is proven minimal */
+  PACK_INFEASIBLE,      /* proven: no placement fits under the capacity */
+  PACK_UNKNOWN,         /* the time limit or the node limit came first */
+  PACK_CANCELLED,       /* *cancel was set */
+  PACK_RESULT_COUNT
+} PackResultStatus;
+
+typedef struct {
+  double elapsed;       /* seconds since Pack_solve started */
+  long nodes;           /* search nodes so far */
+  int64_t best_height;  /* best height found so far, -1 none */
+  int64_t lower_bound;  /* proven lower bound on the height */
+  const char *stage;    /* "heuristics", "search", "bisection" */
+} PackProgress;
+
+typedef struct {
+  PackMethod method;    /* default PACK_EXACT */
+  double time_limit;    /* seconds; <= 0: none */
+  long node_limit;      /* <= 0: none */
+  atomic_int *cancel;   /* non-zero: stop soon with PACK_CANCELLED */
+  void (*progress)(const PackProgress *p, void *user);
+  void *user;
+  double progress_interval; /* seconds (default 0.2) */
+} PackOptions;
+
+typedef struct {
+  PackResultStatus status;
+  int64_t *offsets;     /* n offsets (malloc'd) when status is PACK_FOUND or PACK_OPTIMAL */
+  int64_t height;       /* max(offset + size) of those offsets */
+  int64_t lower_bound;  /* max over time of the summed sizes of live buffers (at least) */
+  int64_t infeasible_at;/* PACK_INFEASIBLE: a time where the proof applies, or -1 */
+  long nodes;
+  double seconds;
+} PackResult;
+
+void PackOptions_init(PackOptions *o);
+/* Packs n buffers under capacity (<= 0: minimise the height). SP_OK whenever the
+ * search ran to one of the result statuses; SP_ERR_ARG for a malformed buffer
+ * (err names it), SP_ERR_NOMEM. */
+Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, PackResult *r,
+                  SpError *err);
+void PackResult_free(PackResult *r);
+
+/* The largest summed size of buffers live at one time: a lower bound on any height. */
+int64_t Pack_maxLoad(const PackBuffer *b, int n);
+/* Checks offsets against lifetimes, alignment and capacity (<= 0: none); SP_OK or
+ * SP_ERR_FORMAT with the first two colliding buffers (or the one over capacity) in err. */
+Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t capacity, SpError *err);
+
+const char *PackMethod_name(PackMethod m);      /* "exact", "so-size", ... */
+bool PackMethod_parse(const char *name, PackMethod *m);
+const char *PackResultStatus_name(PackResultStatus s);
+
+#endif
