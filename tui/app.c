@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "policy.h"
 #include "validate.h"
 #include "views.h"
@@ -97,7 +98,7 @@ Status App_init(App *app, const char *path, SpError *err) {
   app->selected = -1;
   app->mouse = true;
   Net *net;
-  Status st = Net_load(path, &net, err);
+  Status st = Import_open(path, NULL, &net, err);
   if (st) return st;
   SolveSettings d;
   SolveSettings_init(&d);
@@ -157,7 +158,7 @@ void App_free(App *app) {
 
 Status App_load(App *app, const char *path, SpError *err) {
   Net *net;
-  Status st = Net_load(path, &net, err);
+  Status st = Import_open(path, NULL, &net, err);
   if (st) return st; /* the old network stays */
   bool had_worker = app->worker != NULL;
   App_release(app);

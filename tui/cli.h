@@ -42,7 +42,7 @@ void Cli_help(const CliCommand *cmd);
 int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
 void Cli_helpSubs(const CliCommand *const *subs);
 
-/* Loads a network or prints the error; NULL on failure. */
+/* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
 /* "1.23 MiB"-style size into buf. */
 const char *Cli_bytes(int64_t bytes, char *buf, int n);
@@ -58,6 +58,7 @@ extern const CliCommand Cli_benchCosma;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;
+extern const CliCommand Cli_import;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

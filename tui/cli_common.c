@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "cli.h"
+#include "import.h"
 
 void Cli_help(const CliCommand *cmd) {
   printf("usage: spadmap %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
@@ -91,7 +92,7 @@ const char *Cli_value(const CliCommand *cmd, const CliArgs *a, const char *optio
 Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;
-  if (Net_load(path, &net, &err)) {
+  if (Import_open(path, NULL, &net, &err)) {
     fprintf(stderr, "spadmap: %s\n", err.text);
     return NULL;
   }

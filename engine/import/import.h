@@ -1,0 +1,57 @@
+/* import: open a network from any file format spadmap reads. The entry point the
+ * CLI (Cli_loadNet) and the explorer (App_init/App_load) use instead of Net_load.
+ *
+ *   spadmap-network JSON  -> Net_load (the contract)
+ *   ONNX (.onnx)          -> onnx_import.c (shape inference by libonnx, onnx_infer.cc)
+ *   COSMA authors' DAG    -> dag_import.c ({"name", "dummy_input_tensors",
+ *                            "graph_output_tensors", "tensor_list", "tensor_sizes", "dag"})
+ *
+ * Foreign formats are translated into the contract's JSON text and then loaded by
+ * Net_parse, so every rule of the contract is checked once, in one place. */
+#ifndef SPADMAP_IMPORT_H
+#define SPADMAP_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "status.h"
+
+typedef enum { IMPORT_SPADMAP, IMPORT_ONNX, IMPORT_DAG } ImportFormat;
+
+enum { IMPORT_MAX_DIMS = 16 };
+
+typedef struct {
+  const char *dtype;   /* NULL: sizes from each value's element type; else every tensor
+                          is re-priced as this contract dtype ("int8", ...) */
+  bool fold;           /* fold BatchNorm and elementwise activations into their producer */
+  struct { char name[64]; int64_t value; } dims[IMPORT_MAX_DIMS]; /* --dim N=1 */
+  int ndims;
+} ImportOptions;
+
+void ImportOptions_init(ImportOptions *o);
+/* Adds "NAME=VALUE" (a symbolic ONNX dimension and its positive value) to o;
+ * SP_ERR_ARG naming what is wrong. */
+Status ImportOptions_addDim(ImportOptions *o, const char *text, SpError *err);
+
+const char *ImportFormat_name(ImportFormat f); /* "spadmap-network", "onnx", "cosma-dag" */
+
+/* Which format the file at path holds (by its first bytes and its name). */
+Status Import_detect(const char *path, ImportFormat *format, SpError *err);
+/* Detects the format and loads the network; opts may be NULL (the defaults). */
+Status Import_open(const char *path, const ImportOptions *opts, Net **out, SpError *err);
+/* The contract's JSON text for a file of any format (malloc'd, NUL-terminated);
+ * a spadmap-network file is checked by Net_parse and returned as it is. */
+Status Import_toJson(const char *path, const ImportOptions *opts, char **json, size_t *len, SpError *err);
+
+/* The translators, on bytes already read (label names them in messages); each
+ * writes the contract's JSON text into *json (malloc'd). */
+Status Import_onnxJson(const void *bytes, size_t len, const char *label, const ImportOptions *opts,
+                       char **json, size_t *json_len, SpError *err);
+Status Import_dagJson(const char *text, size_t len, const char *label, const ImportOptions *opts,
+                      char **json, size_t *json_len, SpError *err);
+/* Is ONNX support compiled in (libonnx-dev and libprotobuf-dev at build time)? */
+bool Import_haveOnnx(void);
+
+#endif
