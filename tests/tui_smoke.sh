@@ -4,7 +4,7 @@
 # usage: tui_smoke.sh SPADMAP DATA_DIR
 bin=$1; data=$2
 if ! command -v tmux >/dev/null 2>&1; then
-  echo "skipped: tmux is not installed"; exit 0
+  echo "skipped: tmux is not installed"; exit 77
 fi
 sock="spadmap-smoke-$$"
 t() { tmux -L "$sock" "$@"; }

@@ -2,7 +2,8 @@
 """Export the small ONNX models the importer's tests and the README use
 (data/onnx/*.onnx). Run with Debian's python3-torchvision and python3-onnx:
 
-    /usr/bin/python3 data/gen/export_onnx.py
+    /usr/bin/python3 data/gen/export_onnx.py        # everything
+    /usr/bin/python3 data/gen/export_onnx.py bad    # only tests/data/onnx/bad_*.onnx
 
 Every model is exported by torch.onnx.export (torch 1.13, opset 13) from a model
 built with weights=None. To keep the repository small, the weights are stripped
@@ -69,14 +70,67 @@ def export(name, model, shape, dynamic=None, keep_bn=False):
     sys.stderr.write('wrote %s: %d nodes, %d bytes\n' % (path, len(m.graph.node), os.path.getsize(path)))
 
 
+def bad_models():
+    """Malformed models for the importer's error tests (tests/data/onnx/bad_*.onnx),
+    written with onnx.helper and no checker, so they stay malformed."""
+    from onnx import TensorProto, helper
+    out = os.path.normpath(os.path.join(HERE, '..', '..', 'tests', 'data', 'onnx'))
+    os.makedirs(out, exist_ok=True)
+
+    def vi(name, shape, elem=TensorProto.FLOAT):
+        return helper.make_tensor_value_info(name, elem, shape)
+
+    def save(name, nodes, inputs, outputs):
+        g = helper.make_graph(nodes, name, inputs, outputs)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)], producer_name='spadmap-tests')
+        path = os.path.join(out, name + '.onnx')
+        with open(path, 'wb') as f:
+            f.write(m.SerializeToString())
+        sys.stderr.write('wrote %s\n' % path)
+
+    # a node reads "ghost", which nothing defines
+    save('bad_undefined', [helper.make_node('Relu', ['x'], ['a'], name='r1'),
+                           helper.make_node('Add', ['a', 'ghost'], ['y'], name='add')],
+         [vi('x', [1, 4])], [vi('y', [1, 4])])
+    # a -> b -> a: two nodes wait on each other
+    save('bad_cycle', [helper.make_node('Add', ['x', 'b'], ['a'], name='first'),
+                       helper.make_node('Relu', ['a'], ['b'], name='second'),
+                       helper.make_node('Relu', ['b'], ['y'], name='last')],
+         [vi('x', [1, 4])], [vi('y', [1, 4])])
+    # element type 99 is no ONNX type
+    save('bad_elem_type', [helper.make_node('Relu', ['x'], ['y'], name='r')],
+         [vi('x', [1, 4], 99)], [vi('y', [1, 4], 99)])
+    # one value written by two nodes
+    save('bad_twice', [helper.make_node('Relu', ['x'], ['y'], name='r1'),
+                       helper.make_node('Relu', ['x'], ['y'], name='r2')],
+         [vi('x', [1, 4])], [vi('y', [1, 4])])
+    # a shape inference cannot know: a custom op's output
+    save('bad_unknown_shape', [helper.make_node('Mystery', ['x'], ['m'], name='mystery', domain='example.com'),
+                               helper.make_node('Relu', ['m'], ['y'], name='r')],
+         [vi('x', [1, 4])], [vi('y', None)])
+    # a correct model: two ops, a diamond, to compare every value by hand
+    save('good_diamond', [helper.make_node('Relu', ['x'], ['a'], name='left'),
+                          helper.make_node('Sigmoid', ['x'], ['b'], name='right'),
+                          helper.make_node('Concat', ['a', 'b'], ['y'], name='join', axis=1)],
+         [vi('x', [2, 3], TensorProto.FLOAT16)], [vi('y', [2, 6], TensorProto.FLOAT16)])
+    # truncated: the first 300 bytes of a real export
+    with open(os.path.join(OUT, 'tiny_cnn.onnx'), 'rb') as f:
+        data = f.read()
+    with open(os.path.join(out, 'bad_truncated.onnx'), 'wb') as f:
+        f.write(data[:300])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:] == ['bad']:
+        return bad_models()
     torch.manual_seed(0)
     export('tiny_cnn', Tiny(), (1, 3, 32, 32), keep_bn=True)
     export('tiny_cnn_dynamic', Tiny(), (1, 3, 32, 32), dynamic={'x': {0: 'batch'}, 'y': {0: 'batch'}})
     export('resnet18', tvm.resnet18(weights=None), (1, 3, 224, 224))
     export('squeezenet1_1', tvm.squeezenet1_1(weights=None), (1, 3, 224, 224))
     export('mobilenet_v3_small', tvm.mobilenet_v3_small(weights=None), (1, 3, 224, 224))
+    bad_models()
 
 
 if __name__ == '__main__':

@@ -264,18 +264,37 @@ static Status ImpGraph_order(ImpGraph *g, const char *label, int **order_out, in
 #undef HEAP_PUSH
   Status st = SP_OK;
   if (n < live) {
-    /* The ops left all wait on each other; walk back from one to find a cycle. */
+    /* The ops left wait on each other. Walk back from one through producers that
+     * are also left until an op repeats: those ops form a cycle. */
+    int *step = malloc(((size_t)g->no + 1) * sizeof(int));
+    int *path = malloc(((size_t)g->no + 1) * sizeof(int));
     char names[600] = "";
-    size_t used = 0;
-    int shown = 0;
-    for (int k = 0; k < g->no && shown < 6; k++) {
-      if (g->o[k].dropped || indeg[k] == 0) continue;
-      int w = snprintf(names + used, sizeof names - used, "%s\"%.60s\"", shown ? ", " : "", g->o[k].name);
-      if (w > 0 && (size_t)w < sizeof names - used) used += (size_t)w;
-      shown++;
+    int cyc_start = 0, len = 0;
+    if (step && path) {
+      for (int k = 0; k < g->no; k++) step[k] = -1;
+      int k = 0;
+      while (k < g->no && (g->o[k].dropped || indeg[k] == 0)) k++;
+      while (k < g->no && step[k] < 0) {
+        step[k] = len;
+        path[len++] = k;
+        int next = g->no;
+        for (int i = 0; i < g->o[k].ninputs && next == g->no; i++) {
+          int p = g->t[g->o[k].inputs[i]].producer;
+          if (p >= 0 && !g->o[p].dropped && !g->t[g->o[k].inputs[i]].zero && indeg[p] > 0) next = p;
+        }
+        k = next;
+      }
+      cyc_start = k < g->no ? step[k] : len;
+      size_t used = 0;
+      for (int i = len - 1, shown = 0; i >= cyc_start && shown < 8; i--, shown++) {
+        int w = snprintf(names + used, sizeof names - used, "%s\"%.60s\"", shown ? " -> " : "", g->o[path[i]].name);
+        if (w > 0 && (size_t)w < sizeof names - used) used += (size_t)w;
+      }
     }
-    st = SpError_set(err, SP_ERR_FORMAT, "%s: the graph has a cycle: %d ops wait on each other (%s%s)", label,
-                     live - n, names, live - n > shown ? ", ..." : "");
+    free(step);
+    free(path);
+    st = SpError_set(err, SP_ERR_FORMAT, "%s: the graph has a cycle: %s%s (%d ops cannot be ordered)", label, names,
+                     len - cyc_start > 8 ? " -> ..." : "", live - n);
   }
   free(indeg), free(heap), free(start), free(adj);
   if (st) {
@@ -285,6 +304,14 @@ static Status ImpGraph_order(ImpGraph *g, const char *label, int **order_out, in
   *order_out = order;
   *n_out = n;
   return SP_OK;
+}
+
+Status ImpGraph_checkAcyclic(ImpGraph *g, const char *label, SpError *err) {
+  ImpGraph_countUses(g);
+  int *order = NULL, n = 0;
+  Status st = ImpGraph_order(g, label, &order, &n, err);
+  free(order);
+  return st;
 }
 
 static cJSON *Imp_names(const ImpGraph *g, const int *idx, int n) {

@@ -59,6 +59,9 @@ bool ImpGraph_addInput(ImpGraph *g, int op, int tensor);   /* false: out of memo
 bool ImpGraph_addOutput(ImpGraph *g, int op, int tensor);
 /* Recounts nuses over the ops that are not dropped. */
 void ImpGraph_countUses(ImpGraph *g);
+/* An error naming ops on a cycle, if there is one (before sizing: values on a
+ * cycle have no inferred shape, and the cycle is the error to report). */
+Status ImpGraph_checkAcyclic(ImpGraph *g, const char *label, SpError *err);
 /* Orders the ops topologically (an error naming ops on a cycle), leaves out zero
  * tensors, unused inputs/params and dropped ops, and writes the contract's JSON. */
 Status ImpGraph_write(ImpGraph *g, const char *label, char **json, size_t *len, SpError *err);

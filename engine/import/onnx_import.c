@@ -460,6 +460,11 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
   snprintf(stem, sizeof stem, "%s", base ? base + 1 : label);
   char *dot = strrchr(stem, '.');
   if (dot && dot != stem) *dot = '\0';
+  if (strcmp(stem, "model") == 0 && base && base != label) { /* ".../resnet/model.onnx": "resnet" */
+    const char *dir = base - 1;
+    while (dir > label && dir[-1] != '/') dir--;
+    snprintf(stem, sizeof stem, "%.*s", (int)(base - dir), dir);
+  }
   snprintf(source, sizeof source, "ONNX model %s (graph \"%.100s\"%s%.100s, IR %lld, opset %lld), imported by spadmap%s%s%s",
            base ? base + 1 : label, g->name, g->producer[0] ? ", from " : "", g->producer, (long long)g->ir_version,
            (long long)g->opset, opts->fold ? ", BN/activations folded into producers" : "",
@@ -474,7 +479,7 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
     OnnxGraph_free(g);
     return st;
   }
-  if (!(st = Onnx_build(&x)) && !(st = Onnx_sizeAll(&x))) {
+  if (!(st = Onnx_build(&x)) && !(st = ImpGraph_checkAcyclic(&x.ig, label, err)) && !(st = Onnx_sizeAll(&x))) {
     /* a node whose outputs all hold zero elements moves no bytes: left out */
     for (int k = 0; k < x.ig.no; k++) {
       bool empty = true;

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Importing models from the command line: `spadmap info|solve|validate|snapshot`
+# on an ONNX model and on a COSMA authors' DAG JSON, `spadmap import`, and the
+# malformed files (exit 1 with the file and what is wrong). The ONNX half skips
+# (77) when spadmap was built without libonnx.
+# usage: import_cli.sh SPADMAP DATA_DIR TEST_DIR
+bin=$1; data=$2; tests=$3
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+expect() { # CODE PATTERN CMD...
+  code=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    echo "FAIL (exit $rc, wanted $code): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
+  elif ! grep -q -- "$pattern" "$tmp/out"; then
+    echo "FAIL (no \"$pattern\"): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+dag=$tests/data/dag/diamond_dag.json
+# the COSMA authors' DAG JSON: detected, figures by hand (see test_import_dag.c)
+expect 0 "M_P .*18,432" "$bin" info "$dag"
+expect 0 "COSMA authors' DAG" "$bin" info "$dag"
+expect 0 "validator      valid" "$bin" solve "$dag" --budget M_R --out "$tmp/dag_plan.json"
+expect 0 "valid: " "$bin" validate "$dag" "$tmp/dag_plan.json"
+expect 0 "wrote .*dag.json" "$bin" import "$dag" --out "$tmp/dag.json"
+expect 0 "M_P .*18,432" "$bin" info "$tmp/dag.json"
+printf '{"name": "x", "dag": [], "tensor_sizes": {\n  "a": 1,' >"$tmp/cut_dag.json"
+expect 1 "cut_dag.json:2:" "$bin" info "$tmp/cut_dag.json"
+expect 0 "usage: spadmap import MODEL" "$bin" import --help
+expect 2 "missing arguments" "$bin" import
+expect 2 "expected int8" "$bin" import "$dag" --dtype int4
+expect 2 "expected NAME=SIZE" "$bin" import "$dag" --dim batch
+
+if "$bin" import "$tests/data/onnx/good_diamond.onnx" 2>&1 | grep -q "without ONNX support"; then
+  echo "import_cli: $pass passed, $fail failed; ONNX skipped: built without libonnx"
+  [ "$fail" -eq 0 ] && exit 77
+  exit 1
+fi
+onnx=$data/onnx/tiny_cnn.onnx
+# an exported model opens directly in every command
+expect 0 "M_R  *98,304" "$bin" info "$onnx"
+expect 0 "validator      valid" "$bin" solve "$onnx" --budget M_R --out "$tmp/plan.json"
+expect 0 "valid: " "$bin" validate "$onnx" "$tmp/plan.json"
+expect 0 "tiny_cnn" "$bin" snapshot "$onnx" --size 100x30
+# import writes the contract's JSON; --fold --dtype int8 as the bundled networks
+expect 0 "wrote .*tiny.json" "$bin" import "$onnx" --fold --dtype int8 --out "$tmp/tiny.json"
+expect 0 '"spadmap-network"' cat "$tmp/tiny.json"
+expect 0 '"fused":\["batch_norm","relu"\]' cat "$tmp/tiny.json"
+expect 0 "M_R  *24,576" "$bin" info "$tmp/tiny.json"
+expect 0 '"name":"x","shape":\[1,3,32,32\]' "$bin" import "$onnx"
+# symbolic dimensions: an error naming the value, or --dim
+expect 1 'value "x" (graph input): dimension 0 is the symbolic "batch"' "$bin" info "$data/onnx/tiny_cnn_dynamic.onnx"
+expect 0 '"shape":\[3,3,32,32\]' "$bin" import "$data/onnx/tiny_cnn_dynamic.onnx" --dim batch=3
+# malformed files: exit 1, the file and what is wrong
+bad=$tests/data/onnx
+expect 1 "bad_truncated.onnx: not a valid ONNX model" "$bin" info "$bad/bad_truncated.onnx"
+expect 1 'reads "ghost", which no node' "$bin" info "$bad/bad_undefined.onnx"
+expect 1 "cycle" "$bin" solve "$bad/bad_cycle.onnx" --budget 1M
+expect 1 "unknown ONNX element type 99" "$bin" import "$bad/bad_elem_type.onnx"
+expect 1 'value "y" is defined twice' "$bin" snapshot "$bad/bad_twice.onnx"
+head -c 0 "$onnx" >"$tmp/empty.onnx"
+expect 1 "empty.onnx" "$bin" info "$tmp/empty.onnx"
+echo "import_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

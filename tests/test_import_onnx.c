@@ -1,0 +1,239 @@
+/* ONNX import: models exported by torch.onnx.export (data/onnx), hand-made ones
+ * (tests/data/onnx), every value checked against the hand count, --fold, --dtype,
+ * --dim, and the malformed files each give a clear error. Skipped (77) when spadmap
+ * was built without libonnx. */
+#include <stdlib.h>
+
+#include "fileio.h"
+#include "import_util.h"
+#include "plan.h"
+#include "solve.h"
+#include "test.h"
+#include "validate.h"
+
+static const char *Model(char *buf, size_t n, const char *name) {
+  return ImportTest_path(buf, n, SPADMAP_DATA_DIR, name);
+}
+static const char *Bad(char *buf, size_t n, const char *name) {
+  char file[128];
+  snprintf(file, sizeof file, "data/onnx/%s", name);
+  return ImportTest_path(buf, n, SPADMAP_TEST_DIR, file);
+}
+
+/* The graph as it is in the file: 3 ops, float16 (2 bytes) everywhere. */
+TEST(diamond_by_hand) {
+  char path[512];
+  Net *net = ImportTest_open(Bad(path, sizeof path, "good_diamond.onnx"), NULL);
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(net->nops, 3);
+  CHECK_EQ(net->ntensors, 4);
+  CHECK_EQ(ImportTest_bytes(net, "x"), 2 * 3 * 2);
+  CHECK_EQ(ImportTest_bytes(net, "y"), 2 * 6 * 2);
+  CHECK_HAS(net->tensors[Net_findTensor(net, "x")].dtype, "fp16");
+  CHECK_EQ(net->tensors[Net_findTensor(net, "x")].kind, TK_INPUT);
+  CHECK_EQ(net->tensors[Net_findTensor(net, "y")].kind, TK_OUTPUT);
+  CHECK_HAS(net->ops[0].name, "left");
+  CHECK_HAS(net->ops[0].type, "relu");
+  CHECK_HAS(net->ops[2].type, "concat");
+  CHECK_HAS(net->ops[2].attrs_json, "\"axis\":1");
+  CHECK_EQ(ImportTest_mr(net, false), 12 + 12 + 24); /* join: a, b and y */
+  Net_free(net);
+}
+
+/* tiny_cnn: conv-BN-ReLU, conv-BN, add, ReLU, pool, flatten, linear, exported with
+ * BatchNormalization nodes kept. Float32 x [1,3,32,32] is 12288 bytes. */
+TEST(tiny_cnn_as_in_the_file) {
+  char path[512];
+  Net *net = ImportTest_open(Model(path, sizeof path, "onnx/tiny_cnn.onnx"), NULL);
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(ImportTest_bytes(net, "x"), 1 * 3 * 32 * 32 * 4);
+  CHECK_EQ(ImportTest_bytes(net, "y"), 10 * 4);
+  CHECK_EQ(net->tensors[Net_findTensor(net, "conv1.weight")].kind, TK_PARAM);
+  int conv = Net_findOp(net, "/conv1/Conv");
+  CHECK(conv >= 0);
+  if (conv >= 0) {
+    CHECK_HAS(net->ops[conv].type, "conv2d");
+    CHECK_HAS(net->ops[conv].attrs_json, "\"kernel\":[3,3]");
+    CHECK_HAS(net->ops[conv].attrs_json, "\"groups\":1");
+  }
+  CHECK(Net_findOp(net, "/bn1/BatchNormalization") >= 0);
+  /* the largest op: add reads two [1,8,32,32] and writes one */
+  CHECK_EQ(ImportTest_mr(net, false), 3 * 8 * 32 * 32 * 4);
+  Net_free(net);
+}
+
+/* --fold --dtype int8, the bundled networks' way: BN and ReLU fold into the convs,
+ * the final ReLU into the add; conv1 (no bias) gets one from its BN. */
+TEST(tiny_cnn_folded_int8) {
+  char path[512];
+  ImportOptions o;
+  ImportOptions_init(&o);
+  o.fold = true;
+  o.dtype = "int8";
+  Net *net = ImportTest_open(Model(path, sizeof path, "onnx/tiny_cnn.onnx"), &o);
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(net->nops, 6); /* conv1, conv2, add, pool, flatten, linear */
+  CHECK_EQ(Net_findOp(net, "/bn1/BatchNormalization"), -1);
+  CHECK_EQ(Net_findOp(net, "/Relu"), -1);
+  int c1 = Net_findOp(net, "/conv1/Conv"), add = Net_findOp(net, "/Add");
+  CHECK(c1 >= 0 && add >= 0);
+  if (c1 >= 0) CHECK_HAS(net->ops[c1].attrs_json, "\"fused\":[\"batch_norm\",\"relu\"]");
+  if (add >= 0) CHECK_HAS(net->ops[add].attrs_json, "\"fused\":[\"relu\"]");
+  CHECK_EQ(ImportTest_bytes(net, "/conv1/Conv.bias"), 8);
+  CHECK_EQ(ImportTest_bytes(net, "x"), 3 * 32 * 32);
+  CHECK_EQ(ImportTest_mr(net, false), 3 * 8 * 32 * 32);
+  /* a plan at M_R: valid, and M_R's figure is what it says */
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = ImportTest_mr(net, false);
+  Plan *plan = NULL;
+  SpError err;
+  CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+  if (plan) {
+    ValidateReport rep;
+    CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+    CHECK_EQ(rep.count, 0);
+    ValidateReport_free(&rep);
+    Plan_free(plan);
+  }
+  Net_free(net);
+}
+
+/* resnet18 from torchvision (BN already fused by the exporter): --fold leaves
+ * convs with ReLUs folded in; M_R int8 = the max pool after conv1: 64x112x112 in, 64x56x56 out. */
+TEST(resnet18) {
+  char path[512];
+  ImportOptions o;
+  ImportOptions_init(&o);
+  Net *net = ImportTest_open(Model(path, sizeof path, "onnx/resnet18.onnx"), &o);
+  CHECK(net != NULL);
+  if (net) {
+    CHECK_EQ(net->nops, 65);
+    CHECK_EQ(ImportTest_bytes(net, "x"), 3 * 224 * 224 * 4);
+    CHECK_EQ(ImportTest_bytes(net, "y"), 1000 * 4);
+    Net_free(net);
+  }
+  o.fold = true;
+  o.dtype = "int8";
+  net = ImportTest_open(Model(path, sizeof path, "onnx/resnet18.onnx"), &o);
+  CHECK(net != NULL);
+  if (!net) return;
+  int convs = 0, relus = 0;
+  for (int k = 0; k < net->nops; k++) {
+    convs += strcmp(net->ops[k].type, "conv2d") == 0;
+    relus += strcmp(net->ops[k].type, "relu") == 0;
+  }
+  CHECK_EQ(convs, 20);
+  CHECK_EQ(relus, 0);
+  CHECK_EQ(ImportTest_mr(net, false), 64 * 112 * 112 + 64 * 56 * 56); /* maxpool: in + out */
+  Net_free(net);
+}
+
+TEST(symbolic_dims) {
+  char path[512];
+  Model(path, sizeof path, "onnx/tiny_cnn_dynamic.onnx");
+  Net *net = NULL;
+  SpError err = {0};
+  CHECK_EQ(Import_open(path, NULL, &net, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "\"x\"");
+  CHECK_HAS(err.text, "symbolic \"batch\"");
+  CHECK_HAS(err.text, "--dim batch=N");
+  ImportOptions o;
+  ImportOptions_init(&o);
+  CHECK_EQ(ImportOptions_addDim(&o, "batch=4", &err), SP_OK);
+  CHECK_EQ(ImportOptions_addDim(&o, "batch", &err), SP_ERR_ARG);
+  CHECK_EQ(ImportOptions_addDim(&o, "batch=0", &err), SP_ERR_ARG);
+  CHECK_EQ(ImportOptions_addDim(&o, "batch=2x", &err), SP_ERR_ARG);
+  net = ImportTest_open(path, &o);
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(ImportTest_bytes(net, "x"), 4 * 3 * 32 * 32 * 4);
+  CHECK_EQ(ImportTest_bytes(net, "y"), 4 * 10 * 4);
+  Net_free(net);
+}
+
+/* Import_toJson's text is the contract: it loads with Net_parse to the same net. */
+TEST(json_round_trip) {
+  char path[512], *json = NULL;
+  size_t len = 0;
+  SpError err;
+  ImportOptions o;
+  ImportOptions_init(&o);
+  o.fold = true;
+  Model(path, sizeof path, "onnx/squeezenet1_1.onnx");
+  CHECK_EQ(Import_toJson(path, &o, &json, &len, &err), SP_OK);
+  Net *a = NULL, *b = ImportTest_open(path, &o);
+  CHECK_EQ(Net_parse(json, len, "round.json", &a, &err), SP_OK);
+  CHECK(a && b);
+  if (a && b) {
+    CHECK_EQ(a->nops, b->nops);
+    CHECK_EQ(a->ntensors, b->ntensors);
+    CHECK_EQ(ImportTest_mr(a, true), ImportTest_mr(b, true));
+    CHECK_HAS(a->source, "squeezenet1_1.onnx");
+  }
+  Net_free(a);
+  Net_free(b);
+  free(json);
+}
+
+static void Onnx_expectError(const char *file, const char *message) {
+  char path[512];
+  Bad(path, sizeof path, file);
+  Net *net = NULL;
+  SpError err = {0};
+  Status st = Import_open(path, NULL, &net, &err);
+  CHECK_EQ(st, SP_ERR_FORMAT);
+  CHECK(net == NULL);
+  CHECK_HAS(err.text, file);
+  CHECK_HAS(err.text, message);
+}
+
+TEST(malformed_files) {
+  Onnx_expectError("bad_truncated.onnx", "not a valid ONNX model");
+  Onnx_expectError("bad_undefined.onnx", "node \"add\" (Add, node #1) reads \"ghost\", which no node");
+  Onnx_expectError("bad_cycle.onnx", "cycle: \"second\" -> \"first\"");
+  Onnx_expectError("bad_elem_type.onnx", "value \"x\" (graph input): unknown ONNX element type 99");
+  Onnx_expectError("bad_twice.onnx", "value \"y\" is defined twice");
+  Onnx_expectError("bad_unknown_shape.onnx", "Mystery");
+}
+
+/* Truncated at every 97th byte: each is an error or, when the cut falls between
+ * whole fields, a smaller graph the contract accepts; never a crash. */
+TEST(truncations) {
+  char path[512], *text;
+  size_t len;
+  SpError err;
+  Model(path, sizeof path, "onnx/tiny_cnn.onnx");
+  CHECK_EQ(FileIO_read(path, &text, &len, &err), SP_OK);
+  int errors = 0;
+  for (size_t cut = 0; cut < len; cut += 97) {
+    char *json = NULL;
+    size_t jlen;
+    Status st = Import_onnxJson(text, cut, "cut.onnx", NULL, &json, &jlen, &err);
+    if (st) {
+      errors++;
+      CHECK_HAS(err.text, "cut.onnx");
+    } else {
+      Net *net = NULL;
+      CHECK_EQ(Net_parse(json, jlen, "cut.json", &net, &err), SP_OK);
+      Net_free(net);
+    }
+    free(json);
+  }
+  CHECK(errors > 0);
+  free(text);
+}
+
+int main(void) {
+  if (!Import_haveOnnx()) {
+    printf("skipped: spadmap was built without ONNX support (libonnx-dev)\n");
+    return 77;
+  }
+  static const TestCase cases[] = {T(diamond_by_hand), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
+                                   T(resnet18), T(symbolic_dims), T(json_round_trip), T(malformed_files),
+                                   T(truncations)};
+  return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_onnx");
+}
