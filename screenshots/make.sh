@@ -19,6 +19,9 @@ shot diamond_spill        diamond  120x40 "x<Tab>"
 shot fig1_help            fig1     120x40 "?"
 shot nasnet_a_mp_zoom     nasnet_a 120x40 "px>>>"
 shot resnet50_cosma_vs_default resnet50 120x40 "whcm<Down><Down><Down><Enter>"
+# an ONNX model exported by torch.onnx.export (data/gen/export_onnx.py), opened as it is
+"$bin" snapshot "$root/data/onnx/resnet18.onnx" --size 120x40 --keys "x<Tab>" --out "$here/resnet18_onnx.svg"
+echo "wrote screenshots/resnet18_onnx.svg"
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"

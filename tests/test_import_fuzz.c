@@ -3,7 +3,8 @@
  * model, a hand-made one, a DAG JSON). Every mutant must either be refused with
  * an error naming it or give JSON the contract's loader accepts; a crash or a
  * sanitizer report fails the test (CI runs it under ASan+UBSan and valgrind).
- * The same seed gives the same mutants, so a failure can be replayed. */
+ * The same seed gives the same mutants, so a failure can be replayed.
+ * SPADMAP_FUZZ_SCALE=N multiplies the iterations for a longer run by hand. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -79,6 +80,8 @@ static int Fuzz_run(const char *path, Translate translate, const char *label, in
   size_t cap = len + 256;
   char *buf = malloc(cap + 1);
   Fuzz_state = seed;
+  const char *scale = getenv("SPADMAP_FUZZ_SCALE");
+  if (scale && atoi(scale) > 1) iterations *= atoi(scale);
   int accepted = 0;
   for (int i = 0; i < iterations; i++) {
     size_t n = Fuzz_mutate(text, len, buf, cap);

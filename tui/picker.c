@@ -1,7 +1,7 @@
-/* picker: the "open a network" overlay. Lists the *.json files of the loaded
+/* picker: the "open a network" overlay. Lists the *.json and *.onnx files of the loaded
  * network's directory and of the bundled data/networks, sorted by name; typing
  * filters (case-insensitive substring), Up/Down/PgUp/PgDn/Home/End move, Enter
- * loads the file with Net_load (an error leaves the old network and shows in the
+ * loads the file with Import_open (an error leaves the old network and shows in the
  * status line), Esc closes. */
 #include <ctype.h>
 #include <dirent.h>
@@ -17,9 +17,10 @@
 #define SPADMAP_DATA_DIR "data"
 #endif
 
-static bool Picker_isJson(const char *name) {
+static bool Picker_isModel(const char *name) {
   size_t n = strlen(name);
-  return n > 5 && strcmp(name + n - 5, ".json") == 0 && name[0] != '.';
+  if (name[0] == '.') return false;
+  return (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 5 && strcmp(name + n - 5, ".onnx") == 0);
 }
 
 static bool Picker_add(Picker *pk, const char *dir, const char *name, const char *suffix) {
@@ -48,7 +49,7 @@ static void Picker_scan(Picker *pk, const char *dir, const char *suffix) {
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d)) != NULL)
-    if (Picker_isJson(e->d_name) && !Picker_add(pk, dir, e->d_name, suffix)) break;
+    if (Picker_isModel(e->d_name) && !Picker_add(pk, dir, e->d_name, suffix)) break;
   closedir(d);
 }
 

@@ -6,7 +6,7 @@
     /usr/bin/python3 data/gen/export_onnx.py bad    # only tests/data/onnx/bad_*.onnx
 
 Every model is exported by torch.onnx.export (torch 1.13, opset 13) from a model
-built with weights=None. To keep the repository small, the weights are stripped
+built with weights=None and random BatchNorm statistics (see randomize). To keep the repository small, the weights are stripped
 after export: each float initializer keeps its name, element type and dims (all
 the importer reads) but not its values; integer initializers (shapes, axes) keep
 their values, which shape inference may need. The build and the tests never run
@@ -55,8 +55,23 @@ def strip(model):
     return model
 
 
+def randomize(model):
+    """Untrained BN layers all hold the same statistics, so the exporter shares
+    their folded biases through Identity nodes; random statistics (as a trained
+    model has) give the graph a trained model exports."""
+    g = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g))
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g))
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g))
+
+
 def export(name, model, shape, dynamic=None, keep_bn=False):
     model.eval()
+    randomize(model)
     buf = io.BytesIO()
     kw = {}
     if keep_bn:  # BatchNormalization stays a node (for --fold)
