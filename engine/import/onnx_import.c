@@ -58,8 +58,14 @@ typedef struct {
   const char *label;
   SpError *err;
   ImpGraph ig;
-  int *value_of;   /* tensor index -> OnnxGraph value index, -1 */
+  int *alias;      /* --fold: a folded node's output -> the tensor that replaced it */
 } Onnx;
+
+/* The tensor t stands for after the folds so far (with path halving). */
+static int Onnx_resolve(Onnx *x, int t) {
+  while (x->alias[t] != t) t = x->alias[t] = x->alias[x->alias[t]];
+  return t;
+}
 
 static bool Onnx_isDefaultDomain(const char *d) { return !d[0] || strcmp(d, "ai.onnx") == 0; }
 
@@ -246,21 +252,18 @@ static Status Onnx_fold(Onnx *x, int k, const OnnxNode *n, const OnnxNode *produ
         for (int d = 0; d < g->t[src].rank; d++) e *= g->t[src].shape[d];
         g->t[b].bytes = g->t[b].shape[0] * (g->t[src].bytes / e);
       }
+      x->alias[b] = b;
       if (!ImpGraph_addInput(g, g->t[src].producer, b)) return Onnx_nomem(x);
     }
   }
-  /* readers of the folded output read the producer's output instead */
-  o = &g->o[k];
-  o->dropped = true;
-  for (int j = 0; j < g->no; j++) {
-    ImpOp *c = &g->o[j];
-    if (c->dropped) continue;
-    for (int i = 0; i < c->ninputs; i++)
-      if (c->inputs[i] == out) c->inputs[i] = src;
-  }
+  /* readers of the folded output read the producer's output instead (resolved
+   * through x->alias as each op is reached, and once more at the end); src had
+   * one reader, the folded node, so its readers are now exactly out's */
+  g->o[k].dropped = true;
+  x->alias[out] = src;
+  g->t[src].nuses = g->t[out].nuses;
   if (g->t[out].kind == TK_OUTPUT) g->t[src].kind = TK_OUTPUT;
   g->t[out].zero = true; /* gone: written nowhere */
-  ImpGraph_countUses(g);
   return SP_OK;
 }
 
@@ -489,15 +492,23 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
     if (opts->fold) {
       Onnx_foldConstants(&x.ig);
       ImpGraph_countUses(&x.ig);
+      x.alias = malloc(((size_t)x.ig.nt + (size_t)x.ig.no + 1) * sizeof(int)); /* + one bias per op */
+      if (!x.alias) st = Onnx_nomem(&x);
+      for (int t = 0; !st && t < x.ig.nt + x.ig.no; t++) x.alias[t] = t;
       for (int k = 0; !st && k < x.ig.no; k++) {
         const OnnxNode *n = &g->nodes[x.ig.o[k].file_index];
-        if (x.ig.o[k].dropped || !Onnx_isFoldable(n)) continue;
+        if (x.ig.o[k].dropped) continue;
+        for (int i = 0; i < x.ig.o[k].ninputs; i++) x.ig.o[k].inputs[i] = Onnx_resolve(&x, x.ig.o[k].inputs[i]);
+        if (!Onnx_isFoldable(n)) continue;
         int src = -1;
         for (int i = 0; i < x.ig.o[k].ninputs; i++)
           if (x.ig.t[x.ig.o[k].inputs[i]].kind != TK_PARAM) src = x.ig.o[k].inputs[i];
         int prod = src >= 0 ? x.ig.t[src].producer : -1;
         st = Onnx_fold(&x, k, n, prod >= 0 ? &g->nodes[x.ig.o[prod].file_index] : NULL);
       }
+      for (int k = 0; !st && k < x.ig.no; k++) /* readers earlier in the file than their producer */
+        for (int i = 0; i < x.ig.o[k].ninputs; i++) x.ig.o[k].inputs[i] = Onnx_resolve(&x, x.ig.o[k].inputs[i]);
+      free(x.alias);
     }
     if (!st) st = ImpGraph_write(&x.ig, label, json, json_len, err);
   }
