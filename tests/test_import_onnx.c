@@ -41,6 +41,24 @@ TEST(diamond_by_hand) {
   Net_free(net);
 }
 
+/* The If's branches read "a" from the outer graph: "a" must be live until the If
+ * runs, so it is an input of the If op (without it, "a" would be freed at once). */
+TEST(subgraph_reads_are_inputs) {
+  char path[512];
+  Net *net = ImportTest_open(Bad(path, sizeof path, "good_if_outer.onnx"), NULL);
+  CHECK(net != NULL);
+  if (!net) return;
+  int op = Net_findOp(net, "branch"), a = Net_findTensor(net, "a");
+  CHECK(op >= 0 && a >= 0);
+  if (op >= 0 && a >= 0) {
+    CHECK_EQ(net->ops[op].ninputs, 2);
+    CHECK_EQ(net->ops[op].inputs[1], a);
+    CHECK_EQ(net->tensors[a].nconsumers, 1);
+  }
+  CHECK_EQ(ImportTest_mr(net, false), 1 + 16 + 16); /* If: c (bool), a, y */
+  Net_free(net);
+}
+
 /* tiny_cnn: conv-BN-ReLU, conv-BN, add, ReLU, pool, flatten, linear, exported with
  * BatchNormalization nodes kept. Float32 x [1,3,32,32] is 12288 bytes. */
 TEST(tiny_cnn_as_in_the_file) {
@@ -232,7 +250,7 @@ int main(void) {
     printf("skipped: spadmap was built without ONNX support (libonnx-dev)\n");
     return 77;
   }
-  static const TestCase cases[] = {T(diamond_by_hand), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
+  static const TestCase cases[] = {T(diamond_by_hand), T(subgraph_reads_are_inputs), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
                                    T(resnet18), T(symbolic_dims), T(json_round_trip), T(malformed_files),
                                    T(truncations)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_onnx");

@@ -128,6 +128,15 @@ def bad_models():
                           helper.make_node('Sigmoid', ['x'], ['b'], name='right'),
                           helper.make_node('Concat', ['a', 'b'], ['y'], name='join', axis=1)],
          [vi('x', [2, 3], TensorProto.FLOAT16)], [vi('y', [2, 6], TensorProto.FLOAT16)])
+    # an If whose branches read "a" from the outer graph: "a" is an input of the If op
+    then_g = helper.make_graph([helper.make_node('Relu', ['a'], ['t'], name='then_relu')], 'then', [],
+                               [vi('t', [1, 4])])
+    else_g = helper.make_graph([helper.make_node('Neg', ['a'], ['e'], name='else_neg')], 'else', [],
+                               [vi('e', [1, 4])])
+    save('good_if_outer', [helper.make_node('Sigmoid', ['x'], ['a'], name='make_a'),
+                           helper.make_node('If', ['c'], ['y'], name='branch', then_branch=then_g,
+                                            else_branch=else_g)],
+         [vi('x', [1, 4]), vi('c', [1], TensorProto.BOOL)], [vi('y', [1, 4])])
     # truncated: the first 300 bytes of a real export
     with open(os.path.join(OUT, 'tiny_cnn.onnx'), 'rb') as f:
         data = f.read()
