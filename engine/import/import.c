@@ -55,6 +55,11 @@ static ImportFormat Import_sniff(const char *path, const char *text, size_t len)
     if (Import_endsWith(path, ".onnx") || (len > 0 && (unsigned char)text[0] == 0x08)) return IMPORT_ONNX;
     return IMPORT_SPADMAP; /* the JSON loader says what is wrong */
   }
+  /* the contract's files say so in their first line: no second parse for them */
+  static const char tag[] = "\"spadmap-network\"";
+  size_t head = len < 4096 ? len : 4096;
+  for (size_t k = i; k + sizeof tag - 1 <= head; k++)
+    if (text[k] == '"' && memcmp(text + k, tag, sizeof tag - 1) == 0) return IMPORT_SPADMAP;
   cJSON *root = cJSON_ParseWithLength(text, len);
   ImportFormat f = IMPORT_SPADMAP;
   if (cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "format") &&
