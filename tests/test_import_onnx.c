@@ -150,6 +150,52 @@ TEST(resnet18) {
   Net_free(net);
 }
 
+/* Two independent extractions of torchvision's resnet50 and squeezenet1_1 agree:
+ * the ONNX export imported with --fold --dtype int8 and the bundled
+ * data/networks/NAME.json (torch.fx, gen_networks.py) have the same M_R, M_P and
+ * default peak, with and without params, and the same param bytes; ONNX has one
+ * op more (Flatten, an alias in the bundled file). */
+static int64_t Onnx_paramBytes(const Net *net) {
+  int64_t sum = 0;
+  for (int t = 0; t < net->ntensors; t++)
+    if (net->tensors[t].kind == TK_PARAM) sum += net->tensors[t].bytes;
+  return sum;
+}
+
+static void Onnx_matchBundled(const char *name) {
+  char path[512], file[128];
+  ImportOptions o;
+  ImportOptions_init(&o);
+  o.fold = true;
+  o.dtype = "int8";
+  snprintf(file, sizeof file, "onnx/%s.onnx", name);
+  Net *onnx = ImportTest_open(Model(path, sizeof path, file), &o);
+  snprintf(path, sizeof path, "%s/networks/%s.json", SPADMAP_DATA_DIR, name);
+  Net *fx = ImportTest_open(path, NULL);
+  CHECK(onnx && fx);
+  if (onnx && fx) {
+    CHECK_EQ(onnx->nops, fx->nops + 1);
+    CHECK_EQ(Onnx_paramBytes(onnx), Onnx_paramBytes(fx));
+    for (int params = 0; params < 2; params++) {
+      NetFigures a, b;
+      SpError err;
+      CHECK_EQ(Figures_compute(onnx, params, &a, NULL, &err), SP_OK);
+      CHECK_EQ(Figures_compute(fx, params, &b, NULL, &err), SP_OK);
+      CHECK_EQ(a.m_r, b.m_r);
+      CHECK_EQ(a.m_p, b.m_p);
+      CHECK(a.m_p_exact && b.m_p_exact);
+      CHECK_EQ(a.default_peak, b.default_peak);
+    }
+  }
+  Net_free(onnx);
+  Net_free(fx);
+}
+
+TEST(exports_match_the_bundled_networks) {
+  Onnx_matchBundled("resnet50");
+  Onnx_matchBundled("squeezenet1_1");
+}
+
 TEST(symbolic_dims) {
   char path[512];
   Model(path, sizeof path, "onnx/tiny_cnn_dynamic.onnx");
@@ -251,7 +297,7 @@ int main(void) {
     return 77;
   }
   static const TestCase cases[] = {T(diamond_by_hand), T(subgraph_reads_are_inputs), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
-                                   T(resnet18), T(symbolic_dims), T(json_round_trip), T(malformed_files),
+                                   T(resnet18), T(exports_match_the_bundled_networks), T(symbolic_dims), T(json_round_trip), T(malformed_files),
                                    T(truncations)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_onnx");
 }

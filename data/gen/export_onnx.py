@@ -152,6 +152,7 @@ def main():
     export('tiny_cnn', Tiny(), (1, 3, 32, 32), keep_bn=True)
     export('tiny_cnn_dynamic', Tiny(), (1, 3, 32, 32), dynamic={'x': {0: 'batch'}, 'y': {0: 'batch'}})
     export('resnet18', tvm.resnet18(weights=None), (1, 3, 224, 224))
+    export('resnet50', tvm.resnet50(weights=None), (1, 3, 224, 224))
     export('squeezenet1_1', tvm.squeezenet1_1(weights=None), (1, 3, 224, 224))
     export('mobilenet_v3_small', tvm.mobilenet_v3_small(weights=None), (1, 3, 224, 224))
     bad_models()
