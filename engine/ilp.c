@@ -366,8 +366,25 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   }
   if (r->has_solution) {
     r->objective = glp_mip_obj_val(P);
-    for (int j = 0; j < m->ncols; j++) r->x[j] = glp_mip_col_val(P, j + 1);
-    if (r->status == ILP_OPTIMAL) Ilp_setBound(c, r->objective);
+    for (int j = 0; j < m->ncols; j++) {
+      double v = glp_mip_col_val(P, j + 1);
+      r->x[j] = m->kind[j] == ILP_CONTINUOUS ? v : floor(v + 0.5);
+    }
+    /* GLPK accepts integers within tol_int (1e-5): next to a big-M of 10^6 that
+     * leaves whole units of slack, and a rounded "solution" can break its rows.
+     * Such a result is never passed on as a solution. */
+    int bad = IlpModel_check(m, r->x, 1e-6);
+    if (bad != -1) {
+      r->has_solution = false;
+      r->status = ILP_ERROR;
+      snprintf(r->message, sizeof r->message,
+               "numerical trouble: GLPK's solution, rounded to integers, breaks %s %d (a big-M too large for "
+               "the integrality tolerance?)",
+               bad >= 0 ? "row" : "the bounds of column", bad >= 0 ? bad : -2 - bad);
+    } else {
+      r->objective = IlpModel_objective(m, r->x);
+      if (r->status == ILP_OPTIMAL) Ilp_setBound(c, r->objective);
+    }
   }
 done:
   glp_delete_prob(P);

@@ -123,7 +123,15 @@ static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool pap
     j->lo[t] = paper ? 0 : lo, j->hi[t] = paper ? n - 1 : hi;
   }
   if (j->g <= 0) j->g = 1;
+  /* Addresses (and so every big-M) in units of g, and never above the sum of the
+   * sizes: with that much room every tensor has a slot of its own (cost 0), so the
+   * clamp loses nothing, and a 1 GiB budget no longer makes a big-M of 10^6 units
+   * that GLPK's integrality tolerance (1e-5) turns into whole units of overlap. */
+  int64_t total = 0;
+  for (int t = 0; t < nt; t++)
+    if (Jm_onChip(j, t)) total += net->tensors[t].bytes / j->g;
   j->cap = budget / j->g;
+  if (j->cap > total) j->cap = total;
   return true;
 }
 

@@ -1,0 +1,95 @@
+/* Solver honesty: what a searching policy reports is what its plan is. Large byte
+ * values (a 1 GiB budget, sizes x 2^17) must not turn the big-M rows into slack;
+ * a plan that fails the validator is never reported as optimal. */
+#include "bundled.h"
+#include "figures.h"
+#include "solve.h"
+#include "test.h"
+#include "validate.h"
+
+static const char *const small_nets[] = {"chain", "skip", "fig1", "diamond", "alexnet"};
+
+/* Solves with the paper's model at budget; the plan must be valid and its status true. */
+static void check_paper(const Net *net, int64_t budget) {
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.schedule = "cosma";
+  s.paper_model = true;
+  s.budget = budget;
+  s.time_limit = 20;
+  Plan *plan = NULL;
+  SpError err = {0};
+  Status st = Solve_run(net, &s, &plan, &err);
+  if (st) printf("  %s at %lld: %s\n", net->name, (long long)budget, err.text);
+  CHECK_EQ(st, SP_OK);
+  if (!plan) return;
+  ValidateReport rep;
+  Status v = Validate_plan(net, plan, &rep);
+  if (v) printf("  %s at %lld: %d violation(s), first: %s\n", net->name, (long long)budget, rep.count,
+                rep.nlines ? rep.lines[0] : "");
+  CHECK_EQ(v, SP_OK);
+  ValidateReport_free(&rep);
+  /* a budget above every tensor's sum: nothing needs to leave the chip */
+  CHECK_EQ(plan->solver.status, SOLVER_OPTIMAL);
+  CHECK_EQ(plan->metrics.noncompulsory_bytes, 0);
+  Plan_free(plan);
+}
+
+TEST(paper_model_at_one_gib_gives_valid_optimal_plans) {
+  for (size_t i = 0; i < sizeof small_nets / sizeof small_nets[0]; i++) {
+    Net *net = Bundled_load(small_nets[i]);
+    CHECK(net != NULL);
+    if (!net) continue;
+    check_paper(net, 1LL << 30);
+    check_paper(net, 128LL << 20);
+    Net_free(net);
+  }
+}
+
+TEST(paper_model_with_sizes_times_2_17_is_valid) {
+  Net *net = Bundled_load("diamond");
+  CHECK(net != NULL);
+  if (!net) return;
+  for (int t = 0; t < net->ntensors; t++) net->tensors[t].bytes <<= 17;
+  check_paper(net, 1LL << 40);
+  Net_free(net);
+}
+
+/* The engine's rule on its own: a broken plan that claims optimal is refused. */
+TEST(a_plan_that_fails_the_validator_is_never_reported) {
+  Net *net = Bundled_load("diamond");
+  CHECK(net != NULL);
+  if (!net) return;
+  NetFigures f;
+  SpError err = {0};
+  CHECK_EQ(Figures_compute(net, false, &f, NULL, &err), SP_OK);
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = f.m_p;
+  Plan *plan = NULL;
+  CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+  if (!plan) {
+    Net_free(net);
+    return;
+  }
+  CHECK_EQ(plan->solver.status, SOLVER_HEURISTIC);
+  CHECK_EQ(Solve_checkPlan(net, plan, &err), SP_OK);
+  plan->solver.status = SOLVER_OPTIMAL;
+  CHECK_EQ(Solve_checkPlan(net, plan, &err), SP_OK); /* valid: any status passes */
+  for (int i = 0; i < plan->nstays; i++) plan->stays[i].offset = 0; /* everything at 0: overlaps */
+  plan->solver.status = SOLVER_HEURISTIC;
+  CHECK_EQ(Solve_checkPlan(net, plan, &err), SP_OK); /* heuristics are checked by the tests */
+  const SolverStatus claims[] = {SOLVER_OPTIMAL, SOLVER_FEASIBLE, SOLVER_TIMEOUT, SOLVER_CANCELLED};
+  for (int k = 0; k < 4; k++) {
+    plan->solver.status = claims[k];
+    SpError_clear(&err);
+    CHECK_EQ(Solve_checkPlan(net, plan, &err), SP_ERR_SOLVER);
+    CHECK_HAS(err.text, "fails the validator");
+    CHECK_HAS(err.text, SolverStatus_name(claims[k]));
+  }
+  Plan_free(plan);
+  Net_free(net);
+}
+
+TEST_MAIN("solve_honesty", T(paper_model_at_one_gib_gives_valid_optimal_plans),
+          T(paper_model_with_sizes_times_2_17_is_valid), T(a_plan_that_fails_the_validator_is_never_reported))
