@@ -104,6 +104,11 @@ int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, c
 
 int IlpModel_ncols(const IlpModel *m) { return m->ncols; }
 int IlpModel_nrows(const IlpModel *m) { return m->nrows; }
+long IlpModel_nnz(const IlpModel *m) { return m->nnz; }
+
+double Ilp_estimateSeconds(long nnz, long rows, long cols) {
+  return 1.5e-6 * (double)nnz + 3e-6 * ((double)rows + (double)cols);
+}
 
 int IlpModel_check(const IlpModel *m, const double *x, double tol) {
   for (int j = 0; j < m->ncols; j++) {
@@ -394,6 +399,17 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   memset(r, 0, sizeof *r);
   r->status = ILP_ERROR;
   if (m->nomem) return SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP model");
+  double est = Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols);
+  if (o->time_limit > 0 && est > o->time_limit) {
+    /* GLPK cannot be stopped while it loads the model and starts the simplex */
+    r->status = ILP_TIMEOUT;
+    r->gap = -1;
+    snprintf(r->message, sizeof r->message,
+             "not started: the model (%d columns, %d rows, %d nonzeros) needs about %.1f s before GLPK can be "
+             "stopped; the time limit is %.2f s",
+             m->ncols, m->nrows, m->nnz, est, o->time_limit);
+    return SP_OK;
+  }
   int maxlen = 1;
   for (int i = 0; i < m->nrows; i++)
     if (m->rstart[i + 1] - m->rstart[i] > maxlen) maxlen = m->rstart[i + 1] - m->rstart[i];

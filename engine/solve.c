@@ -108,13 +108,16 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
     Plan_free(plan);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   }
+  SolverInfo sched = info; /* what the schedule policy said (a note, a cancel) */
   if (rp->plan) {
     info = plan->solver; /* the policy's own status, objective and bound */
   } else {
     info = (SolverInfo){.status = SOLVER_HEURISTIC}; /* a schedule search proves nothing about the traffic */
+    if (sched.status == SOLVER_CANCELLED) info.status = SOLVER_CANCELLED;
     info.objective = (double)plan->metrics.noncompulsory_bytes;
     info.has_objective = true;
   }
+  if (!info.note[0]) memcpy(info.note, sched.note, sizeof info.note);
   info.seconds = Clock_now() - t0;
   plan->solver = info;
   if ((st = Solve_checkPlan(net, plan, err))) {

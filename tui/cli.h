@@ -9,7 +9,15 @@
 #include "figures.h"
 #include "net.h"
 
-enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
+/* Exit codes (listed by spadmap --help and in the README). */
+enum {
+  EXIT_OK = 0,
+  EXIT_INVALID = 1,      /* invalid input or plan, or a file that cannot be read or written */
+  EXIT_USAGE = 2,        /* bad command line */
+  EXIT_LIMIT = 3,        /* a solver limit: no plan or no proof within the time / memory / state limits,
+                            or the solver failed (numerical trouble) */
+  EXIT_INTERRUPTED = 130 /* Ctrl-C (128 + SIGINT); solve prints and writes the best plan found so far */
+};
 
 typedef struct {
   const char *name;     /* "--budget" */
