@@ -83,7 +83,7 @@ expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia
 expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
 expect 3 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
 # solver honesty: the paper's model at 1 GiB was "optimal" with overlapping placements
-for n in chain skip fig1 diamond; do
+for n in chain skip fig1 diamond alexnet; do
   expect 0 "solver         optimal.*validator      valid" sh -c "\"$bin\" solve \"$data/networks/$n.json\" --budget 1G --schedule cosma --model paper | tr '\\n' ' '"
 done
 # a solver limit is not invalid input: exit 3, documented in --help
@@ -106,6 +106,9 @@ long=$tmp/$(printf '%0250d' 0).json
 expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$long"
 check "--out: a 255-byte file name works" '[ -s "$long" ]'
 expect 0 "\"format\": \"spadmap-plan\"" "$bin" solve "$net" --budget M_R --out -
+long2=$tmp/$(printf '%0251d' 0).txt
+check "snapshot --out: a 255-byte name, written, no temporary left" \
+  '"$bin" snapshot "$net" --out "$long2" && [ -s "$long2" ] && ! ls -A "$tmp" | grep -q spadmap-out'
 ln -s "$tmp/plan3.json" "$tmp/link.json"
 expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$tmp/link.json"
 check "--out: through a symlink, the file it names is written and the link kept" '[ -L "$tmp/link.json" ] && [ -s "$tmp/plan3.json" ]'
@@ -121,6 +124,8 @@ fi
 if [ -n "$devs" ]; then
   expect 1 "full: cannot write: No space left on device" "$bin" solve "$net" --budget M_R --out "$devs/full"
   expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$devs/null"
+  expect 1 "full: cannot write: No space left on device" "$bin" snapshot "$net" --out "$devs/full"
+  check "snapshot --out to a device: in place" '"$bin" snapshot "$net" --out "$devs/null"'
   check "--out to a device: still a character device" '[ -c "$devs/null" ] && [ -c "$devs/full" ]'
   check "--out to a device: no temporary next to it" '! ls -A "$devs" | grep -q spadmap-out'
 fi

@@ -50,6 +50,9 @@ void Cli_help(const CliCommand *cmd);
 int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
 void Cli_helpSubs(const CliCommand *const *subs);
 
+/* For commands that write --out files: SIGINT, SIGTERM and SIGHUP remove the
+ * temporary being written (engine/fileio.h) before the default action. */
+void Cli_removeTempOnSignals(void);
 /* Loads a network or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
 /* "1.23 MiB"-style size into buf. */
