@@ -140,5 +140,10 @@ if command -v timeout >/dev/null 2>&1; then
   expect 130 "interrupted    Ctrl-C: this is the best plan found so far" timeout --preserve-status -s INT 1 "$bin" solve "$data/networks/nasnet_a.json" --budget M_R --schedule cosma --time-limit 60 --out "$tmp/int.json"
   expect 0 "valid: " "$bin" validate "$data/networks/nasnet_a.json" "$tmp/int.json"
 fi
+# bench scale: generated DAGs through the real commands (small sizes here; the README has 1k-50k)
+expect 0 "| 110 | .* s, .* MB | .* s, .* MB | .* s, .* MB | .* s, .* MB |" "$bin" bench scale --sizes 100 --csv "$tmp/scale.csv"
+check "bench scale: CSV rows, every command exit 0" '[ "$(awk -F, "NR > 1 && \$5 == 0" "$tmp/scale.csv" | wc -l)" -eq 4 ]'
+expect 2 "--sizes \"x\": expected op counts" "$bin" bench scale --sizes x
+expect 0 "NOT proven" "$bin" info "$data/networks/transformer.json" --time-limit 0.01
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
