@@ -144,6 +144,11 @@ fi
 expect 0 "| 110 | .* s, .* MB | .* s, .* MB | .* s, .* MB | .* s, .* MB |" "$bin" bench scale --sizes 100 --csv "$tmp/scale.csv"
 check "bench scale: CSV rows, every command exit 0" '[ "$(awk -F, "NR > 1 && \$5 == 0" "$tmp/scale.csv" | wc -l)" -eq 4 ]'
 expect 2 "--sizes \"x\": expected op counts" "$bin" bench scale --sizes x
+# solve --budget M_R needs no M_P search (it ran one first: 18 s on this 20k-op graph)
+mkdir "$tmp/scale"
+expect 0 "| 20009 |" "$bin" bench scale --sizes 20000 --keep --dir "$tmp/scale"
+check "solve --budget M_R on 20k ops ends within 8 s" \
+  'start=$(date +%s); "$bin" solve "$tmp/scale/scale20009.json" --budget M_R >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 8 ]'
 expect 0 "NOT proven" "$bin" info "$data/networks/transformer.json" --time-limit 0.01
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
