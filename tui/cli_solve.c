@@ -40,8 +40,8 @@ static void Solve_list(void) {
 
 static atomic_int Solve_interrupt;
 
-/* First Ctrl-C: stop the search, keep the best plan. Second: the default action
- * (SA_RESETHAND), after removing a half-written --out temporary. */
+/* First Ctrl-C: stop the search, keep the best plan. A second one, SIGTERM or
+ * SIGHUP: remove a half-written --out temporary, then the default action. */
 static void Solve_onSignal(int sig) {
   if (sig == SIGINT && !atomic_load(&Solve_interrupt)) {
     atomic_store(&Solve_interrupt, 1);
@@ -57,7 +57,7 @@ static void Solve_catchSignals(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = Solve_onSignal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL); /* no SA_RESETHAND: the handler decides */
+  sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
 }
@@ -155,7 +155,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (tl) {
     char *end;
     double v = strtod(tl, &end);
-    if (end == tl || *end || !(v > 0) || isinf(v)) {
+    if (end == tl || *end || !(v > 0)) { /* NaN too; inf and 1e400 are "too large" below */
       fprintf(stderr, "spadmap solve: --time-limit \"%s\": expected a positive number of seconds\n", tl);
       return EXIT_USAGE;
     }
