@@ -282,6 +282,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     glp_set_obj_coef(P, J, m->obj[j]);
   }
   for (int i = 0; i < m->nrows; i++) {
+    if ((i & 4095) == 4095 && Ilp_shouldStop(c, Clock_now())) { /* a large model: stop while loading too */
+      r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+      goto done;
+    }
     double lo = m->rlo[i], hi = m->rhi[i];
     bool fl = lo <= -ILP_INF, fh = hi >= ILP_INF;
     int type = fl && fh ? GLP_FR : fl ? GLP_UP : fh ? GLP_LO : lo == hi ? GLP_FX : GLP_DB;
@@ -294,6 +298,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     glp_set_mat_row(P, i + 1, len, ind, val);
   }
 
+  if (Ilp_shouldStop(c, Clock_now())) {
+    r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    goto done;
+  }
   glp_scale_prob(P, GLP_SF_AUTO); /* big-M rows next to unit rows: scaling keeps the simplex stable */
   /* Root LP in time slices. */
   glp_smcp sm;

@@ -2,7 +2,9 @@
  * values (a 1 GiB budget, sizes x 2^17) must not turn the big-M rows into slack;
  * a plan that fails the validator is never reported as optimal. */
 #include "bundled.h"
+#include "clock.h"
 #include "figures.h"
+#include "ilp.h"
 #include "solve.h"
 #include "test.h"
 #include "validate.h"
@@ -92,5 +94,36 @@ TEST(a_plan_that_fails_the_validator_is_never_reported) {
   Net_free(net);
 }
 
-TEST_MAIN("solve_honesty", T(paper_model_at_one_gib_gives_valid_optimal_plans),
+/* A model GLPK could not even start on within the limit is refused at once. */
+TEST(ilp_refuses_a_model_it_cannot_load_in_time) {
+  IlpModel *m = IlpModel_new();
+  enum { N = 2000 };
+  int cols[N];
+  double coef[N];
+  for (int j = 0; j < N; j++) cols[j] = IlpModel_addCol(m, ILP_BINARY, 0, 1, 1), coef[j] = 1;
+  for (int i = 0; i < 50; i++) IlpModel_addRow(m, 1, ILP_INF, N, cols, coef); /* 100,000 nonzeros */
+  CHECK_EQ(IlpModel_nnz(m), 100000);
+  double est = Ilp_estimateSeconds(IlpModel_nnz(m), IlpModel_nrows(m), IlpModel_ncols(m));
+  CHECK(est > 0.1);
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.time_limit = est / 100;
+  IlpResult r;
+  SpError err;
+  double t0 = Clock_now();
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK(Clock_now() - t0 < est); /* refused before loading: much less than the estimate */
+  CHECK_EQ(r.status, ILP_TIMEOUT);
+  CHECK(!r.has_solution);
+  CHECK_HAS(r.message, "not started");
+  IlpResult_free(&r);
+  o.time_limit = 0; /* no limit: it is solved (one binary per row suffices) */
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, ILP_OPTIMAL);
+  CHECK(r.has_solution && r.objective > 0.5 && r.objective < 1.5);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
+TEST_MAIN("solve_honesty", T(ilp_refuses_a_model_it_cannot_load_in_time), T(paper_model_at_one_gib_gives_valid_optimal_plans),
           T(paper_model_with_sizes_times_2_17_is_valid), T(a_plan_that_fails_the_validator_is_never_reported))
