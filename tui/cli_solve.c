@@ -39,14 +39,20 @@ static void Solve_list(void) {
 }
 
 static atomic_int Solve_interrupt;
+static double Solve_firstInterrupt;
 
-/* First Ctrl-C: stop the search, keep the best plan. A second one, SIGTERM or
- * SIGHUP: remove a half-written --out temporary, then the default action. */
+/* First Ctrl-C: stop the search, keep the best plan. A second one (more than
+ * half a second later: `timeout -s INT` signals both the process and its group,
+ * so one interrupt can arrive twice), SIGTERM or SIGHUP: remove a half-written
+ * --out temporary, then the default action. Clock_now is clock_gettime:
+ * async-signal-safe. */
 static void Solve_onSignal(int sig) {
   if (sig == SIGINT && !atomic_load(&Solve_interrupt)) {
+    Solve_firstInterrupt = Clock_now();
     atomic_store(&Solve_interrupt, 1);
     return;
   }
+  if (sig == SIGINT && Clock_now() - Solve_firstInterrupt < 0.5) return;
   FileIO_removeTempOnSignal();
   signal(sig, SIG_DFL);
   raise(sig);
