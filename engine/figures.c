@@ -114,6 +114,11 @@ int64_t Figures_peakLowerBound(const Net *net, bool params) {
 }
 
 Status Figures_compute(const Net *net, bool params, NetFigures *f, int *mp_order, SpError *err) {
+  return Figures_computeWith(net, params, NULL, f, mp_order, err);
+}
+
+Status Figures_computeWith(const Net *net, bool params, const MinPeakOptions *mopt, NetFigures *f, int *mp_order,
+                           SpError *err) {
   memset(f, 0, sizeof *f);
   f->m_r = Figures_minRequired(net, params);
   int *def = calloc((size_t)net->nops + 1, sizeof(int));
@@ -128,7 +133,7 @@ Status Figures_compute(const Net *net, bool params, NetFigures *f, int *mp_order
   free(def);
   MinPeakOptions opt;
   MinPeakOptions_init(&opt);
-  Status st = Figures_minPeak(net, params, &opt, order, &f->search, err);
+  Status st = Figures_minPeak(net, params, mopt ? mopt : &opt, order, &f->search, err);
   if (!mp_order) free(order);
   if (st && st != SP_ERR_LIMIT) return st;
   f->m_p = f->search.peak;

@@ -22,6 +22,9 @@ int64_t Figures_peakLowerBound(const Net *net, bool params);
 
 typedef struct {
   long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */
+  size_t max_bytes;     /* give up (SP_ERR_LIMIT) before the search's own memory passes this
+                           (states are n/64 words each: the byte cap is what bounds memory) */
+  double time_limit;    /* seconds; <= 0: none (SP_ERR_LIMIT) */
   atomic_int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
 } MinPeakOptions;
 
@@ -35,7 +38,9 @@ typedef struct {
 
 void MinPeakOptions_init(MinPeakOptions *o);
 /* Exact M_P by best-first search over sets of executed ops; fills order (nops
- * entries) with a schedule reaching it. On SP_ERR_LIMIT the order is the best found. */
+ * entries) with a schedule reaching it. On SP_ERR_LIMIT and SP_ERR_CANCELLED the
+ * order is the best found (res->peak its peak, res->lower_bound what is proven).
+ * Defaults: 3,000,000 states, 256 MiB, no time limit. */
 Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, int *order,
                        MinPeakResult *res, SpError *err);
 
@@ -48,5 +53,9 @@ typedef struct {
 
 /* All presets for one setting; mp_order (nops entries, may be NULL) gets the M_P order. */
 Status Figures_compute(const Net *net, bool params, NetFigures *f, int *mp_order, SpError *err);
+/* The same with the M_P search's options (limits, cancel flag); a cancelled search
+ * gives SP_ERR_CANCELLED, a limit gives SP_OK with m_p_exact false. */
+Status Figures_computeWith(const Net *net, bool params, const MinPeakOptions *opt, NetFigures *f, int *mp_order,
+                           SpError *err);
 
 #endif

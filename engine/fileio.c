@@ -1,9 +1,12 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
@@ -41,29 +44,149 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
   return SP_OK;
 }
 
-Status FileIO_write(const char *path, const char *text, size_t len, SpError *err) {
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", path);
-  snprintf(tmp, plen + 16, "%s.tmp%d", path, (int)getpid() % 1000000);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
+/* The temporary being written, for FileIO_removeTempOnSignal (one at a time is
+ * enough: writes are short and the front ends write one file at a time). */
+static char FileIO_pendingTmp[4096];
+static volatile sig_atomic_t FileIO_hasPending;
+
+void FileIO_removeTempOnSignal(void) {
+  if (FileIO_hasPending) unlink(FileIO_pendingTmp);
+}
+
+static void FileIO_setPending(const char *tmp) {
+  FileIO_hasPending = 0;
+  if (tmp && strlen(tmp) < sizeof FileIO_pendingTmp) {
+    memcpy(FileIO_pendingTmp, tmp, strlen(tmp) + 1);
+    FileIO_hasPending = 1;
+  }
+}
+
+static void FileIO_release(FileOut *o) {
+  free(o->path), free(o->target), free(o->tmp);
+  memset(o, 0, sizeof *o);
+}
+
+/* Whether path names a regular file (or nothing yet) that may be replaced by
+ * rename; *target gets the file to replace (malloc'd). */
+static bool FileIO_replaceable(const char *path, char **target) {
+  struct stat st;
+  *target = NULL;
+  if (lstat(path, &st) != 0) {
+    if (errno != ENOENT) return false;
+    *target = strdup(path); /* a new file */
+    return *target != NULL;
+  }
+  if (S_ISREG(st.st_mode)) {
+    *target = strdup(path);
+    return *target != NULL;
+  }
+  if (!S_ISLNK(st.st_mode)) return false;
+  char *real = realpath(path, NULL); /* /dev/stdout -> /proc/self/fd/1 -> a pipe, a tty, a file */
+  if (!real) return false;
+  bool reg = stat(real, &st) == 0 && S_ISREG(st.st_mode) && strncmp(real, "/proc/", 6) != 0 &&
+             strncmp(real, "/dev/", 5) != 0;
+  if (!reg) {
+    free(real);
+    return false;
+  }
+  *target = real;
+  return true;
+}
+
+Status FileIO_open(const char *path, FileOut *o, SpError *err) {
+  memset(o, 0, sizeof *o);
+  if (!path || !*path) return SpError_set(err, SP_ERR_ARG, "empty output file name");
+  o->path = strdup(path);
+  if (!o->path) return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", path);
+  if (strcmp(path, "-") == 0) {
+    o->is_stdout = true;
+    o->f = stdout;
+    return SP_OK;
+  }
+  if (!FileIO_replaceable(path, &o->target)) {
+    /* a device, FIFO, socket or a link to one: in place, never replaced */
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666); /* O_CREAT: a dangling link */
+    if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+      int e = errno;
+      if (fd >= 0) close(fd);
+      FileIO_release(o);
+      return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return SP_OK;
+  }
+  /* a short temporary name in the target's directory: a 255-byte name still works */
+  const char *slash = strrchr(o->target, '/');
+  size_t dirlen = slash ? (size_t)(slash - o->target) + 1 : 0;
+  o->tmp = malloc(dirlen + 32);
+  if (!o->tmp) {
+    FileIO_release(o);
+    return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", path);
+  }
+  memcpy(o->tmp, o->target, dirlen);
+  memcpy(o->tmp + dirlen, ".spadmap-out-XXXXXX", sizeof ".spadmap-out-XXXXXX");
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
     int e = errno;
-    free(tmp);
+    FileIO_release(o);
     return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
-  size_t w = fwrite(text, 1, len, f);
-  int bad = w != len || fflush(f) != 0;
-  int e = errno;
-  if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
-    if (!bad) e = errno;
-    remove(tmp);
-    free(tmp);
+  FileIO_setPending(o->tmp);
+  /* mkstemp makes 0600: give the file what a plain fopen would (or the old file's mode) */
+  struct stat old;
+  mode_t mask = umask(022);
+  umask(mask);
+  mode_t mode = stat(o->target, &old) == 0 ? (old.st_mode & 07777) : (0666 & ~mask);
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
+    int e = errno;
+    close(fd);
+    unlink(o->tmp);
+    FileIO_setPending(NULL);
+    FileIO_release(o);
     return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
-  free(tmp);
   return SP_OK;
+}
+
+Status FileIO_commit(FileOut *o, SpError *err) {
+  int e = 0;
+  if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+  if (o->is_stdout) {
+    clearerr(o->f);
+  } else {
+    if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
+  }
+  o->f = NULL;
+  if (!e && o->tmp && rename(o->tmp, o->target) != 0) e = errno;
+  Status st = SP_OK;
+  if (e) {
+    if (o->tmp) unlink(o->tmp);
+    st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", o->is_stdout ? "standard output" : o->path, strerror(e));
+  }
+  if (o->tmp) FileIO_setPending(NULL);
+  FileIO_release(o);
+  return st;
+}
+
+void FileIO_abort(FileOut *o) {
+  if (o->f && !o->is_stdout) fclose(o->f);
+  if (o->tmp) {
+    unlink(o->tmp);
+    FileIO_setPending(NULL);
+  }
+  FileIO_release(o);
+}
+
+Status FileIO_write(const char *path, const char *text, size_t len, SpError *err) {
+  FileOut o;
+  Status st = FileIO_open(path, &o, err);
+  if (st) return st;
+  errno = 0;
+  if (len && fwrite(text, 1, len, o.f) != len) {
+    int e = errno ? errno : EIO;
+    FileIO_abort(&o);
+    return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+  }
+  return FileIO_commit(&o, err);
 }
 
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col) {

@@ -2,13 +2,39 @@
 #ifndef SPADMAP_FILEIO_H
 #define SPADMAP_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "status.h"
 
 Status FileIO_read(const char *path, char **text, size_t *len, SpError *err); /* NUL-terminated */
-/* Writes via a temporary file and rename, so a failed write never leaves half a file. */
+
+/* Output files (every --out: plans, CSV, snapshots). A regular file (or a new
+ * name) is written to a temporary in the same directory and renamed over it at
+ * commit, so an interrupted or failed run never leaves half a file; through a
+ * symlink, the file it points to is replaced. Anything else -- a device, a FIFO,
+ * /dev/stdout, "-" (standard output) -- is written in place: nothing is ever
+ * renamed over /dev/null. Every write error (ENOSPC from /dev/full, ...) is
+ * reported at commit, and the temporary is removed on every failure. */
+typedef struct {
+  FILE *f;          /* write here between FileIO_open and FileIO_commit/abort */
+  char *path;       /* what the user named */
+  char *target;     /* the file replaced at commit (symlinks resolved) */
+  char *tmp;        /* the temporary, or NULL when written in place */
+  bool is_stdout;
+} FileOut;
+
+Status FileIO_open(const char *path, FileOut *o, SpError *err);
+/* Flushes and closes; renames the temporary into place. Errors name the file. */
+Status FileIO_commit(FileOut *o, SpError *err);
+/* Gives up: closes and removes the temporary (an in-place target is left as is). */
+void FileIO_abort(FileOut *o);
+/* Open + write + commit. */
 Status FileIO_write(const char *path, const char *text, size_t len, SpError *err);
+/* Removes the temporary being written, if any: async-signal-safe, for a front
+ * end's handler of SIGINT/SIGTERM/SIGHUP before it re-raises the signal. */
+void FileIO_removeTempOnSignal(void);
 /* 1-based line and column of byte offset pos in text. */
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col);
 /* "data/networks/resnet50.json" -> "resnet50", written into buf (returned). */

@@ -104,6 +104,11 @@ int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, c
 
 int IlpModel_ncols(const IlpModel *m) { return m->ncols; }
 int IlpModel_nrows(const IlpModel *m) { return m->nrows; }
+long IlpModel_nnz(const IlpModel *m) { return m->nnz; }
+
+double Ilp_estimateSeconds(long nnz, long rows, long cols) {
+  return 1.5e-6 * (double)nnz + 3e-6 * ((double)rows + (double)cols);
+}
 
 int IlpModel_check(const IlpModel *m, const double *x, double tol) {
   for (int j = 0; j < m->ncols; j++) {
@@ -277,6 +282,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     glp_set_obj_coef(P, J, m->obj[j]);
   }
   for (int i = 0; i < m->nrows; i++) {
+    if ((i & 4095) == 4095 && Ilp_shouldStop(c, Clock_now())) { /* a large model: stop while loading too */
+      r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+      goto done;
+    }
     double lo = m->rlo[i], hi = m->rhi[i];
     bool fl = lo <= -ILP_INF, fh = hi >= ILP_INF;
     int type = fl && fh ? GLP_FR : fl ? GLP_UP : fh ? GLP_LO : lo == hi ? GLP_FX : GLP_DB;
@@ -289,6 +298,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     glp_set_mat_row(P, i + 1, len, ind, val);
   }
 
+  if (Ilp_shouldStop(c, Clock_now())) {
+    r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    goto done;
+  }
   glp_scale_prob(P, GLP_SF_AUTO); /* big-M rows next to unit rows: scaling keeps the simplex stable */
   /* Root LP in time slices. */
   glp_smcp sm;
@@ -366,8 +379,25 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   }
   if (r->has_solution) {
     r->objective = glp_mip_obj_val(P);
-    for (int j = 0; j < m->ncols; j++) r->x[j] = glp_mip_col_val(P, j + 1);
-    if (r->status == ILP_OPTIMAL) Ilp_setBound(c, r->objective);
+    for (int j = 0; j < m->ncols; j++) {
+      double v = glp_mip_col_val(P, j + 1);
+      r->x[j] = m->kind[j] == ILP_CONTINUOUS ? v : floor(v + 0.5);
+    }
+    /* GLPK accepts integers within tol_int (1e-5): next to a big-M of 10^6 that
+     * leaves whole units of slack, and a rounded "solution" can break its rows.
+     * Such a result is never passed on as a solution. */
+    int bad = IlpModel_check(m, r->x, 1e-6);
+    if (bad != -1) {
+      r->has_solution = false;
+      r->status = ILP_ERROR;
+      snprintf(r->message, sizeof r->message,
+               "numerical trouble: GLPK's solution, rounded to integers, breaks %s %d (a big-M too large for "
+               "the integrality tolerance?)",
+               bad >= 0 ? "row" : "the bounds of column", bad >= 0 ? bad : -2 - bad);
+    } else {
+      r->objective = IlpModel_objective(m, r->x);
+      if (r->status == ILP_OPTIMAL) Ilp_setBound(c, r->objective);
+    }
   }
 done:
   glp_delete_prob(P);
@@ -377,6 +407,17 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   memset(r, 0, sizeof *r);
   r->status = ILP_ERROR;
   if (m->nomem) return SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP model");
+  double est = Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols);
+  if (o->time_limit > 0 && est > o->time_limit) {
+    /* GLPK cannot be stopped while it loads the model and starts the simplex */
+    r->status = ILP_TIMEOUT;
+    r->gap = -1;
+    snprintf(r->message, sizeof r->message,
+             "not started: the model (%d columns, %d rows, %d nonzeros) needs about %.1f s before GLPK can be "
+             "stopped; the time limit is %.2f s",
+             m->ncols, m->nrows, m->nnz, est, o->time_limit);
+    return SP_OK;
+  }
   int maxlen = 1;
   for (int i = 0; i < m->nrows; i++)
     if (m->rstart[i + 1] - m->rstart[i] > maxlen) maxlen = m->rstart[i + 1] - m->rstart[i];

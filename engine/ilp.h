@@ -50,6 +50,12 @@ int IlpModel_addCol(IlpModel *m, IlpKind kind, double lo, double hi, double obj)
 int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, const double *coef);
 int IlpModel_ncols(const IlpModel *m);
 int IlpModel_nrows(const IlpModel *m);
+long IlpModel_nnz(const IlpModel *m);
+/* Seconds GLPK needs before it can first be stopped (loading, scaling, the first
+ * simplex slice), estimated from the model's size: measured 1.3-4.5 us per nonzero
+ * on the bundled models, so this is a low estimate. Ilp_solve refuses a model
+ * whose estimate exceeds its time limit (ILP_TIMEOUT at once, with a message). */
+double Ilp_estimateSeconds(long nnz, long rows, long cols);
 /* Checks x against bounds, integrality and rows (tolerance tol); returns the index
  * of the first violated row, or -2 - j for column j, or -1 when x is feasible. */
 int IlpModel_check(const IlpModel *m, const double *x, double tol);

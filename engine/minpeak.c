@@ -55,18 +55,28 @@ typedef struct {
   uint64_t *scratch;  /* one set being built */
   int *ready_tmp, *moves_tmp;
   long max_states;
+  size_t bytes, max_bytes; /* the growing arrays' capacity, and its cap */
+  bool over_bytes;         /* a growth was refused by the cap */
 } Search;
 
 static int64_t Search_floor(const Search *s, int64_t c) { return c > s->lower ? c : s->lower; }
 
-static bool Search_grow(void **p, long *cap, long need, size_t elem) {
+/* Grows an array to hold need elements, within the byte cap (false: no memory,
+ * or over the cap with s->over_bytes set). */
+static bool Search_grow(Search *s, void **p, long *cap, long need, size_t elem) {
   if (need <= *cap) return true;
   long nc = *cap ? *cap : 1024;
   while (nc < need) nc *= 2;
+  size_t extra = (size_t)(nc - *cap) * elem;
+  if (s->max_bytes && s->bytes + extra > s->max_bytes) {
+    s->over_bytes = true;
+    return false;
+  }
   void *q = realloc(*p, (size_t)nc * elem);
   if (!q) return false;
   *p = q;
   *cap = nc;
+  s->bytes += extra;
   return true;
 }
 
@@ -203,6 +213,12 @@ static uint64_t Search_hash(const Search *s, const uint64_t *b) {
 
 static bool Search_rehash(Search *s) {
   long ncap = s->tcap ? s->tcap * 2 : 4096;
+  size_t extra = sizeof(long) * (size_t)(ncap - s->tcap);
+  if (s->max_bytes && s->bytes + extra > s->max_bytes) {
+    s->over_bytes = true;
+    return false;
+  }
+  s->bytes += extra;
   long *t = malloc(sizeof(long) * (size_t)ncap);
   if (!t) return false;
   for (long i = 0; i < ncap; i++) t[i] = -1;
@@ -234,7 +250,7 @@ static bool Search_less(const Search *s, long a, long b) {
 }
 
 static bool Search_push(Search *s, long i) {
-  if (!Search_grow((void **)&s->heap, &s->capheap, s->nheap + 1, sizeof(long))) return false;
+  if (!Search_grow(s, (void **)&s->heap, &s->capheap, s->nheap + 1, sizeof(long))) return false;
   long k = s->nheap++;
   s->heap[k] = i;
   while (k > 0) {
@@ -277,7 +293,7 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
     if (old->done || old->cost <= cost) return 0;
     /* A cheaper way to the same set: update it in place and push it again. */
     if (nmoves > old->nmoves) {
-      if (!Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int))) return -1;
+      if (!Search_grow(s, (void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int))) return -1;
       old = &s->st[idx];
       old->moves_at = (int)s->nmoves;
       s->nmoves += nmoves;
@@ -288,10 +304,10 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
     old->parent = (int)parent;
     return Search_push(s, idx) ? 0 : -1;
   }
-  if (!Search_grow((void **)&s->st, &s->capst, s->nst + 1, sizeof(State)) ||
-      !Search_grow((void **)&s->bits, &s->capbits, (s->nst + 1) * s->words, sizeof(uint64_t)) ||
-      !Search_grow((void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int)) ||
-      !Search_grow((void **)&s->pool, &s->cappool, s->npool + nready + 1, sizeof(int)))
+  if (!Search_grow(s, (void **)&s->st, &s->capst, s->nst + 1, sizeof(State)) ||
+      !Search_grow(s, (void **)&s->bits, &s->capbits, (s->nst + 1) * s->words, sizeof(uint64_t)) ||
+      !Search_grow(s, (void **)&s->moves, &s->capmoves, s->nmoves + nmoves + 1, sizeof(int)) ||
+      !Search_grow(s, (void **)&s->pool, &s->cappool, s->npool + nready + 1, sizeof(int)))
     return -1;
   idx = s->nst++;
   memcpy(s->bits + idx * s->words, s->scratch, sizeof(uint64_t) * (size_t)s->words);
@@ -341,6 +357,8 @@ static int64_t Search_greedy(Search *s, int *order) {
 
 void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_states = 3000000;
+  o->max_bytes = (size_t)256 << 20;
+  o->time_limit = 0;
   o->cancel = NULL;
 }
 
@@ -359,14 +377,22 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   MinPeakOptions defaults;
   if (!opt) MinPeakOptions_init(&defaults), opt = &defaults;
   memset(res, 0, sizeof *res);
-  Search s = {.net = net, .params = params, .max_states = opt->max_states};
+  Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
+  double deadline = opt->time_limit > 0 ? t0 + opt->time_limit : 0;
   Status st = SP_OK;
   int *alt = malloc(sizeof(int) * (size_t)net->nops);
   if (!alt || !Search_prepare(&s)) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
-  s.lower = Figures_peakLowerBound(net, params);
+  /* The lower bound keeps n x n/64 ancestor words and takes n x tensors steps: on
+   * graphs too large for that, M_R is the bound (weaker, so the search stops
+   * sooner with "not proven"). */
+  size_t anc_bytes = (size_t)s.n * (size_t)s.words * sizeof(uint64_t);
+  double work = (double)s.n * (double)net->ntensors; /* measured: about 2.3e-8 s per unit (0.9 s at 5k ops) */
+  bool small = (!s.max_bytes || anc_bytes <= s.max_bytes / 2) && work <= 1e7 &&
+               (opt->time_limit <= 0 || work * 2.3e-8 <= opt->time_limit / 2);
+  s.lower = small ? Figures_peakLowerBound(net, params) : Figures_minRequired(net, params);
   /* Upper bound: the better of the file order and the greedy order. */
   for (int v = 0; v < s.n; v++) order[v] = v;
   s.upper = Figures_peak(net, params, order, NULL);
@@ -383,7 +409,10 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   int64_t resident = 0, cost = 0;
   Search_freeMoves(&s, s.ready_tmp, &nready, &resident, &cost, s.moves_tmp, &nmoves);
   if (Search_offer(&s, -1, nmoves, resident, cost, s.ready_tmp, nready, s.moves_tmp, nmoves) < 0) {
-    st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
+    st = s.over_bytes ? SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, its memory cap (%zu MiB) is too small "
+                                                       "for this graph; best peak %lld, lower bound %lld",
+                                    s.max_bytes >> 20, (long long)s.upper, (long long)s.lower)
+                      : SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
   while (s.nheap > 0) {
@@ -398,12 +427,16 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
       goto done;
     }
     if (opt->cancel && *opt->cancel) {
-      st = SpError_set(err, SP_ERR_CANCELLED, "M_P search cancelled after %ld states", s.nst);
+      st = SpError_set(err, SP_ERR_CANCELLED, "M_P search cancelled after %ld states: best peak %lld, lower bound %lld",
+                       s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));
+      res->lower_bound = Search_floor(&s, cur.cost);
       goto done;
     }
-    if (s.nst >= s.max_states) {
-      st = SpError_set(err, SP_ERR_LIMIT, "M_P search stopped at %ld states: best peak %lld, lower bound %lld",
-                       s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));
+    bool late = deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline;
+    if (s.nst >= s.max_states || late) {
+      st = SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, stopped %s after %ld states: best peak %lld, lower bound %lld",
+                       late ? "at its time limit" : "at its state limit", s.nst, (long long)s.upper,
+                       (long long)Search_floor(&s, cur.cost));
       res->lower_bound = Search_floor(&s, cur.cost);
       goto done;
     }
@@ -419,7 +452,15 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
       s.moves_tmp[nmoves++] = v;
       Search_freeMoves(&s, s.ready_tmp, &nready, &r, &c, s.moves_tmp, &nmoves);
       if (Search_offer(&s, idx, cur.depth + nmoves, r, c, s.ready_tmp, nready, s.moves_tmp, nmoves) < 0) {
-        st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P (%ld states)", s.nst);
+        if (s.over_bytes) {
+          st = SpError_set(err, SP_ERR_LIMIT,
+                           "M_P search: not proven, stopped at its memory cap (%zu MiB, %ld states): best peak %lld, "
+                           "lower bound %lld",
+                           s.max_bytes >> 20, s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));
+          res->lower_bound = Search_floor(&s, cur.cost);
+        } else {
+          st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P (%ld states)", s.nst);
+        }
         goto done;
       }
     }

@@ -41,6 +41,8 @@ typedef struct {
   double objective;
   double bound;
   bool has_objective, has_bound;
+  char note[200];   /* what a front end should tell the user besides the status (e.g. "M_P search:
+                       not proven ..."); not part of the plan file; "" when nothing to say */
 } SolverInfo;
 
 typedef struct {

@@ -1,5 +1,7 @@
 #include "schedule.h"
 
+#include <stdio.h>
+
 #include "figures.h"
 #include "solve.h"
 
@@ -13,8 +15,19 @@ Status Schedule_mpmf(const Net *net, const SolveSettings *s, int *order, SolverI
   MinPeakOptions opt;
   MinPeakOptions_init(&opt);
   opt.cancel = s->cancel;
+  opt.time_limit = s->time_limit;
   MinPeakResult res;
-  Status st = Figures_minPeak(net, s->params, &opt, order, &res, err);
+  SpError why = {0};
+  Status st = Figures_minPeak(net, s->params, &opt, order, &res, &why);
   if (info) info->seconds += res.seconds;
-  return st; /* a search limit is an error here: mpmf promises the minimum */
+  if (st == SP_ERR_LIMIT || (st == SP_ERR_CANCELLED && res.peak > 0)) {
+    /* not proven: the best order found stands, and the caller is told */
+    if (info) {
+      snprintf(info->note, sizeof info->note, "%.199s", why.text);
+      if (st == SP_ERR_CANCELLED) info->status = SOLVER_CANCELLED;
+    }
+    return SP_OK;
+  }
+  if (st && err) *err = why;
+  return st;
 }

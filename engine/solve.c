@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "policy.h"
 #include "sim.h"
+#include "validate.h"
 
 void SolveSettings_init(SolveSettings *s) {
   memset(s, 0, sizeof *s);
@@ -40,6 +41,26 @@ Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, Solver
   return SP_OK;
 }
 
+Status Solve_checkPlan(const Net *net, const Plan *plan, SpError *err) {
+  if (plan->solver.status == SOLVER_HEURISTIC || plan->solver.status == SOLVER_NONE) return SP_OK;
+  ValidateReport rep;
+  Status v = Validate_plan(net, plan, &rep);
+  if (v == SP_OK) {
+    ValidateReport_free(&rep);
+    return SP_OK;
+  }
+  if (v == SP_ERR_NOMEM) {
+    ValidateReport_free(&rep);
+    return SpError_set(err, SP_ERR_NOMEM, "out of memory validating the solver's plan");
+  }
+  SpError_set(err, SP_ERR_SOLVER,
+              "the solver reported %s, but its plan fails the validator (%d violation(s); first: %s): numerical "
+              "trouble in the model, no plan is reported",
+              SolverStatus_name(plan->solver.status), rep.count, rep.nlines ? rep.lines[0] : "?");
+  ValidateReport_free(&rep);
+  return SP_ERR_SOLVER;
+}
+
 /* A whole-plan schedule policy (cosma, dnc): it names all three policies. */
 static Status Solve_joint(const Net *net, const SolveSettings *s, const PolicyInfo *sp, Plan **out, double t0,
                           SpError *err) {
@@ -51,6 +72,10 @@ static Status Solve_joint(const Net *net, const SolveSettings *s, const PolicyIn
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   }
   plan->solver.seconds = Clock_now() - t0;
+  if ((st = Solve_checkPlan(net, plan, err))) {
+    Plan_free(plan);
+    return st;
+  }
   *out = plan;
   return SP_OK;
 }
@@ -83,15 +108,22 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
     Plan_free(plan);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   }
+  SolverInfo sched = info; /* what the schedule policy said (a note, a cancel) */
   if (rp->plan) {
     info = plan->solver; /* the policy's own status, objective and bound */
   } else {
     info = (SolverInfo){.status = SOLVER_HEURISTIC}; /* a schedule search proves nothing about the traffic */
+    if (sched.status == SOLVER_CANCELLED) info.status = SOLVER_CANCELLED;
     info.objective = (double)plan->metrics.noncompulsory_bytes;
     info.has_objective = true;
   }
+  if (!info.note[0]) memcpy(info.note, sched.note, sizeof info.note);
   info.seconds = Clock_now() - t0;
   plan->solver = info;
+  if ((st = Solve_checkPlan(net, plan, err))) {
+    Plan_free(plan);
+    return st;
+  }
   *out = plan;
   return SP_OK;
 }

@@ -54,6 +54,12 @@ void SolveSettings_init(SolveSettings *s);
  * is cancelled before it has any plan returns SP_ERR_CANCELLED. */
 Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
 
+/* The engine's rule for searching policies: a plan whose solver block claims
+ * anything (optimal, feasible, timeout, cancelled) goes through the validator, and
+ * one that fails it is never reported: SP_ERR_SOLVER, the first violation in err.
+ * Heuristic plans pass through (the tests validate every policy's plans). */
+Status Solve_checkPlan(const Net *net, const Plan *plan, SpError *err);
+
 /* The order the schedule policy picks (nops entries). */
 Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
 

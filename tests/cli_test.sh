@@ -1,5 +1,6 @@
 #!/bin/sh
-# The command line: exit codes (0 ok, 1 invalid input or plan, 2 usage) and messages.
+# The command line: exit codes (0 ok, 1 invalid input or plan, 2 usage, 3 solver
+# limit, 130 interrupted) and messages.
 # usage: cli_test.sh SPADMAP DATA_DIR TEST_DIR
 bin=$1; data=$2
 tmp=$(mktemp -d) || exit 1
@@ -80,6 +81,74 @@ dia=$data/networks/diamond.json
 expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule cosma
 expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia" --budget M_P --schedule cosma --model paper
 expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
-expect 1 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
+expect 3 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
+# solver honesty: the paper's model at 1 GiB was "optimal" with overlapping placements
+for n in chain skip fig1 diamond alexnet; do
+  expect 0 "solver         optimal.*validator      valid" sh -c "\"$bin\" solve \"$data/networks/$n.json\" --budget 1G --schedule cosma --model paper | tr '\\n' ' '"
+done
+# a solver limit is not invalid input: exit 3, documented in --help
+expect 3 "needs about .* s to build and load" "$bin" solve "$data/networks/resnet50.json" --budget M_R --schedule cosma --model paper --time-limit 0.5
+expect 0 "3 a solver limit" "$bin" --help
+# the time limit counts from the start and covers building the models
+check "solve: cosma on nasnet_a with --time-limit 0.01 ends within 3 s" \
+  'start=$(date +%s); "$bin" solve "$data/networks/nasnet_a.json" --budget M_R --schedule cosma --time-limit 0.01 >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 3 ]'
+# options that do not apply to the chosen policies
+expect 2 "--break-nodes applies to --schedule dnc only" "$bin" solve "$net" --budget M_R --break-nodes a1
+expect 2 "--model applies to --schedule cosma or dnc only" "$bin" solve "$net" --budget M_R --model paper
+expect 0 "warning: --time-limit has no effect" "$bin" solve "$net" --budget M_R --time-limit 5
+expect 0 "warning: --schedule cosma chooses replacement and allocation itself" "$bin" solve "$net" --budget M_R --schedule cosma --replacement lru
+expect 2 "time-limit \"1e30\" is too large: at most 10000000 seconds" "$bin" solve "$net" --budget M_R --time-limit 1e30
+expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --time-limit 1e7
+# --out: regular files via a temporary and rename; devices in place; errors reported
+expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$tmp/plan2.json"
+check "--out: no temporary left behind" '! ls -A "$tmp" | grep -q spadmap-out'
+long=$tmp/$(printf '%0250d' 0).json
+expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$long"
+check "--out: a 255-byte file name works" '[ -s "$long" ]'
+expect 0 "\"format\": \"spadmap-plan\"" "$bin" solve "$net" --budget M_R --out -
+long2=$tmp/$(printf '%0251d' 0).txt
+check "snapshot --out: a 255-byte name, written, no temporary left" \
+  '"$bin" snapshot "$net" --out "$long2" && [ -s "$long2" ] && ! ls -A "$tmp" | grep -q spadmap-out'
+ln -s "$tmp/plan3.json" "$tmp/link.json"
+expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$tmp/link.json"
+check "--out: through a symlink, the file it names is written and the link kept" '[ -L "$tmp/link.json" ] && [ -s "$tmp/plan3.json" ]'
+expect 1 "cannot write" "$bin" solve "$net" --budget M_R --out "$tmp/nodir/plan.json"
+# Devices: private nodes (as root) so that a binary with the old bug replaces only
+# them, never the system's /dev/null; as a user /dev itself is safe (not writable).
+devs=
+if mknod "$tmp/full" c 1 7 2>/dev/null && mknod "$tmp/null" c 1 3 2>/dev/null && (: >"$tmp/null") 2>/dev/null; then
+  devs=$tmp
+elif [ "$(id -u)" -ne 0 ] && [ -c /dev/full ] && [ -c /dev/null ]; then
+  devs=/dev
+fi
+if [ -n "$devs" ]; then
+  expect 1 "full: cannot write: No space left on device" "$bin" solve "$net" --budget M_R --out "$devs/full"
+  expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$devs/null"
+  expect 1 "full: cannot write: No space left on device" "$bin" snapshot "$net" --out "$devs/full"
+  check "snapshot --out to a device: in place" '"$bin" snapshot "$net" --out "$devs/null"'
+  check "--out to a device: still a character device" '[ -c "$devs/null" ] && [ -c "$devs/full" ]'
+  check "--out to a device: no temporary next to it" '! ls -A "$devs" | grep -q spadmap-out'
+fi
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+  (timeout 20 cat "$tmp/fifo" >"$tmp/fifo.out") &
+  expect 0 "validator      valid" "$bin" solve "$net" --budget M_R --out "$tmp/fifo"
+  wait
+  check "--out FIFO: written in place" 'grep -q spadmap-plan "$tmp/fifo.out" && [ -p "$tmp/fifo" ]'
+fi
+# Ctrl-C keeps the best plan found so far: printed, validated, written; exit 130
+if command -v timeout >/dev/null 2>&1; then
+  expect 130 "interrupted    Ctrl-C: this is the best plan found so far" timeout --preserve-status -s INT 1 "$bin" solve "$data/networks/nasnet_a.json" --budget M_R --schedule cosma --time-limit 60 --out "$tmp/int.json"
+  expect 0 "valid: " "$bin" validate "$data/networks/nasnet_a.json" "$tmp/int.json"
+fi
+# bench scale: generated DAGs through the real commands (small sizes here; the README has 1k-50k)
+expect 0 "| 110 | .* s, .* MB | .* s, .* MB | .* s, .* MB | .* s, .* MB |" "$bin" bench scale --sizes 100 --csv "$tmp/scale.csv"
+check "bench scale: CSV rows, every command exit 0" '[ "$(awk -F, "NR > 1 && \$5 == 0" "$tmp/scale.csv" | wc -l)" -eq 4 ]'
+expect 2 "--sizes \"x\": expected op counts" "$bin" bench scale --sizes x
+# solve --budget M_R needs no M_P search (it ran one first: 18 s on this 20k-op graph)
+mkdir "$tmp/scale"
+expect 0 "| 20009 |" "$bin" bench scale --sizes 20000 --keep --dir "$tmp/scale"
+check "solve --budget M_R on 20k ops ends within 8 s" \
+  'start=$(date +%s); "$bin" solve "$tmp/scale/scale20009.json" --budget M_R >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 8 ]'
+expect 0 "NOT proven" "$bin" info "$data/networks/transformer.json" --time-limit 0.01
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -9,7 +9,15 @@
 #include "figures.h"
 #include "net.h"
 
-enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
+/* Exit codes (listed by spadmap --help and in the README). */
+enum {
+  EXIT_OK = 0,
+  EXIT_INVALID = 1,      /* invalid input or plan, or a file that cannot be read or written */
+  EXIT_USAGE = 2,        /* bad command line */
+  EXIT_LIMIT = 3,        /* a solver limit: no plan or no proof within the time / memory / state limits,
+                            or the solver failed (numerical trouble) */
+  EXIT_INTERRUPTED = 130 /* Ctrl-C (128 + SIGINT); solve prints and writes the best plan found so far */
+};
 
 typedef struct {
   const char *name;     /* "--budget" */
@@ -42,6 +50,9 @@ void Cli_help(const CliCommand *cmd);
 int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
 void Cli_helpSubs(const CliCommand *const *subs);
 
+/* For commands that write --out files: SIGINT, SIGTERM and SIGHUP remove the
+ * temporary being written (engine/fileio.h) before the default action. */
+void Cli_removeTempOnSignals(void);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
 /* "1.23 MiB"-style size into buf. */
@@ -55,6 +66,7 @@ extern const CliCommand Cli_solve;
 extern const CliCommand Cli_validate;
 extern const CliCommand Cli_bench;
 extern const CliCommand Cli_benchCosma;
+extern const CliCommand Cli_benchScale;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;

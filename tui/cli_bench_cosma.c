@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "clock.h"
 #include "ilp.h"
 #include "policy.h"
@@ -212,7 +213,6 @@ static void BenchCosma_csvRow(BenchCosma *b, const BenchCosmaRow *row, const Ben
   fputc(',', b->csv);
   if (r->kind != RUN_NA && row->budget_bytes > 0) fprintf(b->csv, "%.3f", r->seconds); /* else nothing ran */
   fprintf(b->csv, ",%s\n", plan ? (r->kind == RUN_VALID ? "1" : "0") : "");
-  fflush(b->csv); /* a long run killed midway keeps its rows */
 }
 
 /* Solve_run with the scheme's policies, timed, then the validator: fills r. */
@@ -713,10 +713,14 @@ static int BenchCosma_run(int argc, char **argv) {
   rc = BenchCosma_configure(&b, &a, argc, argv);
   if (rc >= 0) return rc;
   const char *csv = Cli_value(c, &a, "--csv");
-  if (csv && !(b.csv = fopen(csv, "w"))) {
-    fprintf(stderr, "spadmap bench cosma: cannot write %s\n", csv);
+  FileOut out = {0};
+  SpError err;
+  Cli_removeTempOnSignals();
+  if (csv && FileIO_open(csv, &out, &err)) {
+    fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
     return EXIT_INVALID;
   }
+  b.csv = out.f; /* a temporary renamed into place at the end (engine/fileio.h) */
   if (b.csv)
     fprintf(b.csv, "network,setting,budget_name,budget_bytes,scheme,noncompulsory_bytes,status,objective,bound,gap,"
                    "seconds,valid\n");
@@ -730,8 +734,8 @@ static int BenchCosma_run(int argc, char **argv) {
     BenchCosma_nasSolver(&b);
   }
   BenchCosma_summary(&b, Clock_now() - t0);
-  if (b.csv && (ferror(b.csv) | fclose(b.csv))) {
-    fprintf(stderr, "spadmap bench cosma: error writing %s\n", csv);
+  if (b.csv && FileIO_commit(&out, &err)) {
+    fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
     b.errors++;
   }
   free(b.rows);

@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -5,6 +6,7 @@
 #include "clock.h"
 #include "cli.h"
 #include "import.h"
+#include "fileio.h"
 
 void Cli_help(const CliCommand *cmd) {
   printf("usage: spadmap %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
@@ -120,3 +122,19 @@ const char *Cli_count(int64_t v, char *buf, int n) {
   return buf;
 }
 
+
+static void Cli_onSignal(int sig) {
+  FileIO_removeTempOnSignal();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void Cli_removeTempOnSignals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = Cli_onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}

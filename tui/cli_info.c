@@ -7,6 +7,8 @@
 
 static const CliOption Info_options[] = {
   {"--json", NULL, "print a JSON object instead of a table"},
+  {"--time-limit", "SECONDS", "stop the exact M_P search after this long (both settings together; default: none, "
+                              "its memory cap still applies); M_P is then \"not proven\", the best peak found"},
   {NULL, NULL, NULL},
 };
 
@@ -32,12 +34,25 @@ static int Info_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(&Cli_info, argc, argv, 1, 1, &a);
   if (rc >= 0) return rc;
+  double limit = 0;
+  const char *tl = Cli_value(&Cli_info, &a, "--time-limit");
+  if (tl) {
+    char *end;
+    limit = strtod(tl, &end);
+    if (end == tl || *end || !(limit > 0) || limit > 1e7) {
+      fprintf(stderr, "spadmap info: --time-limit \"%s\": expected seconds, more than 0 and at most 10000000\n", tl);
+      return EXIT_USAGE;
+    }
+  }
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
   NetFigures f[2];
   for (int p = 0; p < 2; p++) {
     SpError err;
-    if (Figures_compute(net, p, &f[p], NULL, &err)) {
+    MinPeakOptions mo;
+    MinPeakOptions_init(&mo);
+    mo.time_limit = limit / 2;
+    if (Figures_computeWith(net, p, &mo, &f[p], NULL, &err)) {
       fprintf(stderr, "spadmap: %s: %s\n", a.pos[0], err.text);
       Net_free(net);
       return EXIT_INVALID;

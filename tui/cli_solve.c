@@ -1,9 +1,17 @@
-/* spadmap solve NET --budget ...: one plan, its metrics, the validator's verdict. */
+/* spadmap solve NET --budget ...: one plan, its metrics, the validator's verdict.
+ * The time limit counts from the command's start; Ctrl-C stops the search and
+ * keeps the best plan found so far (printed, validated and written, exit 130);
+ * a second Ctrl-C ends the process at once. */
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "clock.h"
+#include "fileio.h"
 #include "policy.h"
 #include "solve.h"
 #include "validate.h"
@@ -14,10 +22,10 @@ static const CliOption Solve_options[] = {
   {"--replacement", "NAME", "replacement policy (default: belady)"},
   {"--allocator", "NAME", "allocator (default: linear)"},
   {"--params", NULL, "hold parameter tensors on chip too (default: activations only)"},
-  {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default: 60)"},
+  {"--time-limit", "SECONDS", "time limit of the searching policies (ILP, exact M_P), counted from the start (default: 60)"},
   {"--break-nodes", "A,B,...", "dnc: the break nodes (op names, each an ancestor of the next; default: automatic)"},
   {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model as written, solved directly"},
-  {"--out", "FILE", "write the plan (spadmap-plan JSON)"},
+  {"--out", "FILE", "write the plan (spadmap-plan JSON; - for standard output)"},
   {"--list", NULL, "list the policies and exit"},
   {NULL, NULL, NULL},
 };
@@ -30,7 +38,106 @@ static void Solve_list(void) {
   }
 }
 
+static atomic_int Solve_interrupt;
+static double Solve_firstInterrupt;
+
+/* First Ctrl-C: stop the search, keep the best plan. A second one (more than
+ * half a second later: `timeout -s INT` signals both the process and its group,
+ * so one interrupt can arrive twice), SIGTERM or SIGHUP: remove a half-written
+ * --out temporary, then the default action. Clock_now is clock_gettime:
+ * async-signal-safe. */
+static void Solve_onSignal(int sig) {
+  if (sig == SIGINT && !atomic_load(&Solve_interrupt)) {
+    Solve_firstInterrupt = Clock_now();
+    atomic_store(&Solve_interrupt, 1);
+    return;
+  }
+  if (sig == SIGINT && Clock_now() - Solve_firstInterrupt < 0.5) return;
+  FileIO_removeTempOnSignal();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void Solve_catchSignals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = Solve_onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Options that do not apply to the chosen policies: refused (exit 2) when they
+ * would change nothing the user could mean otherwise, else a warning. */
+static int Solve_checkApplies(const CliCommand *c, const CliArgs *a, const SolveSettings *s) {
+  const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
+  const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, s->replacement);
+  bool dnc = strcmp(sp->name, "dnc") == 0, joint = sp->joint != NULL;
+  if (Cli_value(c, a, "--break-nodes") && !dnc) {
+    fprintf(stderr, "spadmap solve: --break-nodes applies to --schedule dnc only (the schedule is %s)\n", sp->name);
+    return EXIT_USAGE;
+  }
+  if (Cli_value(c, a, "--model") && !joint) {
+    fprintf(stderr, "spadmap solve: --model applies to --schedule cosma or dnc only (the schedule is %s)\n", sp->name);
+    return EXIT_USAGE;
+  }
+  if (joint && (Cli_value(c, a, "--replacement") || Cli_value(c, a, "--allocator")))
+    fprintf(stderr, "spadmap solve: warning: --schedule %s chooses replacement and allocation itself; "
+                    "--replacement and --allocator are ignored\n", sp->name);
+  else if (rp->plan && Cli_value(c, a, "--allocator"))
+    fprintf(stderr, "spadmap solve: warning: --replacement %s places tensors itself; --allocator is ignored\n",
+            rp->name);
+  bool searches = sp->searching || (!joint && rp->searching) || strcmp(sp->name, "mpmf") == 0;
+  const char *b = Cli_value(c, a, "--budget");
+  searches |= b && (strcasecmp(b, "M_P") == 0 || strcasecmp(b, "M_H") == 0); /* the exact M_P search */
+  if (Cli_value(c, a, "--time-limit") && !searches)
+    fprintf(stderr, "spadmap solve: warning: --time-limit has no effect: schedule %s, replacement %s do not search\n",
+            sp->name, joint ? sp->name : rp->name);
+  return -1;
+}
+
+/* The budget; M_R needs no search, M_H and M_P the exact M_P search (under the
+ * time limit and Ctrl-C: its best peak when not proven, with a note). */
+static int Solve_budget(const Net *net, SolveSettings *s, const char *text, const char **preset, double t_start) {
+  NetFigures f = {0};
+  SpError err;
+  bool lazy = strcasecmp(text, "M_R") == 0, needs = !lazy && strncasecmp(text, "M_", 2) == 0;
+  if (lazy) f.m_r = Figures_minRequired(net, s->params);
+  if (needs) {
+    MinPeakOptions mo;
+    MinPeakOptions_init(&mo);
+    mo.cancel = s->cancel;
+    if (s->time_limit > 0) mo.time_limit = fmax(s->time_limit - (Clock_now() - t_start), 0.001);
+    Status st = Figures_computeWith(net, s->params, &mo, &f, NULL, &err);
+    if (st) {
+      fprintf(stderr, "spadmap solve: %s\n", err.text);
+      return st == SP_ERR_CANCELLED ? EXIT_INTERRUPTED : st == SP_ERR_NOMEM ? EXIT_INVALID : EXIT_LIMIT;
+    }
+    if (!f.m_p_exact)
+      fprintf(stderr, "spadmap solve: note: M_P not proven (the search stopped at its limit): the budget uses the "
+                      "best peak found, %lld bytes (proven lower bound %lld)\n",
+              (long long)f.m_p, (long long)f.search.lower_bound);
+  }
+  if (Budget_parse(text, lazy || needs ? &f : NULL, &s->budget, preset, &err)) {
+    fprintf(stderr, "spadmap solve: %s\n", err.text);
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
+static int Solve_exitFor(Status st) {
+  switch (st) {
+  case SP_ERR_ARG: return EXIT_USAGE; /* e.g. a bad --break-nodes */
+  case SP_ERR_LIMIT:
+  case SP_ERR_SOLVER: return EXIT_LIMIT;
+  case SP_ERR_CANCELLED: return atomic_load(&Solve_interrupt) ? EXIT_INTERRUPTED : EXIT_LIMIT;
+  default: return EXIT_INVALID;
+  }
+}
+
 static int Solve_run_cmd(int argc, char **argv) {
+  double t_start = Clock_now();
   CliArgs a;
   const CliCommand *c = &Cli_solve;
   int rc = Cli_parse(c, argc, argv, 0, 1, &a);
@@ -54,8 +161,13 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (tl) {
     char *end;
     double v = strtod(tl, &end);
-    if (end == tl || *end || !(v > 0) || v > 1e7) {
+    if (end == tl || *end || !(v > 0)) { /* NaN too; inf and 1e400 are "too large" below */
       fprintf(stderr, "spadmap solve: --time-limit \"%s\": expected a positive number of seconds\n", tl);
+      return EXIT_USAGE;
+    }
+    if (v > 1e7) {
+      fprintf(stderr, "spadmap solve: --time-limit \"%s\" is too large: at most 10000000 seconds (about 116 days)\n",
+              tl);
       return EXIT_USAGE;
     }
     s.time_limit = v;
@@ -74,26 +186,23 @@ static int Solve_run_cmd(int argc, char **argv) {
               PolicyKind_name(kinds[k]), names[k]);
       return EXIT_USAGE;
     }
+  if ((rc = Solve_checkApplies(c, &a, &s)) >= 0) return rc;
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
+  atomic_store(&Solve_interrupt, 0);
+  s.cancel = &Solve_interrupt;
+  Solve_catchSignals();
   int exit_code = EXIT_INVALID;
   Plan *plan = NULL;
   SpError err;
-  NetFigures f;
-  const char *budget_text = Cli_value(c, &a, "--budget"), *preset;
-  bool needs_figures = strncasecmp(budget_text, "M_", 2) == 0;
-  if (needs_figures && Figures_compute(net, s.params, &f, NULL, &err)) {
-    fprintf(stderr, "spadmap solve: %s\n", err.text);
-    goto out;
-  }
-  if (Budget_parse(budget_text, needs_figures ? &f : NULL, &s.budget, &preset, &err)) {
-    fprintf(stderr, "spadmap solve: %s\n", err.text);
-    exit_code = EXIT_USAGE;
-    goto out;
-  }
-  if (Solve_run(net, &s, &plan, &err)) {
+  const char *preset = "";
+  if ((exit_code = Solve_budget(net, &s, Cli_value(c, &a, "--budget"), &preset, t_start)) >= 0) goto out;
+  exit_code = EXIT_INVALID;
+  if (s.time_limit > 0) s.time_limit = fmax(s.time_limit - (Clock_now() - t_start), 0.001); /* from the start */
+  Status sst = Solve_run(net, &s, &plan, &err);
+  if (sst) {
     fprintf(stderr, "spadmap solve: %s: %s\n", net->name, err.text);
-    if (err.code == SP_ERR_ARG) exit_code = EXIT_USAGE; /* e.g. a bad --break-nodes */
+    exit_code = Solve_exitFor(sst);
     goto out;
   }
   ValidateReport rep;
@@ -120,6 +229,9 @@ static int Solve_run_cmd(int argc, char **argv) {
   } else {
     printf("solver         %s, %.3f ms\n", SolverStatus_name(si->status), si->seconds * 1e3);
   }
+  if (si->note[0]) printf("note           %s\n", si->note);
+  bool interrupted = atomic_load(&Solve_interrupt);
+  if (interrupted) printf("interrupted    Ctrl-C: this is the best plan found so far\n");
   if (vst == SP_OK) {
     printf("validator      valid\n");
     exit_code = EXIT_OK;
@@ -133,6 +245,7 @@ static int Solve_run_cmd(int argc, char **argv) {
     fprintf(stderr, "spadmap solve: %s\n", err.text);
     exit_code = EXIT_INVALID;
   }
+  if (interrupted && exit_code == EXIT_OK) exit_code = EXIT_INTERRUPTED;
 out:
   Plan_free(plan);
   Net_free(net);

@@ -118,17 +118,19 @@ static int Snapshot_run(int argc, char **argv) {
   }
   View_draw(&app, g);
   const char *out = Cli_value(c, &a, "--out");
-  FILE *f = out ? fopen(out, "w") : stdout;
+  FileOut fo;
+  SpError err;
+  Cli_removeTempOnSignals();
   rc = EXIT_OK;
-  if (!f) {
-    fprintf(stderr, "spadmap snapshot: cannot write %s\n", out);
+  if (FileIO_open(out ? out : "-", &fo, &err)) {
+    fprintf(stderr, "spadmap snapshot: %s\n", err.text);
     rc = EXIT_INVALID;
   } else {
     size_t len = out ? strlen(out) : 0;
-    if (len > 4 && strcmp(out + len - 4, ".svg") == 0) Snapshot_writeSVG(g, f);
-    else Snapshot_writeText(g, f);
-    if (out && fclose(f)) {
-      fprintf(stderr, "spadmap snapshot: cannot write %s\n", out);
+    if (len > 4 && strcmp(out + len - 4, ".svg") == 0) Snapshot_writeSVG(g, fo.f);
+    else Snapshot_writeText(g, fo.f);
+    if (FileIO_commit(&fo, &err)) {
+      fprintf(stderr, "spadmap snapshot: %s\n", err.text);
       rc = EXIT_INVALID;
     }
   }

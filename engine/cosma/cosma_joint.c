@@ -47,7 +47,28 @@ typedef struct {
   int *vcol;          /* paper: V[t][lo+1..hi] */
   long npairs;
   int pair0;          /* the first ordering column (pairs follow in step, tensor order), or -1 */
+  /* Building stops (Jm_build gives NULL, out_of_time set) past the deadline, above
+   * max_nnz nonzeros (what GLPK could load in the time left) or on cancel. */
+  double deadline;    /* Clock_now() seconds; 0: none */
+  long max_nnz;       /* 0: none */
+  atomic_int *cancel;
+  bool out_of_time;
 } Jm;
+
+static bool Jm_over(Jm *j, const IlpModel *m) {
+  if (!j->out_of_time)
+    j->out_of_time = (j->deadline > 0 && Clock_now() > j->deadline) || (j->max_nnz > 0 && IlpModel_nnz(m) > j->max_nnz) ||
+                     (j->cancel && atomic_load(j->cancel));
+  return j->out_of_time;
+}
+
+/* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */
+static void Jm_limit(Jm *j, double deadline, double seconds, atomic_int *cancel) {
+  j->deadline = deadline;
+  j->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
+  j->cancel = cancel;
+  j->out_of_time = false;
+}
 
 static void Jm_free(Jm *j) {
   free(j->asap), free(j->alap), free(j->lo), free(j->hi), free(j->ccol), free(j->fcol), free(j->rcol);
@@ -123,7 +144,15 @@ static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool pap
     j->lo[t] = paper ? 0 : lo, j->hi[t] = paper ? n - 1 : hi;
   }
   if (j->g <= 0) j->g = 1;
+  /* Addresses (and so every big-M) in units of g, and never above the sum of the
+   * sizes: with that much room every tensor has a slot of its own (cost 0), so the
+   * clamp loses nothing, and a 1 GiB budget no longer makes a big-M of 10^6 units
+   * that GLPK's integrality tolerance (1e-5) turns into whole units of overlap. */
+  int64_t total = 0;
+  for (int t = 0; t < nt; t++)
+    if (Jm_onChip(j, t)) total += net->tensors[t].bytes / j->g;
   j->cap = budget / j->g;
+  if (j->cap > total) j->cap = total;
   return true;
 }
 
@@ -272,6 +301,10 @@ static bool Jm_addressRows(Jm *j, IlpModel *m, Row *row) {
   j->npairs = 0;
   j->pair0 = IlpModel_ncols(m);
   for (int q = 0; q < j->n; q++) {
+    if (Jm_over(j, m)) {
+      free(act);
+      return false;
+    }
     int na = 0;
     for (int t = 0; t < j->nt; t++)
       if (Jm_onChip(j, t) && j->lo[t] <= q && q <= j->hi[t]) act[na++] = t;
@@ -315,7 +348,8 @@ static bool Jm_addressRows(Jm *j, IlpModel *m, Row *row) {
 }
 
 /* The model: ours (addresses or not) or the paper's (always with addresses).
- * NULL: out of memory, or too many pairs (*too_big). */
+ * NULL: out of memory, too many pairs (*too_big), or over the build limits
+ * (j->out_of_time, see Jm_limit). */
 static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
   *too_big = false;
   IlpModel *m = IlpModel_new();
@@ -327,7 +361,7 @@ static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
   }
   for (int t = 0; t < j->nt; t++) Jm_tensorCols(j, m, t);
   Jm_scheduleRows(j, m, &row);
-  for (int t = 0; t < j->nt; t++) Jm_tensorRows(j, m, &row, t);
+  for (int t = 0; t < j->nt && !Jm_over(j, m); t++) Jm_tensorRows(j, m, &row, t);
   if (!j->paper) /* capacity per step: a relaxation of Eqs. 9-10, and a cut for the full model */
     for (int q = 0; q < j->n; q++) {
       int64_t most = 0;
@@ -341,7 +375,7 @@ static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
     }
   for (int t = 0; t < j->nt; t++) j->lcol[t] = j->vcol[t] = -1;
   j->pair0 = -1;
-  bool ok = !addresses || Jm_addressRows(j, m, &row);
+  bool ok = !Jm_over(j, m) && (!addresses || Jm_addressRows(j, m, &row)) && !Jm_over(j, m);
   if (!ok) *too_big = j->npairs > JOINT_MAX_PAIRS;
   if (!ok || row.nomem) {
     Row_free(&row);
@@ -527,17 +561,38 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
                      est / 2, net->name, net->nops, k, JOINT_MAX_PAIRS);
     goto out;
   }
+  /* measured on resnet50: about 18 nonzeros, 4 rows and 2 columns per pair */
+  double tl = s->time_limit > 0 ? s->time_limit : 0, pairs = est / 2;
+  double load = Ilp_estimateSeconds((long)(18 * pairs), (long)(4 * pairs), (long)(2 * pairs));
+  if (tl > 0 && load > tl) {
+    st = SpError_set(err, SP_ERR_LIMIT,
+                     "the paper's model as written on %s (about %.0f address-ordering pairs) needs about %.1f s to "
+                     "build and load before GLPK can be stopped; the time limit is %.2f s: raise --time-limit or "
+                     "use the cosma pipeline (without --model paper)",
+                     net->name, pairs, load, tl);
+    goto out;
+  }
+  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl, s->cancel);
   bool too_big;
   if (!(m = Jm_build(&j, true, &too_big))) {
-    st = too_big ? SpError_set(err, SP_ERR_LIMIT, "the paper's model has over %d pairs", JOINT_MAX_PAIRS)
-                 : SpError_set(err, SP_ERR_NOMEM, "out of memory building the paper's model");
+    if (j.out_of_time && Joint_cancelled(s))
+      st = SpError_set(err, SP_ERR_CANCELLED, "the paper's model: cancelled while it was built");
+    else if (j.out_of_time)
+      st = SpError_set(err, SP_ERR_LIMIT,
+                       "the paper's model on %s could not be built and loaded within the time limit (%.2f s)",
+                       net->name, tl);
+    else
+      st = too_big ? SpError_set(err, SP_ERR_LIMIT, "the paper's model has over %d pairs", JOINT_MAX_PAIRS)
+                   : SpError_set(err, SP_ERR_NOMEM, "out of memory building the paper's model");
     goto out;
   }
   stats->full_ran = true;
   stats->full_cols = IlpModel_ncols(m), stats->full_rows = IlpModel_nrows(m);
   Relay relay = {.s = s, .t0 = t0, .scale = (double)j.g};
   IlpOptions o;
-  Cosma_ilpOptions(&o, s, &relay, s->time_limit, "paper's model");
+  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  if (tl > 0 && left < 0.01) left = 0.01;
+  Cosma_ilpOptions(&o, s, &relay, left, "paper's model");
   if ((st = Ilp_solve(m, &o, &r, err))) goto out;
   stats->full_status = Cosma_status(r.status);
   if (r.status == ILP_INFEASIBLE || r.status == ILP_ERROR) {
@@ -547,8 +602,8 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
   if (!r.has_solution) {
     st = r.status == ILP_CANCELLED
              ? SpError_set(err, SP_ERR_CANCELLED, "the paper's model: cancelled before any plan")
-             : SpError_set(err, SP_ERR_LIMIT, "the paper's model: no integer solution within %.0f s (%d columns, %d rows)",
-                           s->time_limit, stats->full_cols, stats->full_rows);
+             : SpError_set(err, SP_ERR_LIMIT, "the paper's model: no integer solution within %.2f s (%d columns, %d rows)%s%s",
+                           s->time_limit, stats->full_cols, stats->full_rows, r.message[0] ? ": " : "", r.message);
     goto out;
   }
   if (!Jm_order(&j, r.x, order)) {
@@ -615,7 +670,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   /* 1. heuristics on the default and the exact-M_P schedules */
   for (int v = 0; v < n; v++) cand[CAND_DEFAULT][v] = v;
   SpError e2;
-  have[CAND_MPMF] = Schedule_mpmf(net, s, cand[CAND_MPMF], NULL, &e2) == SP_OK;
+  SolveSettings mp = *s; /* the exact M_P search gets a share of the time; on its limit, its best order */
+  mp.time_limit = tl * 0.2;
+  have[CAND_MPMF] = Schedule_mpmf(net, &mp, cand[CAND_MPMF], NULL, &e2) == SP_OK;
   Cosma_bestSimulated(net, s, cand[CAND_DEFAULT], "default", &best, stats->heuristic_policy,
                       sizeof stats->heuristic_policy);
   if (have[CAND_MPMF])
@@ -629,12 +686,14 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
+  IlpOptions o;
+  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl * 0.3, s->cancel);
   relax = Jm_build(&j, false, &too_big);
+  if (!relax && j.out_of_time) goto fs; /* no time to build it: no bound, no order from it */
   if (!relax || !(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(relax) + 1)))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint relaxation");
     goto out;
   }
-  IlpOptions o;
   Cosma_ilpOptions(&o, s, &relay, tl * 0.3, "joint relaxation");
   o.proximity = Cosma_proximity(relax, tl * 0.3);
   if (!opt->no_warm_start && Jm_assign(&j, relax, best, x)) o.warm_start = x;
@@ -649,6 +708,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   relay.bound = (double)(bound / j.g), relay.has_bound = true;
   have[CAND_RELAX] = rr.has_solution && Jm_order(&j, rr.x, cand[CAND_RELAX]);
   if (Joint_cost(best) <= bound && !opt->force_full) goto proven;
+fs:
   /* 3. COSMA FS on each candidate schedule */
   for (int c = 0; c < NCAND && !opt->force_full; c++) {
     if (!have[c] || Joint_cancelled(s)) continue;
@@ -680,7 +740,13 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     goto done;
   }
   /* 4. the joint model with addresses, warm-started */
+  if (tl > 0 && Clock_now() - t0 >= tl) goto done; /* status stays timeout */
+  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl > 0 ? tl - (Clock_now() - t0) : 0, s->cancel);
   full = Jm_build(&j, true, &too_big);
+  if (!full && j.out_of_time) {
+    status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
+    goto done;
+  }
   if (!full) {
     if (!too_big) {
       st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint model");
