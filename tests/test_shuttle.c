@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "bundled.h"
 #include "test.h"
 
 static Layer Tl_layer(int64_t M, int64_t N, int64_t R, int64_t C, int64_t K, int S, int64_t D) {
@@ -167,6 +168,42 @@ TEST(oracle_beats_paper_tilings_on_vgg16) {
   }
 }
 
+/* The shipped platform file gives the paper's buffer and precision. */
+TEST(platform_file) {
+  Arch a;
+  SpError err;
+  CHECK_EQ(Arch_load(SPADMAP_DATA_DIR "/arch/smartshuttle.json", &a, &err), SP_OK);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  o.glb_bytes = 0;
+  o.bytes_per_elem = 0;
+  CHECK_EQ(Shuttle_optionsFromArch(&a, &o, &err), SP_OK);
+  CHECK_EQ(o.glb_bytes, SHUTTLE_PAPER_GLB_BYTES);
+  CHECK_EQ(o.bytes_per_elem, 2);
+}
+
+/* Whole networks: VGG16's 13 convolutions at batch 3 (15.35 GMACs an image), the
+ * adaptive oracle moves no more than any fixed scheme, nor than the rule. */
+TEST(vgg16_network) {
+  Net *net = Bundled_load("vgg16");
+  CHECK(net != NULL);
+  if (!net) return;
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  ShuttleNet sn;
+  SpError err;
+  CHECK_EQ(Shuttle_network(net, 3, &o, &sn, &err), SP_OK);
+  CHECK_EQ(sn.nlayers, 13);
+  CHECK_EQ(sn.macs, 46039891968LL);
+  for (int p = 0; p < SHUTTLE_POLICIES; p++)
+    CHECK(sn.total[SHUTTLE_POL_ORACLE].total <= sn.total[p].total * (1 + 1e-12));
+  /* the first layer reads 3 channels, so Tn = 3 (its lower bound is min(8, 3)) */
+  CHECK_EQ(sn.results[0].rule_tiling[SHUTTLE_ORO].Tn, 3);
+  CHECK(ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE) > 200);
+  ShuttleNet_free(&sn);
+  Net_free(net);
+}
+
 TEST(infeasible_is_reported) {
   Layer l = Tl_layer(512, 512, 14, 14, 3, 1, 1);
   ShuttleOptions o;
@@ -182,4 +219,4 @@ TEST(infeasible_is_reported) {
 
 TEST_MAIN("shuttle", T(eq2_by_hand), T(paper_tilings_fill_the_buffer), T(rule_against_table2),
           T(oracle_equals_full_enumeration), T(oracle_beats_paper_tilings_on_vgg16),
-          T(infeasible_is_reported))
+          T(platform_file), T(vgg16_network), T(infeasible_is_reported))

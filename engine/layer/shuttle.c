@@ -14,6 +14,19 @@ void ShuttleOptions_init(ShuttleOptions *o) {
   o->cancel = NULL;
 }
 
+Status Shuttle_optionsFromArch(const Arch *a, ShuttleOptions *o, SpError *err) {
+  if (a->nlevels < 2 || a->level[a->nlevels - 2].capacity <= 0)
+    return SpError_set(err, SP_ERR_ARG, "architecture %s: no bounded level inside DRAM to act as the global buffer",
+                       a->name);
+  const ArchLevel *glb = &a->level[a->nlevels - 2];
+  if (__builtin_mul_overflow(glb->capacity, glb->instances, &o->glb_bytes))
+    return SpError_set(err, SP_ERR_ARG, "architecture %s: %s is too large", a->name, glb->name);
+  o->bytes_per_elem = 1;
+  for (int v = 0; v < OPND_COUNT; v++)
+    if (a->precision[v] > o->bytes_per_elem) o->bytes_per_elem = a->precision[v];
+  return SP_OK;
+}
+
 const char *Shuttle_schemeName(ShuttleScheme s) {
   static const char *const names[SHUTTLE_SCHEMES] = {"IRO", "ORO", "WRO"};
   return s >= 0 && s < SHUTTLE_SCHEMES ? names[s] : "?";

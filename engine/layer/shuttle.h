@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "layer.h"
 #include "status.h"
 
@@ -56,6 +57,10 @@ void ShuttleOptions_init(ShuttleOptions *o);
 const char *Shuttle_schemeName(ShuttleScheme s); /* "IRO", "ORO", "WRO" */
 /* The platform in data/arch/smartshuttle.json: 108 KB, 16 bit (also the defaults). */
 #define SHUTTLE_PAPER_GLB_BYTES ((int64_t)108 * 1024)
+/* The buffer and precision from an architecture: the level just inside DRAM is
+ * the global buffer (capacity x instances); the element size is the widest
+ * operand precision. SP_ERR_ARG when the architecture has no such level. */
+Status Shuttle_optionsFromArch(const Arch *a, ShuttleOptions *o, SpError *err);
 
 /* Eq. 2's per-invocation volumes B_i, B_o, B_w (gamma-weighted, with the halo). */
 void Shuttle_tileVolumes(const Layer *l, const ShuttleOptions *o, const ShuttleTiling *t,
@@ -103,6 +108,26 @@ typedef struct {
 } ShuttleLayer;
 
 Status Shuttle_analyze(const Layer *l, const ShuttleOptions *o, ShuttleLayer *out, SpError *err);
+
+/* A whole network: every convolution op (type "conv2d") with the batch set to
+ * `batch`, analysed; totals of MACs and volumes under five policies:
+ * IRO-DP, ORO-DP, WRO-DP (one scheme for all layers, the oracle's tiling per
+ * layer: the paper's "-DP" baselines), the rule (Table I's scheme and tiling per
+ * layer: SmartShuttle) and the adaptive oracle (per layer the least volume). */
+enum { SHUTTLE_POL_RULE = SHUTTLE_SCHEMES, SHUTTLE_POL_ORACLE, SHUTTLE_POLICIES };
+typedef struct {
+  int nlayers;
+  Layer *layers;
+  ShuttleLayer *results;
+  int64_t macs;
+  ShuttleVolume total[SHUTTLE_POLICIES];
+} ShuttleNet;
+
+Status Shuttle_network(const Net *net, int64_t batch, const ShuttleOptions *o, ShuttleNet *out, SpError *err);
+void ShuttleNet_free(ShuttleNet *n);
+const char *Shuttle_policyName(int policy); /* "IRO-DP", .., "rule", "oracle" */
+/* MACs per DRAM access of a policy (total MACs / gamma-weighted elements moved). */
+double ShuttleNet_macsPerAccess(const ShuttleNet *n, int policy);
 
 /* The paper's Table II (VGG16, batch 3): the layer configuration as printed
  * (M, N, R, C, K, S; layer 1 printed with N = 1), the compression rates
