@@ -104,7 +104,7 @@ TEST(functional_check_every_strategy) {
     StepsOptions_init(&o);
     o.group_size = 1 + (int)((seed >> 24) % 4);
     o.max_loads = 0;
-    o.time_limit = 5;
+    o.time_limit = 2; /* a timeout still yields a plan (the warm start) to check */
     for (int s = 0; s < STEPS_STRATEGIES; s++) {
       StepsPlan p;
       SpError err;
@@ -142,4 +142,98 @@ TEST(executor_catches_a_bad_plan) {
   StepsPlan_free(&p);
 }
 
-TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan))
+/* Brute force over every order of the patches of a tiny layer (3x3 kernel, stride
+ * 1, one channel) cut into Kmin groups of at most g: the least Eq. 15 objective
+ * sum |U_k \ U_k-1| + n with at most max_loads loads per pixel (0: none). */
+static int Ts_bestCost;
+static void Ts_permute(int *perm, int at, int np, int wout, int win, int g, int n, int max_loads) {
+  if (at < np) {
+    for (int i = at; i < np; i++) {
+      int t = perm[at]; perm[at] = perm[i]; perm[i] = t;
+      Ts_permute(perm, at + 1, np, wout, win, g, n, max_loads);
+      t = perm[at]; perm[at] = perm[i]; perm[i] = t;
+    }
+    return;
+  }
+  /* every way to cut the order into n non-empty groups of at most g */
+  int sizes[64];
+  int stack = 0;
+  (void)stack;
+  int total_ways = 1;
+  for (int k = 0; k < n; k++) total_ways *= g;
+  for (int code = 0; code < total_ways; code++) {
+    int c = code, sum = 0;
+    for (int k = 0; k < n; k++) sizes[k] = 1 + c % g, c /= g, sum += sizes[k];
+    if (sum != np) continue;
+    uint64_t prev = 0;
+    int cost = n, at2 = 0, loads[64] = {0};
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+      uint64_t u = 0;
+      for (int q = at2; q < at2 + sizes[k]; q++) {
+        int pi = perm[q] / wout, pj = perm[q] % wout;
+        for (int h = pi; h < pi + 3; h++)
+          for (int w = pj; w < pj + 3; w++) u |= 1ull << (h * win + w);
+      }
+      uint64_t fresh = u & ~prev;
+      cost += __builtin_popcountll(fresh);
+      for (int x = 0; x < 64; x++)
+        if (fresh >> x & 1 && ++loads[x] > max_loads && max_loads) ok = false;
+      prev = u;
+      at2 += sizes[k];
+    }
+    if (ok && cost < Ts_bestCost) Ts_bestCost = cost;
+  }
+}
+
+/* The ILP proves the optimum that brute force finds, on tiny layers, with and
+ * without Eq. 9; its plan costs what the ILP says and computes the convolution. */
+TEST(ilp_matches_brute_force) {
+  static const int cases[][3] = {{4, 2, 2}, {4, 3, 2}, {5, 3, 2}, {5, 5, 2}, {5, 3, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int hin = cases[c][0], g = cases[c][1], max_loads = cases[c][2];
+    int hout = hin - 2, np = hout * hout, n = (np + g - 1) / g;
+    int perm[16];
+    for (int i = 0; i < np; i++) perm[i] = i;
+    Ts_bestCost = 1 << 30;
+    Ts_permute(perm, 0, np, hout, hin, g, n, max_loads);
+    Layer l = Ts_layer(1, 1, 3, hout, hout, 1);
+    StepsOptions o;
+    StepsOptions_init(&o);
+    o.group_size = g;
+    o.max_loads = max_loads;
+    o.time_limit = 60;
+    StepsPlan p;
+    SpError err;
+    CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+    CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
+    CHECK_EQ(p.objective, Ts_bestCost);
+    CHECK_EQ(p.nsteps, n);
+    if (max_loads) CHECK(p.max_loads <= max_loads);
+    CHECK_EQ(Steps_execute(&l, &o, &p, 99, &err), SP_OK);
+    /* never worse than a heuristic that satisfies the same constraints */
+    for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) {
+      StepsPlan h;
+      CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &h, &err), SP_OK);
+      if (!max_loads || h.max_loads <= max_loads) CHECK(p.objective <= h.objective);
+      StepsPlan_free(&h);
+    }
+    StepsPlan_free(&p);
+  }
+}
+
+/* A memory too small for any grouping is reported, not hidden. */
+TEST(ilp_infeasible_memory) {
+  Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 3;
+  o.size_mem = 9 + 9 + 1 - 1; /* kernels 9 + one patch 9 + one output: one short */
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "no grouping");
+}
+
+TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
+          T(ilp_matches_brute_force), T(ilp_infeasible_memory))

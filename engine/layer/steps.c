@@ -270,7 +270,10 @@ Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsP
       Steps_heuristicOrder((int)l->P, (int)l->Q, true, order);
       st = Steps_chunked(l, o, order, npatch, g, &zig, err);
       if (st == SP_OK) {
-        const StepsPlan *warm = zig.objective < row.objective ? &zig : &row;
+        /* a start must satisfy Eq. 9 and Eq. 12 to be of use */
+        bool row_ok = (o->max_loads <= 0 || row.max_loads <= o->max_loads) && row.fits;
+        bool zig_ok = (o->max_loads <= 0 || zig.max_loads <= o->max_loads) && zig.fits;
+        const StepsPlan *warm = zig_ok && (!row_ok || zig.objective < row.objective) ? &zig : &row;
         st = Steps_solveIlp(l, o, g, warm, p, err);
         StepsPlan_free(&zig);
       }
