@@ -12,7 +12,8 @@
 
 static const CliOption BenchSteps_options[] = {
   {"--time-limit", "SECONDS", "time limit of each ILP solve (default 10)"},
-  {"--quick", NULL, "inputs 4..7, groups 2..5 only"},
+  {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
+  {"--groups", "LO-HI", "patches per step (default 2-10)"},
   {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
   {"--csv", NULL, "print CSV instead of a table"},
   {NULL, NULL, NULL},
@@ -29,6 +30,19 @@ static int BenchSteps_int(const char *s, const char *what, int lo, int hi, int *
   return 0;
 }
 
+/* "LO-HI" within [min, max]. */
+static int BenchSteps_range(const char *s, const char *what, int min, int max, int *lo, int *hi) {
+  char *end;
+  long a = strtol(s, &end, 10), b = a;
+  if (*end == '-') b = strtol(end + 1, &end, 10);
+  if (*s == '\0' || *end != '\0' || a < min || b > max || a > b) {
+    fprintf(stderr, "spadmap bench steps: %s must be LO-HI within %d-%d, not '%s'\n", what, min, max, s);
+    return -1;
+  }
+  *lo = (int)a, *hi = (int)b;
+  return 0;
+}
+
 static int BenchSteps_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchSteps;
   CliArgs a;
@@ -39,8 +53,12 @@ static int BenchSteps_run(int argc, char **argv) {
     return EXIT_USAGE;
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
     return EXIT_USAGE;
-  bool quick = Cli_value(c, &a, "--quick"), csv = Cli_value(c, &a, "--csv");
-  int hin_max = quick ? 7 : 12, g_max = quick ? 5 : 10;
+  bool csv = Cli_value(c, &a, "--csv");
+  int hin_min = 4, hin_max = 12, g_min = 2, g_max = 10;
+  if (Cli_value(c, &a, "--inputs") && BenchSteps_range(Cli_value(c, &a, "--inputs"), "--inputs", 3, 40, &hin_min, &hin_max))
+    return EXIT_USAGE;
+  if (Cli_value(c, &a, "--groups") && BenchSteps_range(Cli_value(c, &a, "--groups"), "--groups", 1, 100, &g_min, &g_max))
+    return EXIT_USAGE;
   if (csv) printf("input,group,steps,s1,row,zigzag,ilp,status,seconds,bound,gain_pct,max_loads_row,max_loads_zigzag,functional\n");
   else {
     printf("# Offloading steps: duration delta = sum |I_slice| + n (tl = tacc = 1), 3x3 kernel, stride 1\n");
@@ -51,8 +69,8 @@ static int BenchSteps_run(int argc, char **argv) {
   }
   int total = 0, optimal = 0, failed = 0, better = 0;
   double worst = 0, best_gain = 0;
-  for (int hin = 4; hin <= hin_max; hin++)
-    for (int g = 2; g <= g_max; g++) {
+  for (int hin = hin_min; hin <= hin_max; hin++)
+    for (int g = g_min; g <= g_max; g++) {
       Layer l = {0};
       snprintf(l.name, sizeof l.name, "%dx%d", hin, hin);
       l.C = l.K = 1;
