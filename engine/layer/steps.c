@@ -236,6 +236,15 @@ void Steps_heuristicOrder(int hout, int wout, bool zigzag, int *order) {
     for (int j = 0; j < wout; j++) order[n++] = i * wout + (zigzag && i % 2 ? wout - 1 - j : j);
 }
 
+Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *src, StepsPlan *p, SpError *err) {
+  int *sizes = malloc(sizeof(int) * (size_t)(src->nsteps > 0 ? src->nsteps : 1));
+  if (!sizes) return SpError_set(err, SP_ERR_NOMEM, "step plan");
+  for (int k = 0; k < src->nsteps; k++) sizes[k] = src->steps[k].npatches;
+  Status st = Steps_fromGroups(l, o, src->order, sizes, src->nsteps, p, err);
+  free(sizes);
+  return st;
+}
+
 /* A fixed order cut into groups of g (the last one shorter). */
 static Status Steps_chunked(const Layer *l, const StepsOptions *o, const int *order, int npatch, int g,
                             StepsPlan *p, SpError *err) {

@@ -80,7 +80,8 @@ typedef struct {
   IlpStatus ilp_status;
   double ilp_seconds, ilp_bound, ilp_gap;
   long ilp_nodes;
-  int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if none) */
+  int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
+                                 constraint); a timeout before GLPK took it returns that plan */
   /* storage */
   int *order, *loaded, *slots, *freed;
 } StepsPlan;

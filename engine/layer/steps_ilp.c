@@ -193,6 +193,21 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   io.label = "steps ILP";
   st = Ilp_solve(m, &io, &r, err);
   if (st != SP_OK) goto done;
+  bool warm_ok = x0 && IlpModel_check(m, x0, 1e-6) == -1;
+  if (!r.has_solution && warm_ok && (r.status == ILP_TIMEOUT || r.status == ILP_CANCELLED)) {
+    /* GLPK takes the start only at its first heuristic call, after the root LP:
+     * stopped before, the start is still the best plan known */
+    st = Steps_copyGroups(l, o, warm, p, err);
+    if (st == SP_OK) {
+      p->ilp_status = r.status;
+      p->ilp_seconds = r.seconds;
+      p->ilp_nodes = r.nodes;
+      p->ilp_bound = r.has_bound ? r.bound + (double)n * (double)o->tacc : -1;
+      p->ilp_gap = -1;
+      p->warm_objective = warm->objective;
+    }
+    goto done;
+  }
   if (!r.has_solution) {
     if (r.status == ILP_INFEASIBLE)
       st = SpError_set(err, SP_ERR_INFEASIBLE,
@@ -229,7 +244,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   p->ilp_nodes = r.nodes;
   p->ilp_bound = r.has_bound ? r.bound + (double)n * (double)o->tacc : -1;
   p->ilp_gap = r.gap;
-  p->warm_objective = x0 && r.warm_start_accepted ? warm->objective : -1;
+  p->warm_objective = warm_ok ? warm->objective : -1;
 done:
   IlpResult_free(&r);
   IlpModel_free(m);

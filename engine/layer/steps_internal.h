@@ -8,6 +8,8 @@
 Status Steps_checkLayer(const Layer *l, SpError *err);
 /* The patch order of a heuristic strategy (row-major or boustrophedon). */
 void Steps_heuristicOrder(int hout, int wout, bool zigzag, int *order);
+/* A plan with the same groups as src (recomputed under o). */
+Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *src, StepsPlan *plan, SpError *err);
 /* The ILP grouping (Section 5): fills plan; warm is the best heuristic plan. */
 Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *plan,
                       SpError *err);
