@@ -236,6 +236,20 @@ void Steps_heuristicOrder(int hout, int wout, bool zigzag, int *order) {
     for (int j = 0; j < wout; j++) order[n++] = i * wout + (zigzag && i % 2 ? wout - 1 - j : j);
 }
 
+void Steps_stripOrder(int hout, int wout, int a, int *order) {
+  int n = 0;
+  for (int s0 = 0, strip = 0; s0 < hout; s0 += a, strip++) {
+    int rows = hout - s0 < a ? hout - s0 : a;
+    for (int t = 0; t < wout; t++) {
+      int j = strip % 2 ? wout - 1 - t : t; /* strips alternate direction */
+      for (int u = 0; u < rows; u++) {
+        int i = s0 + (t % 2 ? rows - 1 - u : u); /* columns within a strip snake */
+        order[n++] = i * wout + j;
+      }
+    }
+  }
+}
+
 Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *src, StepsPlan *p, SpError *err) {
   int *sizes = malloc(sizeof(int) * (size_t)(src->nsteps > 0 ? src->nsteps : 1));
   if (!sizes) return SpError_set(err, SP_ERR_NOMEM, "step plan");
@@ -271,23 +285,25 @@ Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsP
   int *order = malloc(sizeof(int) * (size_t)npatch);
   if (!order) return SpError_set(err, SP_ERR_NOMEM, "step plan");
   if (s == STEPS_ILP) {
-    /* the warm start: the better of Row-by-Row and ZigZag (the paper's MIP start) */
-    StepsPlan row, zig;
-    Steps_heuristicOrder((int)l->P, (int)l->Q, false, order);
-    st = Steps_chunked(l, o, order, npatch, g, &row, err);
-    if (st == SP_OK) {
-      Steps_heuristicOrder((int)l->P, (int)l->Q, true, order);
-      st = Steps_chunked(l, o, order, npatch, g, &zig, err);
-      if (st == SP_OK) {
-        /* a start must satisfy Eq. 9 and Eq. 12 to be of use */
-        bool row_ok = (o->max_loads <= 0 || row.max_loads <= o->max_loads) && row.fits;
-        bool zig_ok = (o->max_loads <= 0 || zig.max_loads <= o->max_loads) && zig.fits;
-        const StepsPlan *warm = zig_ok && (!row_ok || zig.objective < row.objective) ? &zig : &row;
-        st = Steps_solveIlp(l, o, g, warm, p, err);
-        StepsPlan_free(&zig);
-      }
-      StepsPlan_free(&row);
+    /* the MIP start (as the paper's, from the heuristics): the best plan that keeps
+     * Eq. 9 and Eq. 12 among Row-by-Row, ZigZag and the strip snakes */
+    StepsPlan best = {0}, cand;
+    bool have = false, best_ok = false;
+    int max_strip = (int)(l->P < g ? l->P : g);
+    for (int v = -1; v <= max_strip && st == SP_OK; v++) {
+      if (v == 0) continue;
+      if (v < 0) Steps_heuristicOrder((int)l->P, (int)l->Q, false, order); /* Row-by-Row */
+      else Steps_stripOrder((int)l->P, (int)l->Q, v, order); /* v = 1: ZigZag */
+      st = Steps_chunked(l, o, order, npatch, g, &cand, err);
+      if (st != SP_OK) break;
+      bool ok = (o->max_loads <= 0 || cand.max_loads <= o->max_loads) && cand.fits;
+      if (!have || (ok && !best_ok) || (ok == best_ok && cand.objective < best.objective)) {
+        if (have) StepsPlan_free(&best);
+        best = cand, have = true, best_ok = ok;
+      } else StepsPlan_free(&cand);
     }
+    if (st == SP_OK) st = Steps_solveIlp(l, o, g, &best, p, err);
+    if (have) StepsPlan_free(&best);
   } else {
     Steps_heuristicOrder((int)l->P, (int)l->Q, s == STEPS_ZIGZAG, order);
     st = Steps_chunked(l, o, order, npatch, g, p, err);

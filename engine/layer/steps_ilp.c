@@ -20,7 +20,8 @@
  * and its reverse load the same: sum |U_k| - sum |U_k & U_k-1|).
  * Objective: Eq. 15, tl * Cin * sum pxl_I + n * tacc (the constant added after).
  * n is Kmin = ceil(|X| / G) as in the paper's experiments, unless o->groups says
- * otherwise. The MIP start is the better of Row-by-Row and ZigZag (as the paper). */
+ * otherwise. The MIP start is the best of Row-by-Row, ZigZag and the strip snakes
+ * (steps.c) that keeps Eq. 9 and Eq. 12; the paper starts from Row-by-Row or ZigZag. */
 #include <stdlib.h>
 #include <string.h>
 
