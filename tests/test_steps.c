@@ -104,7 +104,7 @@ TEST(functional_check_every_strategy) {
     StepsOptions_init(&o);
     o.group_size = 1 + (int)((seed >> 24) % 4);
     o.max_loads = 0;
-    o.time_limit = 2; /* a timeout still yields a plan (the warm start) to check */
+    o.time_limit = 1; /* a timeout still yields a plan (the MIP start) to check */
     for (int s = 0; s < STEPS_STRATEGIES; s++) {
       StepsPlan p;
       SpError err;
@@ -142,48 +142,37 @@ TEST(executor_catches_a_bad_plan) {
   StepsPlan_free(&p);
 }
 
-/* Brute force over every order of the patches of a tiny layer (3x3 kernel, stride
- * 1, one channel) cut into Kmin groups of at most g: the least Eq. 15 objective
- * sum |U_k \ U_k-1| + n with at most max_loads loads per pixel (0: none). */
-static int Ts_bestCost;
-static void Ts_permute(int *perm, int at, int np, int wout, int win, int g, int n, int max_loads) {
-  if (at < np) {
-    for (int i = at; i < np; i++) {
-      int t = perm[at]; perm[at] = perm[i]; perm[i] = t;
-      Ts_permute(perm, at + 1, np, wout, win, g, n, max_loads);
-      t = perm[at]; perm[at] = perm[i]; perm[i] = t;
+/* Brute force over every assignment of the patches of a tiny layer (3x3 kernel,
+ * stride 1, one channel) to n ordered groups of 1..g patches: the least Eq. 15
+ * objective sum |U_k - U_k-1| + n with at most max_loads loads per pixel (0: none). */
+static int Ts_bruteForce(int hout, int g, int n, int max_loads) {
+  int np = hout * hout, win = hout + 2, best = 1 << 30;
+  long total = 1;
+  for (int i = 0; i < np; i++) total *= n;
+  for (long code = 0; code < total; code++) {
+    uint64_t u[16] = {0};
+    int size[16] = {0};
+    long c = code;
+    for (int i = 0; i < np; i++, c /= n) {
+      int k = (int)(c % n), pi = i / hout, pj = i % hout;
+      size[k]++;
+      for (int h = pi; h < pi + 3; h++)
+        for (int w = pj; w < pj + 3; w++) u[k] |= 1ull << (h * win + w);
     }
-    return;
-  }
-  /* every way to cut the order into n non-empty groups of at most g */
-  int sizes[64];
-  int stack = 0;
-  (void)stack;
-  int total_ways = 1;
-  for (int k = 0; k < n; k++) total_ways *= g;
-  for (int code = 0; code < total_ways; code++) {
-    int c = code, sum = 0;
-    for (int k = 0; k < n; k++) sizes[k] = 1 + c % g, c /= g, sum += sizes[k];
-    if (sum != np) continue;
-    uint64_t prev = 0;
-    int cost = n, at2 = 0, loads[64] = {0};
     bool ok = true;
-    for (int k = 0; k < n; k++) {
-      uint64_t u = 0;
-      for (int q = at2; q < at2 + sizes[k]; q++) {
-        int pi = perm[q] / wout, pj = perm[q] % wout;
-        for (int h = pi; h < pi + 3; h++)
-          for (int w = pj; w < pj + 3; w++) u |= 1ull << (h * win + w);
-      }
-      uint64_t fresh = u & ~prev;
+    for (int k = 0; k < n; k++)
+      if (size[k] < 1 || size[k] > g) ok = false;
+    if (!ok) continue;
+    int cost = n, loads[64] = {0};
+    for (int k = 0; k < n && ok; k++) {
+      uint64_t fresh = u[k] & ~(k ? u[k - 1] : 0);
       cost += __builtin_popcountll(fresh);
       for (int x = 0; x < 64; x++)
         if (fresh >> x & 1 && ++loads[x] > max_loads && max_loads) ok = false;
-      prev = u;
-      at2 += sizes[k];
     }
-    if (ok && cost < Ts_bestCost) Ts_bestCost = cost;
+    if (ok && cost < best) best = cost;
   }
+  return best;
 }
 
 /* The ILP proves the optimum that brute force finds, on tiny layers, with and
@@ -193,10 +182,7 @@ TEST(ilp_matches_brute_force) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     int hin = cases[c][0], g = cases[c][1], max_loads = cases[c][2];
     int hout = hin - 2, np = hout * hout, n = (np + g - 1) / g;
-    int perm[16];
-    for (int i = 0; i < np; i++) perm[i] = i;
-    Ts_bestCost = 1 << 30;
-    Ts_permute(perm, 0, np, hout, hin, g, n, max_loads);
+    int best = Ts_bruteForce(hout, g, n, max_loads);
     Layer l = Ts_layer(1, 1, 3, hout, hout, 1);
     StepsOptions o;
     StepsOptions_init(&o);
@@ -207,7 +193,7 @@ TEST(ilp_matches_brute_force) {
     SpError err;
     CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
     CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
-    CHECK_EQ(p.objective, Ts_bestCost);
+    CHECK_EQ(p.objective, best);
     CHECK_EQ(p.nsteps, n);
     if (max_loads) CHECK(p.max_loads <= max_loads);
     CHECK_EQ(Steps_execute(&l, &o, &p, 99, &err), SP_OK);
