@@ -17,7 +17,7 @@ static const CliOption BenchLayer_options[] = {
   {"--arch", "ARCH", "architecture file or bundled name (default cosa_baseline)"},
   {"--time-limit", "S", "CoSA MIP time limit per layer (default 10)"},
   {"--random", "N", "the large random baseline: best of N valid mappings (default 10000)"},
-  {"--weights", "U,C,T", "CoSA Eq. 12 weights (default 1,1,1)"},
+  {"--weights", "U,C,T", "CoSA Eq. 12 weights (default 1,1,1,5)"},
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
   {"--csv", NULL, "print CSV rows instead of a table"},
   {NULL, NULL, NULL},

@@ -83,7 +83,7 @@ static const CliOption Layer_options[] = {
   {"--samples", "N", "random: valid mappings to draw (default 5, the paper's Random)"},
   {"--seed", "N", "random: generator seed (default 1)"},
   {"--time-limit", "S", "seconds for the MIP / search (default 10)"},
-  {"--weights", "U,C,T", "CoSA Eq. 12 weights for utilisation, compute, traffic (default 1,1,1)"},
+  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
   {"--list", NULL, "list the methods"},
   {"--json", NULL, "print a JSON object"},
   {NULL, NULL, NULL},
@@ -136,16 +136,19 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
     }
   }
   if ((v = Cli_value(cmd, a, "--weights"))) {
-    double w[3];
+    double w[4] = {0, 0, 0, 0};
     char tail;
-    if (sscanf(v, "%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &tail) != 3 || w[0] < 0 || w[1] < 0 || w[2] < 0 ||
-        w[0] > 1e6 || w[1] > 1e6 || w[2] > 1e6) {
-      fprintf(stderr, "spadmap %s: --weights \"%s\": expected three non-negative numbers U,C,T\n", cmd->name, v);
+    int k = sscanf(v, "%lf,%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &w[3], &tail);
+    if ((k != 3 && k != 4) || w[0] < 0 || w[1] < 0 || w[2] < 0 || w[3] < 0 || w[0] > 1e6 || w[1] > 1e6 ||
+        w[2] > 1e6 || w[3] > 1e6) {
+      fprintf(stderr, "spadmap %s: --weights \"%s\": expected non-negative numbers U,C,T or U,C,T,L\n", cmd->name,
+              v);
       return EXIT_USAGE;
     }
     o->w_util = w[0];
     o->w_comp = w[1];
     o->w_traf = w[2];
+    o->w_lat = w[3];
   }
   return -1;
 }

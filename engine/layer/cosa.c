@@ -99,6 +99,98 @@ static double Cosa_objective(const Cosa *c, const LayerMapOptions *o, int f, int
   return -o->w_util * util + (spatial ? 0 : o->w_comp * lg) + o->w_traf * traf;
 }
 
+/* EXTENSION (not in the paper): a latency term w_L * lambda for the cost model's
+ * latency = max(compute, every level's transfer time). In log space, lambda >=
+ * log(compute cycles) and lambda >= log(bytes / (bandwidth x copies in use)) of
+ * every operand stream at every level it crosses (the max over streams stands
+ * in for their sum). A stream's bytes = fills x tile x relevant spatial factors:
+ * fills count every temporal factor above the child minus a reuse credit for
+ * the unrelated factors one level up when that level keeps the operand
+ * stationary (one stationary operand per level, as at the NoC level). This is
+ * the paper's remark that w_T can map traffic to cycles for double buffering,
+ * applied at every level and not only the NoC. */
+static void Cosa_latency(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
+  const Arch *a = c->a;
+  int L = a->nlevels;
+  int lam = IlpModel_addCol(m, ILP_CONTINUOUS, -ILP_INF, ILP_INF, o->w_lat);
+  enum { MAXC = COSA_MAXF * 2 * ARCH_MAX_LEVELS + 8 };
+  int cols[MAXC];
+  double coef[MAXC];
+  int n = 0;
+  cols[n] = lam;
+  coef[n++] = 1;
+  for (int f = 0; f < c->nf; f++)
+    for (int i = 0; i < L; i++) {
+      cols[n] = c->xt[f][i];
+      coef[n++] = -c->f[f].lg;
+    }
+  IlpModel_addRow(m, 0, ILP_INF, n, cols, coef); /* lambda >= log compute */
+  int stat[ARCH_MAX_LEVELS][OPND_COUNT];
+  for (int x = 0; x < L; x++) {
+    int sc[OPND_COUNT];
+    double one[OPND_COUNT] = {1, 1, 1};
+    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    if (x != c->lo) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
+  }
+  for (int v = 0; v < OPND_COUNT; v++) {
+    int child = -1;
+    for (int p = 0; p < L; p++) {
+      if (!Arch_holds(a, p, (Operand)v)) continue;
+      int cr = -1;
+      if (child >= 0) { /* the reuse credit from level child + 1 */
+        int x = child + 1;
+        cr = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 0);
+        double big = 0;
+        n = 0;
+        cols[n] = cr;
+        coef[n++] = 1;
+        for (int f = 0; f < c->nf; f++) {
+          if (Dim_relevant((Dim)c->f[f].dim, (Operand)v)) continue;
+          cols[n] = c->xt[f][x];
+          coef[n++] = -c->f[f].lg;
+          big += c->f[f].lg * c->f[f].mult;
+        }
+        IlpModel_addRow(m, -ILP_INF, 0, n, cols, coef);
+        int cc[2] = {cr, stat[x][v]};
+        double cf[2] = {1, -big};
+        IlpModel_addRow(m, -ILP_INF, 0, 2, cc, cf);
+      }
+      double k = v == OPND_O ? 2 : 1; /* partial sums: read and write */
+      for (int side = 0; side < 2; side++) {
+        int at = side ? child : p;
+        if (at < 0) continue;
+        n = 0;
+        cols[n] = lam;
+        coef[n++] = 1;
+        if (cr >= 0) {
+          cols[n] = cr;
+          coef[n++] = 1;
+        }
+        for (int f = 0; f < c->nf; f++) {
+          bool rel = Dim_relevant((Dim)c->f[f].dim, (Operand)v);
+          for (int i = 0; i < L; i++) {
+            if (i > child) { /* fills: every temporal factor above the child */
+              cols[n] = c->xt[f][i];
+              coef[n++] = -c->f[f].lg;
+            } else if (rel) { /* the child's tile */
+              cols[n] = c->xt[f][i];
+              coef[n++] = -c->f[f].lg;
+            }
+            if (c->xs[f][i] < 0 || !rel) continue;
+            /* spatial: the tile (at or below the child), distinct tiles (up to the parent, parent side) */
+            if (i <= child || (side == 0 && i <= p)) {
+              cols[n] = c->xs[f][i];
+              coef[n++] = -c->f[f].lg;
+            }
+          }
+        }
+        IlpModel_addRow(m, log(a->precision[v] * k / a->level[at].bandwidth), ILP_INF, n, cols, coef);
+      }
+      child = p;
+    }
+  }
+}
+
 /* Builds the model; *zcol gets the first Z column (Z[f][v][i] in order). */
 static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
   const Arch *a = c->a;
@@ -186,6 +278,7 @@ static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
     double cf[2] = {1, -big};
     IlpModel_addRow(m, -ILP_INF, 0, 2, cc, cf);     /* credit <= M sel */
   }
+  if (o->w_lat > 0) Cosa_latency(c, o, m);
   return IlpModel_ncols(m) < 0 ? SP_ERR_NOMEM : SP_OK;
 }
 

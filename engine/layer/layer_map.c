@@ -28,6 +28,7 @@ void LayerMapOptions_init(LayerMapOptions *o) {
   o->w_util = 1;
   o->w_comp = 1;
   o->w_traf = 1;
+  o->w_lat = 5; /* tuned on ResNet-50 (bench layer), as the paper tunes its weights per architecture */
 }
 
 int LayerMap_primes(int64_t n, int64_t *out) {

@@ -31,6 +31,7 @@ typedef struct {
   uint64_t seed;            /* random: the generator's seed (default 1) */
   long limit;               /* exhaustive: stop with SP_ERR_LIMIT past this many mappings (default 20M) */
   double w_util, w_comp, w_traf; /* CoSA Eq. 12 weights (defaults: see LayerMapOptions_init) */
+  double w_lat;             /* CoSA extension: weight of the log-latency term (default 5; 0: the paper's objective) */
 } LayerMapOptions;
 
 typedef struct {
