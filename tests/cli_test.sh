@@ -81,6 +81,35 @@ expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule co
 expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia" --budget M_P --schedule cosma --model paper
 expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
 expect 1 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
+# inside one layer: layers, layer (each method), bench layer, errors
+r50=$data/networks/resnet50.json
+expect 0 "7_112_3_64_2 " "$bin" layers "$r50"
+expect 0 "24 unique layers" "$bin" layers "$r50"
+expect 0 '"name":	"3_7_512_512_1"' "$bin" layers --json "$r50"
+expect 0 "spatial_for" "$bin" layer "$r50" layer4.0.conv2 --arch cosa_baseline --method cosa
+expect 0 "// DRAM level" "$bin" layer 1_14_256_1024_1 --method random --samples 20
+expect 0 "optimum over all" "$bin" layer R=1,S=1,P=4,Q=1,C=4,K=2,N=1 --method exhaustive --arch cosa_baseline
+expect 0 '"latency_cycles"' "$bin" layer 1_7_512_2048_1 --arch "$data/arch/cosa_4xpe.json" --json
+expect 0 "exhaustive" "$bin" layer --list
+expect 2 "unknown method \"frob\"" "$bin" layer 1_7_512_2048_1 --method frob
+expect 2 "expected R_P_C_K_stride" "$bin" layer 3_56_64
+expect 2 "expected latency, energy or edp" "$bin" layer 1_7_512_2048_1 --objective speed
+expect 1 "no op named \"nope\"" "$bin" layer "$r50" nope
+expect 1 "is a max_pool2d, not a convolution or matmul" "$bin" layer "$r50" maxpool
+expect 1 "nope.json: cannot open" "$bin" layer 1_7_512_2048_1 --arch "$tmp/nope.json"
+printf '{"format": "spadmap-arch", "version": 1, "name": "x", "source": "t", "macs": 4, "mac_pj": 1,\n "precision": {"weights": 1, "inputs": 1, "outputs": 2}, "levels": [{"name": "L1"}]}' >"$tmp/arch.json"
+expect 1 "arch.json: levels: expected 2..8 levels, got 1" "$bin" layer 1_7_512_2048_1 --arch "$tmp/arch.json"
+expect 1 "too large for a complete search" "$bin" layer 3_56_64_64_1 --method exhaustive --time-limit 0.5
+cat >"$tmp/convs.json" <<'NET'
+{"format": "spadmap-network", "version": 1, "name": "convs", "source": "cli test",
+ "tensors": [{"name": "x", "shape": [1, 64, 14, 14], "kind": "input"}, {"name": "w1", "shape": [128, 64, 1, 1], "kind": "param"},
+  {"name": "y", "shape": [1, 128, 14, 14]}, {"name": "w2", "shape": [128, 128, 1, 1], "kind": "param"},
+  {"name": "z", "shape": [1, 128, 14, 14], "kind": "output"}],
+ "ops": [{"name": "c1", "type": "conv2d", "inputs": ["x", "w1"], "outputs": ["y"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}},
+  {"name": "c2", "type": "conv2d", "inputs": ["y", "w2"], "outputs": ["z"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}}]}
+NET
+expect 0 "2 of 2 layers mapped" "$bin" bench layer "$tmp/convs.json" --random 20
+expect 0 "convs,cosa-4xpe,1_14_128_128_1,1," "$bin" bench layer "$tmp/convs.json" --random 20 --arch cosa_4xpe --csv
 # SmartShuttle and the offloading steps (layer-steps stands in for the layer command)
 vgg=$data/networks/vgg16.json
 expect 0 "Table I's pick" "$bin" layer-steps "$vgg" features.28 --batch 3

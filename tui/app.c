@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layer_view.h"
 #include "policy.h"
 #include "validate.h"
 #include "views.h"
@@ -138,6 +139,7 @@ static void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
 
 /* Everything that belongs to the network (the worker too: it holds the net). */
 static void App_release(App *app) {
+  LayerView_free(app);
   Worker_stop(app->worker);
   app->worker = NULL;
   if (app->pinned != app->plan) Plan_free(app->pinned);
@@ -272,6 +274,7 @@ bool App_poll(App *app) {
     App_accept(app, &r);
     changed = true;
   }
+  if (LayerView_poll(app)) changed = true;
   return changed;
 }
 

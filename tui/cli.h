@@ -55,12 +55,15 @@ extern const CliCommand Cli_solve;
 extern const CliCommand Cli_validate;
 extern const CliCommand Cli_bench;
 extern const CliCommand Cli_benchCosma;
+extern const CliCommand Cli_benchLayer;
 extern const CliCommand Cli_benchSteps;
 extern const CliCommand Cli_benchShuttle;
 extern const CliCommand Cli_layerSteps;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;
+extern const CliCommand Cli_layers;
+extern const CliCommand Cli_layer;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 
