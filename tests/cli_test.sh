@@ -110,18 +110,17 @@ cat >"$tmp/convs.json" <<'NET'
 NET
 expect 0 "2 of 2 layers mapped" "$bin" bench layer "$tmp/convs.json" --random 20
 expect 0 "convs,cosa-4xpe,1_14_128_128_1,1," "$bin" bench layer "$tmp/convs.json" --random 20 --arch cosa_4xpe --csv
-# SmartShuttle and the offloading steps (layer-steps stands in for the layer command)
+# SmartShuttle and the offloading steps: methods of the layer command
 vgg=$data/networks/vgg16.json
-expect 0 "Table I's pick" "$bin" layer-steps "$vgg" features.28 --batch 3
-expect 0 "oracle's pick" "$bin" layer-steps "$vgg" features.0 --method smartshuttle --capacity halo
-expect 2 "unknown method 'frob'" "$bin" layer-steps "$vgg" features.0 --method frob
-expect 1 "no op named 'nope'" "$bin" layer-steps "$vgg" nope
-expect 2 "capacity must be paper, halo or raw" "$bin" layer-steps "$vgg" features.0 --capacity frob
-expect 0 "functional check: ok" "$bin" layer-steps --layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2
-expect 0 "ILP: optimal" "$bin" layer-steps --layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3
-expect 0 "most loads of one pixel 3" "$bin" layer-steps --layer "3_4_1_1_1" --method steps-row --group-size 2
-expect 1 "more than nbopPE" "$bin" layer-steps --layer "3_4_8_8_1" --method steps-row --nbop-pe 100
-expect 1 "no grouping" "$bin" layer-steps --layer "3_3_1_1_1" --method steps-ilp --group-size 3 --size-mem 18
+expect 0 "Table I's pick" "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle
+expect 0 "oracle's pick" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity halo
+expect 0 "steps-ilp" "$bin" layer --list
+expect 2 "capacity must be paper, halo or raw" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity frob
+expect 0 "functional check: ok" "$bin" layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2
+expect 0 "ILP: optimal" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3
+expect 0 "most loads of one pixel 3" "$bin" layer "3_4_1_1_1" --method steps-row --group-size 2
+expect 1 "more than nbopPE" "$bin" layer "3_4_8_8_1" --method steps-row --nbop-pe 100
+expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 3 --size-mem 18
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle

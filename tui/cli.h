@@ -58,7 +58,6 @@ extern const CliCommand Cli_benchCosma;
 extern const CliCommand Cli_benchLayer;
 extern const CliCommand Cli_benchSteps;
 extern const CliCommand Cli_benchShuttle;
-extern const CliCommand Cli_layerSteps;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;

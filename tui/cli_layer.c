@@ -11,6 +11,8 @@
 
 #include "cli.h"
 #include "cli_layer.h"
+#include "cli_layer_shuttle.h"
+#include "shuttle_methods.h"
 #include "layer/layer_map.h"
 
 static const CliOption Layers_options[] = {
@@ -86,6 +88,7 @@ static const CliOption Layer_options[] = {
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
   {"--list", NULL, "list the methods"},
   {"--json", NULL, "print a JSON object"},
+  CLI_LAYER_SHUTTLE_OPTIONS
   {NULL, NULL, NULL},
 };
 
@@ -222,6 +225,7 @@ static int Layer_run(int argc, char **argv) {
   if (Cli_value(&Cli_layer, &a, "--list")) {
     for (int i = 0; i < LayerMap_nmethods; i++)
       printf("%-14s %s\n", LayerMap_methods[i].name, LayerMap_methods[i].help);
+    for (int i = 0; ShuttleMethod_names[i]; i++) printf("%-14s %s\n", ShuttleMethod_names[i], ShuttleMethod_help[i]);
     return EXIT_OK;
   }
   if (a.npos < 1) {
@@ -232,15 +236,17 @@ static int Layer_run(int argc, char **argv) {
   if ((rc = CliLayer_options(&Cli_layer, &a, &opt)) >= 0) return rc;
   const char *mname = Cli_value(&Cli_layer, &a, "--method") ? Cli_value(&Cli_layer, &a, "--method") : "cosa";
   const LayerMethod *method = LayerMap_find(mname);
-  if (!method) {
+  bool shuttle = ShuttleMethod_known(mname); /* SmartShuttle, steps: cli_layer_shuttle.c */
+  if (!method && !shuttle) {
     fprintf(stderr, "spadmap layer: unknown method \"%s\" (one of:", mname);
     for (int i = 0; i < LayerMap_nmethods; i++) fprintf(stderr, " %s", LayerMap_methods[i].name);
+    for (int i = 0; ShuttleMethod_names[i]; i++) fprintf(stderr, " %s", ShuttleMethod_names[i]);
     fprintf(stderr, ")\n");
     return EXIT_USAGE;
   }
   Arch arch;
   SpError err = {0};
-  if (CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
+  if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
     fprintf(stderr, "spadmap: %s\n", err.text);
     return EXIT_INVALID;
   }
@@ -264,6 +270,7 @@ static int Layer_run(int argc, char **argv) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
     return EXIT_USAGE;
   }
+  if (shuttle) return CliLayerShuttle_run(&Cli_layer, &a, mname, &layer);
   LayerMapResult r;
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
   if (st) {

@@ -15,7 +15,6 @@ static const CliCommand *const Main_commands[] = {
     &Cli_benchRender,
     &Cli_layers,
     &Cli_layer,
-    &Cli_layerSteps,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 

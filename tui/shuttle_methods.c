@@ -14,6 +14,14 @@
 
 const char *const ShuttleMethod_names[] = {"smartshuttle", "steps-s1", "steps-row", "steps-zigzag", "steps-ilp", NULL};
 
+const char *const ShuttleMethod_help[] = {
+    "SmartShuttle: IRO/ORO/WRO, Table I's rule and the exact oracle (Eq. 2-3), DRAM traffic per operand",
+    "offloading steps, S1-baseline: one patch per step, row-major",
+    "offloading steps, Row-by-Row: groups of G patches in row-major order",
+    "offloading steps, ZigZag: groups of G patches, rows alternating direction",
+    "offloading steps, the Section 5 ILP grouping of patches (GLPK)",
+    NULL};
+
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o) {
   memset(o, 0, sizeof *o);
   o->group_size = 4;

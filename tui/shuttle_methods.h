@@ -19,8 +19,9 @@ typedef struct {
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
-/* The method names, NULL-ended. */
+/* The method names, NULL-ended, and a line of help each. */
 extern const char *const ShuttleMethod_names[];
+extern const char *const ShuttleMethod_help[];
 bool ShuttleMethod_known(const char *method);
 /* Runs one method on a layer, printing the result; returns an exit code
  * (0 ok, 1 failed: the message is printed to stderr). */
