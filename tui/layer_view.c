@@ -10,6 +10,7 @@
 
 #include "actions.h"
 #include "layer/layer_map.h"
+#include "shuttle_pane.h"
 
 #ifndef SPADMAP_DATA_DIR
 #define SPADMAP_DATA_DIR "data"
@@ -35,7 +36,14 @@ typedef struct LayerView {
   SpError err;
   LayerMapResult res;
   int res_method, res_arch;  /* what res answers */
+  ShuttlePaneResult *sres;   /* methods past the engine's table: SmartShuttle, steps (shuttle_pane.c) */
 } LayerView;
+
+/* The engine's mappers, then SmartShuttle and the steps. */
+static int LayerView_nmethods(void) { return LayerMap_nmethods + SHUTTLE_PANE_METHODS; }
+static const char *LayerView_methodName(int m) {
+  return m < LayerMap_nmethods ? LayerMap_methods[m].name : ShuttlePane_methodName(m - LayerMap_nmethods);
+}
 
 /* The view is one per app; App has no field for it, so it is keyed by the app. */
 static LayerView *LayerView_of(const App *app) { return (LayerView *)app->layer_view; }
@@ -58,12 +66,20 @@ static void LayerView_solve(LayerView *v, int method, int arch) {
   o.user = v;
   LayerMapResult r;
   SpError err = {0};
-  Status st = v->arch_ok[arch] ? LayerMap_methods[method].fn(&v->archs[arch], &v->layer, &o, &r, &err)
-                               : SpError_set(&err, SP_ERR_IO, "%s", v->arch_err[arch]);
+  ShuttlePaneResult *sres = NULL;
+  Status st;
+  if (method >= LayerMap_nmethods) {
+    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, &v->cancel, err.text, sizeof err.text);
+    st = sres ? SP_OK : SP_ERR_ARG;
+  } else
+    st = v->arch_ok[arch] ? LayerMap_methods[method].fn(&v->archs[arch], &v->layer, &o, &r, &err)
+                          : SpError_set(&err, SP_ERR_IO, "%s", v->arch_err[arch]);
   pthread_mutex_lock(&v->lock);
+  ShuttlePaneResult_free(v->sres);
+  v->sres = sres;
   v->st = st;
   v->err = err;
-  if (!st) v->res = r;
+  if (!st && !sres) v->res = r;
   v->res_method = method;
   v->res_arch = arch;
   v->busy = false;
@@ -97,7 +113,7 @@ static void LayerView_start(App *app) {
   LayerView *v = LayerView_of(app);
   LayerView_join(v);
   v->busy = true;
-  snprintf(v->stage, sizeof v->stage, "%s: solving", LayerMap_methods[v->method].name);
+  snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
   if (!app->worker) {
     LayerView_solve(v, v->method, v->arch);
     return;
@@ -146,6 +162,7 @@ void LayerView_free(App *app) {
   LayerView *v = LayerView_of(app);
   if (!v) return;
   LayerView_join(v);
+  ShuttlePaneResult_free(v->sres);
   pthread_mutex_destroy(&v->lock);
   free(v);
   app->layer_view = NULL;
@@ -163,6 +180,10 @@ bool LayerView_poll(App *app) {
 
 int LayerView_key(App *app, int key) {
   LayerView *v = LayerView_of(app);
+  pthread_mutex_lock(&v->lock); /* the steps map takes the cursor keys */
+  bool stepped = !v->busy && v->method >= LayerMap_nmethods && ShuttlePane_key(v->sres, key);
+  pthread_mutex_unlock(&v->lock);
+  if (stepped) return ACT_REDRAW;
   switch (key) {
   case K_ESC:
   case 'q':
@@ -171,10 +192,10 @@ int LayerView_key(App *app, int key) {
     return ACT_REDRAW;
   case 'm':
   case K_RIGHT:
-    v->method = (v->method + 1) % LayerMap_nmethods;
+    v->method = (v->method + 1) % LayerView_nmethods();
     break;
   case K_LEFT:
-    v->method = (v->method + LayerMap_nmethods - 1) % LayerMap_nmethods;
+    v->method = (v->method + LayerView_nmethods() - 1) % LayerView_nmethods();
     break;
   case 'a':
     v->arch = (v->arch + 1) % LV_NARCH;
@@ -221,10 +242,12 @@ void LayerView_draw(App *app, Grid *g) {
               (long long)v->layer.Q, (long long)v->layer.C, (long long)v->layer.K, (long long)v->layer.N,
               v->layer.groups);
   const Arch *a = &v->archs[v->arch];
-  Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerMap_methods[v->method].name,
-              LayerView_archs[v->arch], v->busy ? v->stage : "");
+  Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerView_methodName(v->method),
+              v->method < LayerMap_nmethods ? LayerView_archs[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
   bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch;
-  if (shown && v->st) {
+  if (shown && !v->st && v->method >= LayerMap_nmethods) {
+    ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
+  } else if (shown && v->st) {
     Grid_printf(g, x0 + 2, y0 + 3, w - 4, ROLE_WARN, 0, "%s", v->err.text);
   } else if (shown) {
     const LayerMapResult *r = &v->res;
@@ -262,5 +285,8 @@ void LayerView_draw(App *app, Grid *g) {
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %.4g B", c->dram_bytes);
   }
   pthread_mutex_unlock(&v->lock);
-  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " m/Left/Right method, a arch, C cancel, Esc/L close ");
+  bool stepping = v->method > LayerMap_nmethods; /* the steps map has the cursor keys */
+  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
+            stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/L close "
+                     : " m/Left/Right method, a arch, C cancel, Esc/L close ");
 }

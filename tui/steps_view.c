@@ -79,13 +79,24 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
     if (p->steps[k].npatches > max_out) max_out = p->steps[k].npatches;
   int64_t ker = (int64_t)p->cout * p->cin * p->hk * p->wk, in0 = ker;
   int64_t out0 = in0 + (int64_t)p->input_slots * p->cin;
-  int64_t total = out0 + (int64_t)max_out * p->cout;
-  double per_row = (double)total / mh;
-  if (per_row < 1) per_row = 1;
-  int rows = (int)((double)total / per_row + 0.999);
-  if (rows > mh) rows = mh;
-  for (int r = 0; r < rows; r += 4)
-    Grid_printf(g, x, my + mh - 1 - r, 6, ROLE_AXIS, 0, "%6lld", (long long)(r * per_row + 0.5));
+  int64_t nin = (int64_t)p->input_slots * p->cin, nout = (int64_t)max_out * p->cout;
+  /* Three bands, each linear in its own elements: kernels (at most a fifth of
+   * the rows: they are loaded once and would hide the rest), input slots,
+   * outputs. band_rows[b] rows show band_len[b] elements from band_base[b]. */
+  int64_t band_len[3] = {ker, nin, nout}, band_base[3] = {0, in0, out0};
+  int band_rows[3];
+  int64_t total = ker + nin + nout;
+  band_rows[0] = (int)((double)ker / (double)total * mh);
+  if (band_rows[0] > mh / 5) band_rows[0] = mh / 5;
+  if (band_rows[0] < 1) band_rows[0] = 1;
+  int rest = mh - band_rows[0];
+  band_rows[2] = (int)((double)nout / (double)(nin + nout) * rest + 0.5);
+  if (band_rows[2] < 1) band_rows[2] = 1;
+  band_rows[1] = rest - band_rows[2];
+  int rows = mh;
+  for (int b = 0, r0 = 0; b < 3; r0 += band_rows[b++])
+    if (band_rows[b] > 0)
+      Grid_printf(g, x, my + mh - 1 - r0, 6, ROLE_AXIS, 0, "%6lld", (long long)band_base[b]);
   /* the window of steps: up to 4 columns a step when they fit, else one */
   int colw = mw / p->nsteps;
   if (colw > 4) colw = 4;
@@ -127,8 +138,16 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
     if (k < first) continue;
     int col = mx + (k - first) * colw;
     for (int r = 0; r < rows; r++) {
-      int64_t lo = (int64_t)(r * per_row), hi = (int64_t)((r + 1) * per_row); /* [lo, hi) */
+      int b = r < band_rows[0] ? 0 : r < band_rows[0] + band_rows[1] ? 1 : 2;
+      int rb = r - (b > 0 ? band_rows[0] : 0) - (b > 1 ? band_rows[1] : 0);
+      double per = (double)band_len[b] / band_rows[b];
+      int64_t lo = band_base[b] + (int64_t)(rb * per), hi = band_base[b] + (int64_t)((rb + 1) * per); /* [lo, hi) */
       if (hi <= lo) hi = lo + 1;
+      if (hi > band_base[b] + band_len[b]) hi = band_base[b] + band_len[b];
+      if (lo >= band_base[b] + band_len[b]) { /* past the band's elements */
+        Steps_cell(g, col, my + mh - 1 - r, CELL_FREE, k == cursor);
+        continue;
+      }
       int kind = CELL_FREE;
       if (lo < ker) kind = CELL_KER;
       else if (lo < out0) {
@@ -152,7 +171,7 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
   free(owner);
   free(mark);
   free(slot_of);
-  Grid_printf(g, mx, my + mh + 1, mw, ROLE_AXIS, 0, "steps %d..%d (addresses in elements)", first + 1,
+  Grid_printf(g, mx, my + mh + 1, mw, ROLE_AXIS, 0, "steps %d..%d; addresses (elements) in 3 bands: kernels, inputs, outputs", first + 1,
               first + ncols);
   /* the legend, in the same glyphs */
   static const struct {
