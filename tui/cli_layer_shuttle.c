@@ -63,5 +63,6 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
   o.arch_path = arch;
   o.capacity = Cli_value(c, a, "--capacity");
   o.all_steps = Cli_value(c, a, "--all") != NULL;
+  o.json = Cli_value(c, a, "--json") != NULL;
   return ShuttleMethod_run(method, l, &o, stdout);
 }

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
@@ -43,6 +45,37 @@ static void ShuttleMethod_tiling(FILE *out, const char *label, const ShuttleTili
           v->wt * b, v->total * b);
 }
 
+static void ShuttleMethod_print(cJSON *o, FILE *out) {
+  char *text = cJSON_Print(o);
+  if (text) fprintf(out, "%s\n", text);
+  cJSON_free(text);
+  cJSON_Delete(o);
+}
+
+static cJSON *ShuttleMethod_layerJSON(const Layer *l) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "name", l->name);
+  const int64_t dims[] = {l->R, l->S, l->P, l->Q, l->C, l->K, l->N};
+  const char *names[] = {"R", "S", "P", "Q", "C", "K", "N"};
+  for (int i = 0; i < 7; i++) cJSON_AddNumberToObject(o, names[i], (double)dims[i]);
+  cJSON_AddNumberToObject(o, "stride", l->stride_h);
+  cJSON_AddNumberToObject(o, "groups", l->groups);
+  return o;
+}
+
+static cJSON *ShuttleMethod_tilingJSON(const ShuttleTiling *t, const ShuttleVolume *v) {
+  cJSON *o = cJSON_CreateObject(), *ti = cJSON_AddObjectToObject(o, "tiling"), *vo = cJSON_AddObjectToObject(o, "volume");
+  cJSON_AddNumberToObject(ti, "Tm", (double)t->Tm);
+  cJSON_AddNumberToObject(ti, "Tn", (double)t->Tn);
+  cJSON_AddNumberToObject(ti, "Tr", (double)t->Tr);
+  cJSON_AddNumberToObject(ti, "Tc", (double)t->Tc);
+  cJSON_AddNumberToObject(vo, "ifm", v->in);
+  cJSON_AddNumberToObject(vo, "ofm", v->out);
+  cJSON_AddNumberToObject(vo, "wght", v->wt);
+  cJSON_AddNumberToObject(vo, "total", v->total);
+  return o;
+}
+
 static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo, FILE *out) {
   ShuttleOptions o;
   ShuttleOptions_init(&o);
@@ -65,6 +98,31 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   if (Shuttle_analyze(l, &o, &r, &err) != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
     return 1;
+  }
+  if (mo->json) {
+    static const char *const caps[] = {"paper", "halo", "raw"};
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "method", "smartshuttle");
+    cJSON_AddItemToObject(j, "layer", ShuttleMethod_layerJSON(l));
+    cJSON *pl = cJSON_AddObjectToObject(j, "platform");
+    cJSON_AddStringToObject(pl, "arch", arch.name);
+    cJSON_AddNumberToObject(pl, "glb_bytes", (double)o.glb_bytes);
+    cJSON_AddNumberToObject(pl, "bytes_per_elem", o.bytes_per_elem);
+    cJSON_AddStringToObject(pl, "capacity", caps[o.capacity]);
+    cJSON_AddStringToObject(j, "volume_unit", "elements");
+    cJSON *schemes = cJSON_AddObjectToObject(j, "schemes");
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      cJSON *sc = cJSON_AddObjectToObject(schemes, Shuttle_schemeName(s));
+      cJSON_AddItemToObject(sc, "rule", ShuttleMethod_tilingJSON(&r.rule_tiling[s], &r.rule_vol[s]));
+      cJSON_AddItemToObject(sc, "oracle", ShuttleMethod_tilingJSON(&r.oracle_tiling[s], &r.oracle_vol[s]));
+    }
+    cJSON_AddStringToObject(j, "rule_pick", Shuttle_schemeName(r.rule_scheme));
+    cJSON_AddStringToObject(j, "oracle_pick", Shuttle_schemeName(r.oracle_scheme));
+    cJSON_AddNumberToObject(j, "macs", (double)r.macs);
+    cJSON_AddNumberToObject(j, "macs_per_access_rule", (double)r.macs / r.rule_vol[r.rule_scheme].total);
+    cJSON_AddNumberToObject(j, "macs_per_access_oracle", (double)r.macs / r.oracle_vol[r.oracle_scheme].total);
+    ShuttleMethod_print(j, out);
+    return 0;
   }
   static const char *const cap_names[] = {"paper (sum gamma*B, input tile without halo)",
                                           "halo (sum gamma*B with the input halo)", "raw (uncompressed, with halo)"};
@@ -101,6 +159,49 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
     return 1;
   }
   Status check = Steps_execute(l, &o, &p, 1, &err);
+  if (mo->json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "method", Steps_strategyName(strategy));
+    cJSON_AddItemToObject(j, "layer", ShuttleMethod_layerJSON(l));
+    cJSON_AddNumberToObject(j, "group_size", p.group_size);
+    cJSON_AddNumberToObject(j, "steps", p.nsteps);
+    cJSON_AddNumberToObject(j, "duration", (double)p.duration);
+    cJSON_AddNumberToObject(j, "objective_eq15", (double)p.objective);
+    cJSON_AddNumberToObject(j, "loaded_elements", (double)p.loaded_in);
+    cJSON_AddNumberToObject(j, "written_elements", (double)p.written);
+    cJSON_AddNumberToObject(j, "peak", (double)p.peak);
+    cJSON_AddBoolToObject(j, "fits", p.fits);
+    cJSON_AddNumberToObject(j, "max_loads_per_pixel", p.max_loads);
+    if (strategy == STEPS_ILP) {
+      cJSON *ilp = cJSON_AddObjectToObject(j, "ilp");
+      cJSON_AddStringToObject(ilp, "status", IlpStatus_name(p.ilp_status));
+      cJSON_AddNumberToObject(ilp, "seconds", p.ilp_seconds);
+      cJSON_AddNumberToObject(ilp, "bound", p.ilp_bound);
+      cJSON_AddNumberToObject(ilp, "mip_start", (double)p.warm_objective);
+    }
+    cJSON_AddStringToObject(j, "functional_check", check == SP_OK ? "ok" : err.text);
+    cJSON *arr = cJSON_AddArrayToObject(j, "plan");
+    for (int k = 0; k < p.nsteps; k++) {
+      const Step *s = &p.steps[k];
+      cJSON *st = cJSON_CreateObject(), *pt = cJSON_AddArrayToObject(st, "patches");
+      for (int q = 0; q < s->npatches; q++) {
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(s->patches[q] / p.wout));
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(s->patches[q] % p.wout));
+        cJSON_AddItemToArray(pt, pair);
+      }
+      cJSON_AddNumberToObject(st, "loaded", (double)(s->load_in + s->load_ker));
+      cJSON_AddNumberToObject(st, "freed", (double)s->free_in);
+      cJSON_AddNumberToObject(st, "written", (double)s->write_out);
+      cJSON_AddNumberToObject(st, "on_chip", (double)s->footprint);
+      cJSON_AddNumberToObject(st, "duration", (double)s->duration);
+      cJSON_AddItemToArray(arr, st);
+    }
+    cJSON_AddNumberToObject(j, "final_write", (double)p.final_write);
+    ShuttleMethod_print(j, out);
+    StepsPlan_free(&p);
+    return check == SP_OK ? 0 : 1;
+  }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
           Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
   fprintf(out, "G = %d patches per step, %d steps; tl = tw = tacc = 1\n", p.group_size, p.nsteps);

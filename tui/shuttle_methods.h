@@ -16,6 +16,7 @@ typedef struct {
   int group_size, max_loads;
   double time_limit;
   bool all_steps;         /* print every step, not the first 40 */
+  bool json;              /* one JSON object instead of text (every step) */
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
