@@ -206,7 +206,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
           Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
   fprintf(out, "G = %d patches per step, %d steps; tl = tw = tacc = 1\n", p.group_size, p.nsteps);
   if (strategy == STEPS_ILP)
-    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (warm start %lld)\n", IlpStatus_name(p.ilp_status),
+    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (MIP start %lld)\n", IlpStatus_name(p.ilp_status),
             p.ilp_seconds, p.ilp_nodes, p.ilp_bound, (long long)p.warm_objective);
   fprintf(out, "duration %lld   Eq. 15 objective %lld   loaded %lld elements (%lld pixels)   written %lld\n",
           (long long)p.duration, (long long)p.objective, (long long)p.loaded_in, (long long)p.loaded_pixels,
