@@ -31,7 +31,7 @@ Status Steps_checkLayer(const Layer *l, SpError *err) {
       l->stride_w < 1)
     return SpError_set(err, SP_ERR_ARG, "%s: a dimension or stride below 1", l->name);
   int64_t hin = Layer_inH(l, l->P), win = Layer_inW(l, l->Q);
-  if (hin > 1 << 15 || win > 1 << 15 || l->C > 1 << 20 || l->K > 1 << 20 || l->R > 1 << 10 ||
+  if (hin > 4096 || win > 4096 || l->C > 1 << 20 || l->K > 1 << 20 || l->R > 1 << 10 ||
       l->S > 1 << 10)
     return SpError_set(err, SP_ERR_ARG, "%s: too large for the step model (input %lldx%lld)", l->name,
                        (long long)hin, (long long)win);
