@@ -115,6 +115,8 @@ vgg=$data/networks/vgg16.json
 expect 0 "Table I's pick" "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle
 expect 0 "oracle's pick" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity halo
 expect 0 "steps-ilp" "$bin" layer --list
+expect 0 "duration 1085 " "$bin" layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2 --cycles 10,5,3
+expect 2 "cycles must be TL,TW,TACC" "$bin" layer 3_3_1_1_1 --method steps-row --cycles 1,2
 expect 0 '"oracle_pick":	"ORO"' "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle --json
 expect 0 '"functional_check":	"ok"' "$bin" layer 3_4_1_1_1 --method steps-zigzag --group-size 2 --json
 expect 2 "capacity must be paper, halo or raw" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity frob

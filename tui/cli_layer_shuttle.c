@@ -50,6 +50,17 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
     }
     o.time_limit = t;
   }
+  if (Cli_value(c, a, "--cycles")) {
+    long long t[3];
+    char tail;
+    if (sscanf(Cli_value(c, a, "--cycles"), "%lld,%lld,%lld%c", &t[0], &t[1], &t[2], &tail) != 3 || t[0] < 0 ||
+        t[1] < 0 || t[2] < 0 || t[0] > 1000000000 || t[1] > 1000000000 || t[2] > 1000000000) {
+      fprintf(stderr, "spadmap %s: --cycles must be TL,TW,TACC (three integers 0..1e9), not '%s'\n", c->name,
+              Cli_value(c, a, "--cycles"));
+      return EXIT_USAGE;
+    }
+    o.tl = t[0], o.tw = t[1], o.tacc = t[2];
+  }
   if (Cli_value(c, a, "--batch")) {
     if (LayerSteps_num(Cli_value(c, a, "--batch"), "--batch", 1, 1 << 20, &v)) return EXIT_USAGE;
     l->N = v;

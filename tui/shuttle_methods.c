@@ -28,6 +28,7 @@ void ShuttleMethodOptions_init(ShuttleMethodOptions *o) {
   memset(o, 0, sizeof *o);
   o->group_size = 4;
   o->max_loads = 2;
+  o->tl = o->tw = o->tacc = 1;
   o->time_limit = 10;
 }
 
@@ -152,6 +153,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.group_size = mo->nbop_pe ? 0 : mo->group_size;
   o.max_loads = mo->max_loads;
   o.time_limit = mo->time_limit;
+  o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
   if (Steps_plan(l, &o, strategy, &p, &err) != SP_OK) {
@@ -204,7 +206,8 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
           Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
-  fprintf(out, "G = %d patches per step, %d steps; tl = tw = tacc = 1\n", p.group_size, p.nsteps);
+  fprintf(out, "G = %d patches per step, %d steps; tl = %lld, tw = %lld, tacc = %lld\n", p.group_size, p.nsteps,
+          (long long)o.tl, (long long)o.tw, (long long)o.tacc);
   if (strategy == STEPS_ILP)
     fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (MIP start %lld)\n", IlpStatus_name(p.ilp_status),
             p.ilp_seconds, p.ilp_nodes, p.ilp_bound, (long long)p.warm_objective);

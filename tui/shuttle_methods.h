@@ -13,6 +13,7 @@ typedef struct {
   const char *arch_path;  /* platform for smartshuttle (NULL: data/arch/smartshuttle.json) */
   const char *capacity;   /* "paper" (default), "halo", "raw" */
   long long size_mem, nbop_pe;
+  long long tl, tw, tacc;  /* cycles (default 1, 1, 1) */
   int group_size, max_loads;
   double time_limit;
   bool all_steps;         /* print every step, not the first 40 */
