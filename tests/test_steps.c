@@ -139,6 +139,11 @@ TEST(executor_catches_a_bad_plan) {
   o.size_mem = p.peak - 1;
   CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_FORMAT);
   CHECK_HAS(err.text, "sizeMEM");
+  /* a cancel stops the check */
+  o.size_mem = 0;
+  atomic_int stop = 1;
+  o.cancel = &stop;
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED);
   StepsPlan_free(&p);
 }
 

@@ -43,7 +43,7 @@ typedef struct {
   double time_limit;  /* seconds (default 10) */
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
-  atomic_int *cancel;
+  atomic_int *cancel;  /* the ILP and the functional check stop when it is non-zero */
 } StepsOptions;
 
 /* One step (Definition 2, actions a1..a6) and its cost (Definition 3). */

@@ -52,6 +52,10 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   const int *prev_patches = NULL;
   for (int k = 0; k < p->nsteps && st == SP_OK; k++) {
     const Step *sp = &p->steps[k];
+    if (o->cancel && atomic_load(o->cancel)) {
+      st = SpError_set(err, SP_ERR_CANCELLED, "functional check cancelled at step %d", k + 1);
+      goto done;
+    }
     /* a1: free (the values are poisoned: a later read of them would show) */
     for (int f = 0; f < sp->nfreed; f++) {
       int x = sp->freed[f];
@@ -128,6 +132,10 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   }
   /* the direct convolution, from DRAM */
   for (int pt = 0; pt < npatch && st == SP_OK; pt++) {
+    if (o->cancel && atomic_load(o->cancel)) {
+      st = SpError_set(err, SP_ERR_CANCELLED, "functional check cancelled");
+      break;
+    }
     if (!written[pt]) {
       st = SpError_set(err, SP_ERR_FORMAT, "output position %d is never written back", pt);
       break;

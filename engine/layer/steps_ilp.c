@@ -169,9 +169,14 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   if (n < (npatch + g - 1) / g || n > npatch)
     return SpError_set(err, SP_ERR_ARG, "%d groups of at most %d cannot hold %d patches", n, g, npatch);
   const int64_t ker = (int64_t)warm->cout * warm->cin * warm->hk * warm->wk;
-  if ((int64_t)npatch * (warm->hin * warm->win) > 4000000)
-    return SpError_set(err, SP_ERR_ARG, "%s: %d patches on %dx%d pixels is too large for the ILP", l->name, npatch,
-                       warm->hin, warm->win);
+  /* GLPK's root LP is not interruptible: keep the model to what it can start on
+   * within seconds (the paper's range, 12x12 with G = 2, has 19,400 columns) */
+  int64_t cols = (int64_t)n * (npatch + 2 * (int64_t)warm->hin * warm->win);
+  if (cols > 100000)
+    return SpError_set(err, SP_ERR_ARG,
+                       "%s: %d patches in %d steps on %dx%d pixels needs %lld ILP columns, more than the 100,000 "
+                       "this solver is allowed (use steps-row or steps-zigzag)",
+                       l->name, npatch, n, warm->hin, warm->win, (long long)cols);
   IlpShape s = {0};
   double *x0 = NULL;
   IlpModel *m = NULL;
