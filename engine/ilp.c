@@ -357,6 +357,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   io.mip_gap = c->o->rel_gap > 0 ? c->o->rel_gap : 0;
   if (c->o->proximity > 0) io.ps_heur = GLP_ON, io.ps_tm_lim = (int)(c->o->proximity * 1000 + 1);
   if (c->o->pseudocost) io.br_tech = GLP_BR_PCH;
+  if (c->o->cuts) io.gmi_cuts = io.mir_cuts = io.cov_cuts = io.clq_cuts = GLP_ON;
   if (c->deadline > 0) {
     double left = c->deadline - now + 0.5; /* the callback stops first; this is the backstop */
     io.tm_lim = left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;

@@ -84,6 +84,7 @@ typedef struct {
   double proximity;       /* > 0: GLPK's proximity search heuristic, at most this many seconds
                              per call (it is not interruptible: keep it short) */
   bool pseudocost;        /* pseudocost branching instead of GLPK's default */
+  bool cuts;              /* GLPK's Gomory, MIR, cover and clique cuts (CoSA's log-space knapsacks need them) */
 } IlpOptions;
 
 typedef struct {

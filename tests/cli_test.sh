@@ -150,5 +150,52 @@ expect 0 "| 20009 |" "$bin" bench scale --sizes 20000 --keep --dir "$tmp/scale"
 check "solve --budget M_R on 20k ops ends within 8 s" \
   'start=$(date +%s); "$bin" solve "$tmp/scale/scale20009.json" --budget M_R >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 8 ]'
 expect 0 "NOT proven" "$bin" info "$data/networks/transformer.json" --time-limit 0.01
+# inside one layer: layers, layer (each method), bench layer, errors
+r50=$data/networks/resnet50.json
+expect 0 "7_112_3_64_2 " "$bin" layers "$r50"
+expect 0 "24 unique layers" "$bin" layers "$r50"
+expect 0 '"name":	"3_7_512_512_1"' "$bin" layers --json "$r50"
+expect 0 "spatial_for" "$bin" layer "$r50" layer4.0.conv2 --arch cosa_baseline --method cosa
+expect 0 "// DRAM level" "$bin" layer 1_14_256_1024_1 --method random --samples 20
+expect 0 "optimum over all" "$bin" layer R=1,S=1,P=4,Q=1,C=4,K=2,N=1 --method exhaustive --arch cosa_baseline
+expect 0 '"latency_cycles"' "$bin" layer 1_7_512_2048_1 --arch "$data/arch/cosa_4xpe.json" --json
+expect 0 "exhaustive" "$bin" layer --list
+expect 2 "unknown method \"frob\"" "$bin" layer 1_7_512_2048_1 --method frob
+expect 2 "expected R_P_C_K_stride" "$bin" layer 3_56_64
+expect 2 "expected latency, energy or edp" "$bin" layer 1_7_512_2048_1 --objective speed
+expect 1 "no op named \"nope\"" "$bin" layer "$r50" nope
+expect 1 "is a max_pool2d, not a convolution or matmul" "$bin" layer "$r50" maxpool
+expect 1 "nope.json: cannot open" "$bin" layer 1_7_512_2048_1 --arch "$tmp/nope.json"
+printf '{"format": "spadmap-arch", "version": 1, "name": "x", "source": "t", "macs": 4, "mac_pj": 1,\n "precision": {"weights": 1, "inputs": 1, "outputs": 2}, "levels": [{"name": "L1"}]}' >"$tmp/arch.json"
+expect 1 "arch.json: levels: expected 2..8 levels, got 1" "$bin" layer 1_7_512_2048_1 --arch "$tmp/arch.json"
+expect 1 "too large for a complete search" "$bin" layer 3_56_64_64_1 --method exhaustive --time-limit 0.5
+cat >"$tmp/convs.json" <<'NET'
+{"format": "spadmap-network", "version": 1, "name": "convs", "source": "cli test",
+ "tensors": [{"name": "x", "shape": [1, 64, 14, 14], "kind": "input"}, {"name": "w1", "shape": [128, 64, 1, 1], "kind": "param"},
+  {"name": "y", "shape": [1, 128, 14, 14]}, {"name": "w2", "shape": [128, 128, 1, 1], "kind": "param"},
+  {"name": "z", "shape": [1, 128, 14, 14], "kind": "output"}],
+ "ops": [{"name": "c1", "type": "conv2d", "inputs": ["x", "w1"], "outputs": ["y"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}},
+  {"name": "c2", "type": "conv2d", "inputs": ["y", "w2"], "outputs": ["z"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}}]}
+NET
+expect 0 "2 of 2 layers mapped" "$bin" bench layer "$tmp/convs.json" --random 20
+expect 0 "convs,cosa-4xpe,1_14_128_128_1,1," "$bin" bench layer "$tmp/convs.json" --random 20 --arch cosa_4xpe --csv
+# SmartShuttle and the offloading steps: methods of the layer command
+vgg=$data/networks/vgg16.json
+expect 0 "Table I's pick" "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle
+expect 0 "oracle's pick" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity halo
+expect 0 "steps-ilp" "$bin" layer --list
+expect 0 "duration 1085 " "$bin" layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2 --cycles 10,5,3
+expect 2 "cycles must be TL,TW,TACC" "$bin" layer 3_3_1_1_1 --method steps-row --cycles 1,2
+expect 0 '"oracle_pick":	"ORO"' "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle --json
+expect 0 '"functional_check":	"ok"' "$bin" layer 3_4_1_1_1 --method steps-zigzag --group-size 2 --json
+expect 2 "capacity must be paper, halo or raw" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity frob
+expect 0 "functional check: ok" "$bin" layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2
+expect 0 "ILP: optimal" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3
+expect 0 "most loads of one pixel 3" "$bin" layer "3_4_1_1_1" --method steps-row --group-size 2
+expect 1 "more than nbopPE" "$bin" layer "3_4_8_8_1" --method steps-row --nbop-pe 100
+expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 3 --size-mem 18
+expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
+expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
+expect 0 "MACs / DRAM access" "$bin" bench shuttle
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,13 @@ case_ nasnet_a_too_small    nasnet_a 79x23  ""
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"
 case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
+# the layer view (L): CoSA on the op at the cursor, random on the 4x PE variant, an op that is no layer
+case_ resnet50_layer_cosa   resnet50 120x40 "<Right><Right><Right>L"
+case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Lma"
+case_ resnet50_layer_pool   resnet50 80x24  "<Right>L"
+# SmartShuttle's scheme table and the steps map (ZigZag, stepped to step 4) in the layer view
+case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Lmmm"
+case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>L<Left><Left><Right><Right><Right>"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
 case_ diamond_click_sched   diamond  120x40 "<Click:100,14>"

@@ -7,6 +7,7 @@
 
 #include "policy.h"
 #include "solve.h"
+#include "layer_view.h"
 #include "views.h"
 
 static int Act_quit(App *app) {
@@ -270,6 +271,8 @@ static int Act_open(App *app) {
   return ACT_REDRAW;
 }
 
+static int Act_layer(App *app) { return LayerView_open(app); }
+
 static int Act_mouse(App *app) {
   app->mouse = !app->mouse;
   App_setMessage(app, false, "mouse %s", app->mouse ? "on: click the map or the schedule" : "off (the terminal selects text)");
@@ -316,6 +319,7 @@ static Action Actions_table[] = {
   {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},
   {"open", 'O', 0, "open another network (file picker)", Act_open},
   {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
+  {"layer", 'L', 0, "the op at the cursor as a layer: loop nest, tiles, costs (CoSA)", Act_layer},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 
@@ -357,12 +361,13 @@ static int Actions_prompt(App *app, int key) {
 int Actions_key(App *app, int key) {
   if (key == K_RESIZE) return ACT_REDRAW;
   if (Key_isClick(key)) {
-    if (app->help || app->prompt || app->picker.open || app->menu.open) return 0; /* overlays take keys only */
+    if (app->help || app->prompt || app->picker.open || app->menu.open || LayerView_isOpen(app)) return 0; /* overlays take keys only */
     if (app->grid) View_draw(app, app->grid); /* the geometry of what the state shows now */
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
+  if (LayerView_isOpen(app)) return LayerView_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (app->help) { /* any key closes the help; q still quits */
     app->help = false;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "layer_view.h"
 #include "policy.h"
 #include "validate.h"
 #include "views.h"
@@ -139,6 +140,7 @@ static void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
 
 /* Everything that belongs to the network (the worker too: it holds the net). */
 static void App_release(App *app) {
+  LayerView_free(app);
   Worker_stop(app->worker);
   app->worker = NULL;
   if (app->pinned != app->plan) Plan_free(app->pinned);
@@ -273,6 +275,7 @@ bool App_poll(App *app) {
     App_accept(app, &r);
     changed = true;
   }
+  if (LayerView_poll(app)) changed = true;
   return changed;
 }
 

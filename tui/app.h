@@ -106,6 +106,7 @@ typedef struct App {
   Picker picker;
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
+  void *layer_view;       /* the layer view (layer_view.c), NULL when closed */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */

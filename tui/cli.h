@@ -71,6 +71,11 @@ extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;
 extern const CliCommand Cli_import;
+extern const CliCommand Cli_benchLayer;
+extern const CliCommand Cli_benchSteps;
+extern const CliCommand Cli_benchShuttle;
+extern const CliCommand Cli_layers;
+extern const CliCommand Cli_layer;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

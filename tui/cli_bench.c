@@ -27,6 +27,9 @@ static const CliOption Bench_options[] = {
 static const CliCommand *const Bench_subs[] = {
     &Cli_benchCosma,
     &Cli_benchScale,
+    &Cli_benchLayer,
+    &Cli_benchShuttle,
+    &Cli_benchSteps,
     NULL,
 };
 

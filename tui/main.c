@@ -14,6 +14,8 @@ static const CliCommand *const Main_commands[] = {
     &Cli_snapshot,
     &Cli_benchRender,
     &Cli_import,
+    &Cli_layers,
+    &Cli_layer,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 

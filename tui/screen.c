@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "layer_view.h"
 #include "views.h"
 
 void View_draw(App *app, Grid *g) {
@@ -24,6 +25,7 @@ void View_draw(App *app, Grid *g) {
   StatusView_drawBottom(app, g, g->h - 1);
   if (app->picker.open) PickerView_draw(app, g);
   if (app->menu.open) MenuView_draw(app, g);
+  if (LayerView_isOpen(app)) LayerView_draw(app, g);
   if (app->help) HelpView_draw(app, g);
 }
 

@@ -45,4 +45,11 @@ Status Layer_parse(const char *text, Layer *out, SpError *err);
 /* CoSA's name, "R_P_C_K_stride", into buf. */
 const char *Layer_cosaName(const Layer *l, char *buf, int n);
 
+/* Extensions (cosa branch). Same loop bounds, stride and groups (names differ). */
+bool Layer_sameShape(const Layer *a, const Layer *b);
+/* The network's distinct layers in op order (ops that are not convolutions or
+ * matmuls, or that the model cannot express such as dilated convolutions, are
+ * skipped); count[k] = how many ops have layer k's shape. Both malloc'd. */
+Status Layer_unique(const Net *net, Layer **out, int **count, int *n, SpError *err);
+
 #endif

@@ -1,0 +1,52 @@
+/* arch: an accelerator's memory hierarchy as the layer mappers see it (the
+ * "spadmap-arch" JSON file, documented in the README). Levels run from the
+ * innermost (registers) to the outermost (DRAM); each level has `instances`
+ * copies, a per-instance capacity, the operands it holds, a bandwidth and an
+ * energy per byte. The spatial fan-out of level i is how many copies of level
+ * i-1 (or MACs, for level 0) each copy of level i feeds:
+ *   fanout(i) = instances(i-1) / instances(i),  fanout(0) = macs / instances(0).
+ * That is Timeloop's way of writing a hierarchy (instances per level). */
+#ifndef SPADMAP_ARCH_H
+#define SPADMAP_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef enum { OPND_W, OPND_I, OPND_O, OPND_COUNT } Operand; /* weights, inputs, outputs */
+
+#define ARCH_MAX_LEVELS 8
+
+typedef struct {
+  char name[32];
+  int64_t capacity;      /* bytes per instance; 0 = unbounded (only the outermost level) */
+  unsigned holds;        /* bit (1u << Operand) per operand kept here */
+  int64_t instances;
+  int64_t fanout;        /* derived, see above */
+  double bandwidth;      /* bytes per cycle per instance (reads + writes) */
+  double read_pj, write_pj; /* energy per byte */
+} ArchLevel;
+
+typedef struct {
+  char name[64];
+  char source[1024];
+  int nlevels;
+  ArchLevel level[ARCH_MAX_LEVELS];
+  int64_t macs;          /* total multiply-accumulate units */
+  double mac_pj;         /* energy per MAC */
+  int precision[OPND_COUNT]; /* bytes per element: weights, inputs, outputs (partial sums) */
+  int noc_level;         /* derived: the outermost level with fanout > 1 (CoSA's NoC level), -1 if none */
+} Arch;
+
+/* Load and check an architecture file. Errors name the file, the JSON path
+ * (levels[2].capacity) or line:column, and what was expected. */
+Status Arch_load(const char *path, Arch *out, SpError *err);
+Status Arch_parse(const char *text, size_t len, const char *label, Arch *out, SpError *err);
+
+const char *Operand_name(Operand v);   /* "weights", "inputs", "outputs" */
+const char *Operand_short(Operand v);  /* "W", "I", "O" */
+static inline bool Arch_holds(const Arch *a, int level, Operand v) { return (a->level[level].holds >> v) & 1u; }
+
+#endif

@@ -1,0 +1,462 @@
+/* cosa: CoSA's prime-factor MIP (Huang et al., ISCA 2021, section III) in GLPK
+ * through engine/ilp.h. The paper's text (a PDF extraction) garbles some
+ * equations; this follows their stated intent, and says where it deviates.
+ *
+ * Variables (the paper's X, Table III): each prime factor of each loop bound
+ * goes to exactly one (level, temporal|spatial) slot (Eq. 3); spatial only where
+ * the level fans out. DEVIATION (symmetry): equal prime factors of one dimension
+ * (the eight 2s of 256) are interchangeable, so instead of one binary per factor
+ * and slot we use one integer per distinct prime and slot counting its copies
+ * there (the sum of the paper's binaries over the copies).
+ *
+ * Constraints:
+ *  Eq. 2 capacity, in log space: for every level with a capacity and every
+ *    operand v it holds, sum of log(p) over the factors at that level or below
+ *    whose dimension indexes v <= log(capacity / precision_v). The paper's A
+ *    relates inputs to P, Q, C, N only (no halo); for capacity we count R, S
+ *    too and subtract log(stride) (p * r * stride >= (p - 1) * stride + r), so
+ *    input tiles the MIP accepts always fit. Operands sharing a level (the
+ *    global buffer's inputs and outputs) each get the whole capacity as in the
+ *    paper (M_{I,v}); the decoded mapping is re-checked by the cost model and,
+ *    where the sum overflows, that level's budgets shrink by the overflow and
+ *    the MIP runs again (at most 8 rounds).
+ *  Eq. 4 spatial: sum of log(p) of the spatial factors at a level <= log(fanout).
+ * Objective (Eq. 12): -w_U Util + w_C Comp + w_T Traf with
+ *  Eq. 5 Util = the capacity rows' left-hand sides (paper's A) summed,
+ *  Eq. 6 Comp = log of the product of all temporal factors,
+ *  Eq. 11 Traf = sum over operands of D_v (Eq. 7, log of the per-PE tile: the
+ *    factors below the NoC level that index v), L_v (Eq. 8, log of the spatial
+ *    factors at the NoC level that index v: unicast instead of multicast) and
+ *    T_v (Eqs. 9-10, log of the temporal iterations at and above the NoC level
+ *    that refetch v's per-PE tile).
+ *  DEVIATION (Eqs. 9-10): the paper ranks every factor at the permuted level
+ *    and linearises Y * X; in GLPK that big-M product left a gap above 200 %
+ *    after 20 s on ResNet-50 layers. We keep its meaning for the NoC level, the
+ *    one the paper permutes: one operand is chosen stationary there (its
+ *    unrelated loops innermost: weight, input or output stationary), and T_v
+ *    is every temporal factor at and above the NoC level minus, for the
+ *    stationary operand, the factors of its unrelated loops at the NoC level.
+ * Loop orders at the other levels are not in the paper's model; we choose them
+ * afterwards with the cost model (all orders of each level's non-trivial loops)
+ * and say so in the result's note. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "ilp.h"
+#include "layer_map.h"
+
+#define COSA_MAXF 96
+#define COSA_EPS 1e-7
+
+typedef struct {
+  int dim;
+  int64_t p;
+  int mult;     /* p appears mult times in the dim's bound */
+  double lg;
+} CosaFactor;
+
+typedef struct {
+  const Arch *a;
+  const Layer *l;
+  CosaFactor f[COSA_MAXF];
+  int nf;
+  int lo;                      /* first permuted level (the NoC level) */
+  int dims[DIM_COUNT], nd;     /* dims with a bound > 1: the ones that get ranks */
+  double budget[ARCH_MAX_LEVELS][OPND_COUNT]; /* log of the elements allowed (precision taken out) */
+  /* column indices, -1 when absent */
+  int xt[COSA_MAXF][ARCH_MAX_LEVELS], xs[COSA_MAXF][ARCH_MAX_LEVELS];
+  int sel[OPND_COUNT];         /* the operand kept stationary at the NoC level */
+} Cosa;
+
+/* Capacity rows: inputs count R and S too, and log(stride) is added, so that
+ * p * r * stride >= (p - 1) * stride + r bounds the halo from above: a mapping
+ * the MIP accepts always fits its input tiles (no re-solve for inputs). */
+static bool Cosa_capRel(int d, int v) { return Dim_relevant((Dim)d, (Operand)v); }
+
+/* The paper's A for the objective: inputs follow P, Q, C, N only. */
+static bool Cosa_rel(int d, int v) {
+  if (v == OPND_I) return d == DIM_P || d == DIM_Q || d == DIM_C || d == DIM_N;
+  return Dim_relevant((Dim)d, (Operand)v);
+}
+
+static double Cosa_objective(const Cosa *c, const LayerMapOptions *o, int f, int i, bool spatial) {
+  const Arch *a = c->a;
+  int d = c->f[f].dim;
+  double lg = c->f[f].lg, util = 0, traf = 0;
+  for (int lv = i; lv < a->nlevels; lv++)
+    if (a->level[lv].capacity)
+      for (int v = 0; v < OPND_COUNT; v++)
+        if (Arch_holds(a, lv, (Operand)v) && Cosa_rel(d, v)) util += lg;
+  for (int v = 0; v < OPND_COUNT; v++) {
+    if (!spatial && i >= c->lo) traf += lg;    /* T_v before the stationarity credit */
+    if (!Cosa_rel(d, v)) continue;
+    if (i < c->lo) traf += lg;                 /* D_v */
+    if (spatial && i == c->lo) traf += lg;     /* L_v */
+  }
+  return -o->w_util * util + (spatial ? 0 : o->w_comp * lg) + o->w_traf * traf;
+}
+
+/* EXTENSION (not in the paper): a latency term w_L * lambda for the cost model's
+ * latency = max(compute, every level's transfer time). In log space, lambda >=
+ * log(compute cycles) and lambda >= log(bytes / (bandwidth x copies in use)) of
+ * every operand stream at every level it crosses (the max over streams stands
+ * in for their sum). A stream's bytes = fills x tile x relevant spatial factors:
+ * fills count every temporal factor above the child minus a reuse credit for
+ * the unrelated factors one level up when that level keeps the operand
+ * stationary (one stationary operand per level, as at the NoC level). This is
+ * the paper's remark that w_T can map traffic to cycles for double buffering,
+ * applied at every level and not only the NoC. */
+static void Cosa_latency(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
+  const Arch *a = c->a;
+  int L = a->nlevels;
+  int lam = IlpModel_addCol(m, ILP_CONTINUOUS, -ILP_INF, ILP_INF, o->w_lat);
+  enum { MAXC = COSA_MAXF * 2 * ARCH_MAX_LEVELS + 8 };
+  int cols[MAXC];
+  double coef[MAXC];
+  int n = 0;
+  cols[n] = lam;
+  coef[n++] = 1;
+  for (int f = 0; f < c->nf; f++)
+    for (int i = 0; i < L; i++) {
+      cols[n] = c->xt[f][i];
+      coef[n++] = -c->f[f].lg;
+    }
+  IlpModel_addRow(m, 0, ILP_INF, n, cols, coef); /* lambda >= log compute */
+  int stat[ARCH_MAX_LEVELS][OPND_COUNT];
+  for (int x = 0; x < L; x++) {
+    int sc[OPND_COUNT];
+    double one[OPND_COUNT] = {1, 1, 1};
+    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    if (x != c->lo) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
+  }
+  for (int v = 0; v < OPND_COUNT; v++) {
+    int child = -1;
+    for (int p = 0; p < L; p++) {
+      if (!Arch_holds(a, p, (Operand)v)) continue;
+      int cr = -1;
+      if (child >= 0) { /* the reuse credit from level child + 1 */
+        int x = child + 1;
+        cr = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 0);
+        double big = 0;
+        n = 0;
+        cols[n] = cr;
+        coef[n++] = 1;
+        for (int f = 0; f < c->nf; f++) {
+          if (Dim_relevant((Dim)c->f[f].dim, (Operand)v)) continue;
+          cols[n] = c->xt[f][x];
+          coef[n++] = -c->f[f].lg;
+          big += c->f[f].lg * c->f[f].mult;
+        }
+        IlpModel_addRow(m, -ILP_INF, 0, n, cols, coef);
+        int cc[2] = {cr, stat[x][v]};
+        double cf[2] = {1, -big};
+        IlpModel_addRow(m, -ILP_INF, 0, 2, cc, cf);
+      }
+      double k = v == OPND_O ? 2 : 1; /* partial sums: read and write */
+      for (int side = 0; side < 2; side++) {
+        int at = side ? child : p;
+        if (at < 0) continue;
+        n = 0;
+        cols[n] = lam;
+        coef[n++] = 1;
+        if (cr >= 0) {
+          cols[n] = cr;
+          coef[n++] = 1;
+        }
+        for (int f = 0; f < c->nf; f++) {
+          bool rel = Dim_relevant((Dim)c->f[f].dim, (Operand)v);
+          for (int i = 0; i < L; i++) {
+            if (i > child) { /* fills: every temporal factor above the child */
+              cols[n] = c->xt[f][i];
+              coef[n++] = -c->f[f].lg;
+            } else if (rel) { /* the child's tile */
+              cols[n] = c->xt[f][i];
+              coef[n++] = -c->f[f].lg;
+            }
+            if (c->xs[f][i] < 0 || !rel) continue;
+            /* spatial: the tile (at or below the child), distinct tiles (up to the parent, parent side) */
+            if (i <= child || (side == 0 && i <= p)) {
+              cols[n] = c->xs[f][i];
+              coef[n++] = -c->f[f].lg;
+            }
+          }
+        }
+        IlpModel_addRow(m, log(a->precision[v] * k / a->level[at].bandwidth), ILP_INF, n, cols, coef);
+      }
+      child = p;
+    }
+  }
+}
+
+/* Builds the model; *zcol gets the first Z column (Z[f][v][i] in order). */
+static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
+  const Arch *a = c->a;
+  int L = a->nlevels;
+  memset(c->xt, -1, sizeof c->xt);
+  memset(c->xs, -1, sizeof c->xs);
+  for (int f = 0; f < c->nf; f++)
+    for (int i = 0; i < L; i++) {
+      c->xt[f][i] = IlpModel_addCol(m, ILP_INTEGER, 0, c->f[f].mult, Cosa_objective(c, o, f, i, false));
+      if (a->level[i].fanout >= c->f[f].p)
+        c->xs[f][i] = IlpModel_addCol(m, ILP_INTEGER, 0, c->f[f].mult, Cosa_objective(c, o, f, i, true));
+    }
+  int cols[COSA_MAXF * 2 * ARCH_MAX_LEVELS + 8];
+  double coef[COSA_MAXF * 2 * ARCH_MAX_LEVELS + 8];
+  /* Eq. 3: one slot per factor */
+  for (int f = 0; f < c->nf; f++) {
+    int n = 0;
+    for (int i = 0; i < L; i++) {
+      cols[n] = c->xt[f][i];
+      coef[n++] = 1;
+      if (c->xs[f][i] >= 0) {
+        cols[n] = c->xs[f][i];
+        coef[n++] = 1;
+      }
+    }
+    IlpModel_addRow(m, c->f[f].mult, c->f[f].mult, n, cols, coef);
+  }
+  /* Eq. 4: spatial fan-out */
+  for (int i = 0; i < L; i++) {
+    if (a->level[i].fanout <= 1) continue;
+    int n = 0;
+    for (int f = 0; f < c->nf; f++)
+      if (c->xs[f][i] >= 0) {
+        cols[n] = c->xs[f][i];
+        coef[n++] = c->f[f].lg;
+      }
+    if (n) IlpModel_addRow(m, -ILP_INF, log((double)a->level[i].fanout) + COSA_EPS, n, cols, coef);
+  }
+  /* Eq. 2: capacity per level and held operand */
+  for (int lv = 0; lv < L; lv++) {
+    if (!a->level[lv].capacity) continue;
+    for (int v = 0; v < OPND_COUNT; v++) {
+      if (!Arch_holds(a, lv, (Operand)v)) continue;
+      int n = 0;
+      for (int f = 0; f < c->nf; f++) {
+        if (!Cosa_capRel(c->f[f].dim, v)) continue;
+        for (int i = 0; i <= lv; i++) {
+          cols[n] = c->xt[f][i];
+          coef[n++] = c->f[f].lg;
+          if (c->xs[f][i] >= 0) {
+            cols[n] = c->xs[f][i];
+            coef[n++] = c->f[f].lg;
+          }
+        }
+      }
+      double halo = v == OPND_I ? log((double)c->l->stride_h * c->l->stride_w) : 0;
+      if (n) IlpModel_addRow(m, -ILP_INF, c->budget[lv][v] - halo + COSA_EPS, n, cols, coef);
+    }
+  }
+  /* Eqs. 9-10, restricted (see the top): at the NoC level one operand is made
+   * stationary (its unrelated loops innermost); its credit is the log of those
+   * loops' factors, at most M * sel[v]. T_v = all temporal factors at and above
+   * the NoC level (in Cosa_objective) - credit_v. */
+  int selrow[OPND_COUNT];
+  for (int v = 0; v < OPND_COUNT; v++) {
+    c->sel[v] = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    selrow[v] = c->sel[v];
+  }
+  double ones[OPND_COUNT] = {1, 1, 1};
+  IlpModel_addRow(m, 1, 1, OPND_COUNT, selrow, ones);
+  for (int v = 0; v < OPND_COUNT; v++) {
+    int cr = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, -o->w_traf);
+    double big = 0;
+    int n = 0;
+    cols[n] = cr;
+    coef[n++] = 1;
+    for (int f = 0; f < c->nf; f++) {
+      if (Cosa_rel(c->f[f].dim, v)) continue;
+      cols[n] = c->xt[f][c->lo];
+      coef[n++] = -c->f[f].lg;
+      big += c->f[f].lg * c->f[f].mult;
+    }
+    IlpModel_addRow(m, -ILP_INF, 0, n, cols, coef); /* credit <= unrelated factors at the NoC level */
+    int cc[2] = {cr, c->sel[v]};
+    double cf[2] = {1, -big};
+    IlpModel_addRow(m, -ILP_INF, 0, 2, cc, cf);     /* credit <= M sel */
+  }
+  if (o->w_lat > 0) Cosa_latency(c, o, m);
+  return IlpModel_ncols(m) < 0 ? SP_ERR_NOMEM : SP_OK;
+}
+
+static void Cosa_decode(const Cosa *c, const double *x, Mapping *m) {
+  const Arch *a = c->a;
+  Mapping_init(m, a, c->l);
+  for (int i = 0; i < a->nlevels; i++)
+    for (int d = 0; d < DIM_COUNT; d++) m->t[i][d] = 1;
+  for (int f = 0; f < c->nf; f++)
+    for (int i = 0; i < a->nlevels; i++) {
+      for (long k = lround(x[c->xt[f][i]]); k > 0; k--) m->t[i][c->f[f].dim] *= c->f[f].p;
+      if (c->xs[f][i] >= 0)
+        for (long k = lround(x[c->xs[f][i]]); k > 0; k--) m->s[i][c->f[f].dim] *= c->f[f].p;
+    }
+  /* the stationary operand's unrelated loops innermost at the NoC level */
+  int stat = 0;
+  for (int v = 0; v < OPND_COUNT; v++)
+    if (x[c->sel[v]] > 0.5) stat = v;
+  int k = 0;
+  for (int d = 0; d < DIM_COUNT; d++)
+    if (!Cosa_rel(d, stat)) m->order[c->lo][k++] = (uint8_t)d;
+  for (int d = 0; d < DIM_COUNT; d++)
+    if (Cosa_rel(d, stat)) m->order[c->lo][k++] = (uint8_t)d;
+}
+
+/* The MIP's own measure of operand v's tile at level lv (log elements). */
+static double Cosa_mipSize(const Mapping *m, int lv, int v) {
+  double s = 0;
+  for (int i = 0; i <= lv; i++)
+    for (int d = 0; d < DIM_COUNT; d++)
+      if (Cosa_capRel(d, v)) s += log((double)(m->t[i][d] * m->s[i][d]));
+  return s;
+}
+
+typedef struct {
+  const LayerMapOptions *o;
+  int round;
+} CosaRelay;
+
+static void Cosa_progress(const IlpProgress *p, void *user) {
+  const CosaRelay *r = user;
+  char stage[64];
+  snprintf(stage, sizeof stage, "cosa MIP round %d: %s", r->round, p->stage ? p->stage : "");
+  r->o->progress(stage, p->has_incumbent ? p->incumbent : NAN, p->has_bound ? p->bound : NAN, p->gap, p->elapsed,
+                 r->o->user);
+}
+
+Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
+  memset(r, 0, sizeof *r);
+  double t0 = Clock_now();
+  Cosa *c = calloc(1, sizeof *c);
+  if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
+  c->a = a;
+  c->l = l;
+  c->lo = a->noc_level >= 0 ? a->noc_level : a->nlevels - 1;
+  for (int d = 0; d < DIM_COUNT; d++) {
+    int64_t pr[64];
+    int k = LayerMap_primes(Layer_dim(l, (Dim)d), pr);
+    if (k > 1 || pr[0] > 1) c->dims[c->nd++] = d;
+    for (int j = 0; j < k && pr[j] > 1; j++) {
+      if (j > 0 && pr[j] == pr[j - 1]) {
+        c->f[c->nf - 1].mult++;
+        continue;
+      }
+      if (c->nf == COSA_MAXF) {
+        free(c);
+        return SpError_set(err, SP_ERR_ARG, "cosa: more than %d distinct prime factors", COSA_MAXF);
+      }
+      c->f[c->nf++] = (CosaFactor){d, pr[j], 1, log((double)pr[j])};
+    }
+  }
+  for (int lv = 0; lv < a->nlevels; lv++)
+    for (int v = 0; v < OPND_COUNT; v++)
+      c->budget[lv][v] = a->level[lv].capacity ? log((double)a->level[lv].capacity / a->precision[v]) : 0;
+  /* a level that cannot hold even one element of its operands binds for every mapping */
+  for (int lv = 0; lv < a->nlevels - 1; lv++) {
+    int64_t need = 0;
+    for (int v = 0; v < OPND_COUNT; v++)
+      if (Arch_holds(a, lv, (Operand)v))
+        need += a->precision[v];
+    if (a->level[lv].capacity && need > a->level[lv].capacity) {
+      free(c);
+      return SpError_set(err, SP_ERR_INFEASIBLE,
+                         "cosa: no mapping fits: %s capacity binds (%lld B < %lld B for the smallest tiles)",
+                         a->level[lv].name, (long long)a->level[lv].capacity, (long long)need);
+    }
+  }
+  Status st = SP_OK;
+  int bad_level = -1;
+  char last_why[200] = "";
+  int round;
+  for (round = 1; round <= 8; round++) {
+    IlpModel *m = IlpModel_new();
+    if (!m) {
+      st = SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
+      break;
+    }
+    if ((st = Cosa_build(c, o, m))) {
+      IlpModel_free(m);
+      SpError_set(err, st, "cosa: building the model failed (out of memory)");
+      break;
+    }
+    IlpOptions io;
+    IlpOptions_init(&io);
+    double left = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
+    if (o->time_limit > 0 && left <= 0.05) {
+      IlpModel_free(m);
+      st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) reached after %d rounds; last: %s",
+                       o->time_limit, round - 1, last_why);
+      break;
+    }
+    io.time_limit = left;
+    io.cancel = o->cancel;
+    io.cuts = true;
+    CosaRelay relay = {o, round};
+    if (o->progress) {
+      io.progress = Cosa_progress;
+      io.user = &relay;
+    }
+    IlpResult res;
+    st = Ilp_solve(m, &io, &res, err);
+    IlpModel_free(m);
+    if (st) break;
+    if (res.status == ILP_CANCELLED) {
+      IlpResult_free(&res);
+      st = SpError_set(err, SP_ERR_CANCELLED, "cosa: cancelled");
+      break;
+    }
+    if (!res.has_solution) {
+      IlpStatus s = res.status;
+      IlpResult_free(&res);
+      if (s == ILP_TIMEOUT)
+        st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) without a solution", o->time_limit);
+      else if (s == ILP_INFEASIBLE && bad_level >= 0)
+        st = SpError_set(err, SP_ERR_INFEASIBLE,
+                         "cosa: no mapping found: %s capacity binds (after %d rounds of tightening; last: %s)",
+                         a->level[bad_level].name, round - 1, last_why);
+      else st = SpError_set(err, SP_ERR_SOLVER, "cosa: the MIP ended %s: %s", IlpStatus_name(s), res.message);
+      break;
+    }
+    Mapping map;
+    Cosa_decode(c, res.x, &map);
+    LayerMap_bestOrders(a, l, &map, o->objective, 0, c->lo - 1);
+    LayerMap_bestOrders(a, l, &map, o->objective, c->lo + 1, a->nlevels - 1);
+    Cost cost;
+    Cost_evaluate(a, l, &map, &cost);
+    if (cost.valid) {
+      r->map = map;
+      r->cost = cost;
+      r->tried = r->valid = 1;
+      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.2g), %d round%s; other levels' loop orders by the "
+               "cost model", IlpStatus_name(res.status), res.status == ILP_TIMEOUT ? " (time limit)" : "",
+               res.objective, res.gap < 0 ? 0 : res.gap, round, round > 1 ? "s" : "");
+      IlpResult_free(&res);
+      r->seconds = Clock_now() - t0;
+      free(c);
+      return SP_OK;
+    }
+    IlpResult_free(&res);
+    snprintf(last_why, sizeof last_why, "%s", cost.why);
+    if (cost.bad_level < 0) {
+      st = SpError_set(err, SP_ERR_SOLVER, "cosa: the MIP's mapping is invalid: %s", cost.why);
+      break;
+    }
+    /* shrink the overflowing level's budgets by the overflow (the MIP's own measure) */
+    bad_level = cost.bad_level;
+    double over = log((double)cost.used[bad_level] / (double)a->level[bad_level].capacity);
+    for (int v = 0; v < OPND_COUNT; v++)
+      if (Arch_holds(a, bad_level, (Operand)v)) {
+        double halo = v == OPND_I ? log((double)l->stride_h * l->stride_w) : 0;
+        double want = Cosa_mipSize(&map, bad_level, v) + halo - over - 1e-6;
+        if (want < c->budget[bad_level][v]) c->budget[bad_level][v] = want;
+      }
+  }
+  if (!st)
+    st = SpError_set(err, SP_ERR_INFEASIBLE, "cosa: no valid mapping after 8 rounds: %s capacity binds (%s)",
+                     bad_level >= 0 ? a->level[bad_level].name : "?", last_why);
+  r->seconds = Clock_now() - t0;
+  free(c);
+  return st;
+}

@@ -1,0 +1,75 @@
+/* layer_map: the layer mappers (CoSA's MIP, random, exhaustive, and later
+ * SmartShuttle and the offloading steps) behind one method table. Each mapper
+ * returns a mapping the cost model (mapping.h) has checked and costed; none
+ * returns an invalid mapping.
+ *
+ * Adding a method: write `Status LayerMap_xxx(const Arch *, const Layer *,
+ * const LayerMapOptions *, LayerMapResult *, SpError *)` in its own file,
+ * declare it below and add one row to LayerMap_methods in layer_map.c. The CLI
+ * (`spadmap layer --method`), `bench layer` and the layer view list methods
+ * from that table, so nothing else changes. */
+#ifndef SPADMAP_LAYER_MAP_H
+#define SPADMAP_LAYER_MAP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "layer.h"
+#include "mapping.h"
+
+typedef struct {
+  LayerObjective objective; /* what "best" means for the searches (default latency) */
+  double time_limit;        /* seconds; <= 0: none (CoSA's MIP default 10 s) */
+  atomic_int *cancel;       /* non-zero: stop, with SP_ERR_CANCELLED */
+  /* progress: a stage label and, for the MIP, incumbent / bound / gap (gap < 0: unknown) */
+  void (*progress)(const char *stage, double incumbent, double bound, double gap, double elapsed, void *user);
+  void *user;
+  long samples;             /* random: valid mappings to draw (default 5, the paper's Random) */
+  uint64_t seed;            /* random: the generator's seed (default 1) */
+  long limit;               /* exhaustive: stop with SP_ERR_LIMIT past this many mappings (default 20M) */
+  double w_util, w_comp, w_traf; /* CoSA Eq. 12 weights (defaults: see LayerMapOptions_init) */
+  double w_lat;             /* CoSA extension: weight of the log-latency term (default 5; 0: the paper's objective) */
+} LayerMapOptions;
+
+typedef struct {
+  Mapping map;
+  Cost cost;                /* always valid when the mapper returns SP_OK */
+  long tried, valid;        /* mappings drawn / valid among them */
+  double seconds;
+  char note[256];           /* e.g. the MIP's status, gap, re-solves */
+} LayerMapResult;
+
+typedef Status (*LayerMapFn)(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                             SpError *err);
+
+typedef struct {
+  const char *name;         /* "cosa" */
+  const char *help;
+  LayerMapFn fn;
+} LayerMethod;
+
+void LayerMapOptions_init(LayerMapOptions *o);
+extern const LayerMethod LayerMap_methods[];
+extern const int LayerMap_nmethods;
+const LayerMethod *LayerMap_find(const char *name);
+
+Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+Status LayerMap_exhaustive(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+
+/* Shared by the mappers: the prime factors of n (ascending, with repeats);
+ * returns how many (at most 64). */
+int LayerMap_primes(int64_t n, int64_t *out);
+/* The best loop order at every level for the mapping's factors under the
+ * objective (each level in turn, all orders of its non-trivial loops). */
+void LayerMap_bestOrders(const Arch *a, const Layer *l, Mapping *m, LayerObjective obj, int first_level,
+                         int last_level);
+
+/* The loop nest as in CoSA's Listing 1 (for / spatial_for per level, outermost
+ * first) into buf; returns the length written. */
+size_t LayerMap_nestText(const Arch *a, const Mapping *m, char *buf, size_t n);
+
+#endif

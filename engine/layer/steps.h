@@ -1,0 +1,114 @@
+/* steps: a convolution offloaded to an accelerator in steps (the "offloading
+ * steps" paper, Definitions 1-3 and 12-16, Section 5). The on-chip memory holds
+ * sizeMEM elements; each step frees input pixels and kernels, writes back the
+ * previous step's outputs, loads an input slice (and, in the first step, all the
+ * kernels: strategy S1), and computes a group of patches -- a patch being the
+ * input window of one output position across all input channels.
+ *
+ * The layer comes from layer.h with the input taken as already padded (the
+ * paper's Remark 2): Hin = (P-1)*stride_h + R, Win = (Q-1)*stride_w + S; Cin = C,
+ * Cout = K; one image (N is ignored) and groups = 1.
+ *
+ * Units: sizes and traffic are counted in elements; the paper's Example 2 counts
+ * spatial positions (pixels) for its durations, which is elements / Cin for the
+ * input and elements / Cout for the outputs (Steps_plan gives both). */
+#ifndef SPADMAP_STEPS_H
+#define SPADMAP_STEPS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ilp.h"
+#include "layer.h"
+#include "status.h"
+
+typedef enum {
+  STEPS_S1_BASELINE, /* one patch per step, row-major order ([23]'s S1) */
+  STEPS_ROW,         /* groups of G patches in row-major order (Row-by-Row) */
+  STEPS_ZIGZAG,      /* groups of G patches, even rows left to right, odd rows back */
+  STEPS_ILP,         /* the grouping of Section 5, solved with GLPK */
+  STEPS_STRATEGIES
+} StepsStrategy;
+
+typedef struct {
+  int64_t size_mem;   /* on-chip elements; 0: unbounded (the footprint is still reported) */
+  int64_t nbop_pe;    /* MACs the PE does per step; sets G = nbop_pe / (Cin*HK*WK*Cout) */
+  int group_size;     /* > 0: G directly (nb_patches_max_S1), overriding nbop_pe */
+  int64_t tl, tw, tacc; /* cycles per loaded / written element, per computation (1, 1, 1) */
+  /* ILP only */
+  int max_loads;      /* Eq. 9's nb_data_reload: a pixel is loaded at most this many
+                         times (paper: 2); 0: no bound */
+  int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
+  double time_limit;  /* seconds (default 10) */
+  void (*progress)(const IlpProgress *p, void *user);
+  void *user;
+  atomic_int *cancel;  /* the ILP and the functional check stop when it is non-zero */
+} StepsOptions;
+
+/* One step (Definition 2, actions a1..a6) and its cost (Definition 3). */
+typedef struct {
+  int npatches;
+  const int *patches;       /* the group: patch ids i * Wout + j (into StepsPlan.order) */
+  int nloaded, nfreed;
+  const int *loaded;        /* pixel ids h * Win + w loaded in this step (I_slice) */
+  const int *loaded_slot;   /* the on-chip input slot each was put in */
+  const int *freed;         /* pixel ids freed in this step (F_inp) */
+  int64_t load_in, load_ker;  /* elements loaded: input slice, kernels */
+  int64_t free_in, free_ker;  /* elements freed */
+  int64_t write_out;          /* elements written back (W_i: the previous step's outputs) */
+  int64_t foot_in, foot_ker, foot_out, footprint; /* on chip after the step's loads + compute */
+  int64_t macs;
+  int64_t duration;           /* (load_in + load_ker) * tl + write_out * tw + tacc */
+} Step;
+
+typedef struct {
+  StepsStrategy strategy;
+  int cin, cout, hk, wk, sh, sw, hin, win, hout, wout;
+  int group_size;             /* G */
+  int nsteps;                 /* compute steps; the final write-back is extra (final_write) */
+  Step *steps;
+  int64_t final_write;        /* elements written back after the last step */
+  int64_t duration;           /* sum of step durations + final_write * tw */
+  int64_t objective;          /* Eq. 15: tl * sum(load_in) + n * tacc */
+  int64_t loaded_in, loaded_pixels, written;
+  int64_t peak;               /* largest footprint */
+  int input_slots;            /* input slots used (pixel blocks of Cin elements) */
+  int max_loads;              /* most times any pixel is loaded */
+  bool fits;                  /* peak <= size_mem (or size_mem = 0) */
+  /* ILP only */
+  IlpStatus ilp_status;
+  double ilp_seconds, ilp_bound, ilp_gap;
+  long ilp_nodes;
+  int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
+                                 constraint); a timeout before GLPK took it returns that plan */
+  /* storage */
+  int *order, *loaded, *slots, *freed;
+} StepsPlan;
+
+void StepsOptions_init(StepsOptions *o);
+const char *Steps_strategyName(StepsStrategy s); /* "s1", "row", "zigzag", "ilp" */
+/* G for a layer under o; SP_ERR_INFEASIBLE when not even one patch fits nbop_pe. */
+Status Steps_groupSize(const Layer *l, const StepsOptions *o, int *g, SpError *err);
+
+/* The plan of a strategy. SP_ERR_ARG for a layer the model does not cover
+ * (groups, N > 1 is allowed and ignored); STEPS_ILP: SP_OK with ilp_status
+ * telling how the solve ended (optimal, time limit with the best plan found,
+ * ...), SP_ERR_INFEASIBLE when no grouping fits. */
+Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsPlan *plan, SpError *err);
+/* The plan of an explicit order of patches cut into groups of sizes[k] (sum = all
+ * patches, each once): the semantics every strategy shares. */
+Status Steps_fromGroups(const Layer *l, const StepsOptions *o, const int *order, const int *sizes,
+                        int ngroups, StepsPlan *plan, SpError *err);
+void StepsPlan_free(StepsPlan *plan);
+
+/* The functional check: runs the plan on random integers (seeded) through a model
+ * on-chip memory -- loads copy from DRAM, a compute reads only what is on chip,
+ * frees really forget -- and compares the written-back output with the direct
+ * convolution. SP_OK when every output matches; SP_ERR_FORMAT naming the first
+ * step that reads a pixel not on chip, overflows size_mem or the first wrong
+ * output. */
+Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *plan, uint64_t seed,
+                     SpError *err);
+
+#endif

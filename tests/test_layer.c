@@ -1,0 +1,424 @@
+/* test_layer: layers from network ops and from text, CoSA's names; the cost model
+ * by hand; the exhaustive mapper against an independent brute force; every
+ * mapper's mapping valid and never better than the optimum; CoSA on ResNet-50
+ * layers, its cancel and its infeasibility message. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bundled.h"
+#include "layer/layer.h"
+#include "layer/layer_map.h"
+#include "test.h"
+
+TEST(resnet50_layers) {
+  Net *net = Bundled_load("resnet50");
+  CHECK(net != NULL);
+  if (!net) return;
+  Layer l;
+  SpError err = {0};
+  char name[64];
+  CHECK_EQ(Layer_fromOp(net, Net_findOp(net, "conv1"), &l, &err), SP_OK);
+  CHECK(strcmp(Layer_cosaName(&l, name, sizeof name), "7_112_3_64_2") == 0);
+  CHECK_EQ(l.pad_h, 3);
+  CHECK_EQ(Layer_macs(&l), 7LL * 7 * 112 * 112 * 3 * 64);
+  CHECK_EQ(Layer_fromOp(net, Net_findOp(net, "fc"), &l, &err), SP_OK);
+  CHECK(strcmp(Layer_cosaName(&l, name, sizeof name), "1_1_2048_1000_1") == 0);
+  CHECK_EQ(Layer_fromOp(net, Net_findOp(net, "maxpool"), &l, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "op \"maxpool\" is a max_pool2d, not a convolution or matmul");
+  Layer *u;
+  int *count, n;
+  CHECK_EQ(Layer_unique(net, &u, &count, &n, &err), SP_OK);
+  int total = 0;
+  for (int i = 0; i < n; i++) total += count[i];
+  CHECK_EQ(total, 54); /* 53 conv2d + fc */
+  CHECK(n >= 20 && n < 30);
+  /* CoSA's example layer 3_7_512_512_1 is among them */
+  int found = 0;
+  for (int i = 0; i < n; i++) found += strcmp(Layer_cosaName(&u[i], name, sizeof name), "3_7_512_512_1") == 0;
+  CHECK_EQ(found, 1);
+  free(u);
+  free(count);
+  Net_free(net);
+}
+
+TEST(grouped_and_matmul) {
+  Net *net = Bundled_load("mobilenet_v2");
+  CHECK(net != NULL);
+  if (!net) return;
+  Layer l;
+  SpError err = {0};
+  int dw = Net_findOp(net, "features.1.conv.0.0");
+  CHECK(dw >= 0);
+  CHECK_EQ(Layer_fromOp(net, dw, &l, &err), SP_OK);
+  CHECK_EQ(l.groups, 32);
+  CHECK_EQ(l.C, 1);
+  CHECK_EQ(l.K, 1);
+  Net_free(net);
+  net = Bundled_load("transformer");
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(Layer_fromOp(net, Net_findOp(net, "encoder.layers.0.self_attn.scores"), &l, &err), SP_OK);
+  CHECK_EQ(l.groups, 256); /* 32 sequences x 8 heads */
+  CHECK_EQ(l.N, 10);
+  CHECK_EQ(l.C, 64);
+  CHECK_EQ(l.K, 10);
+  CHECK_EQ(Layer_fromOp(net, Net_findOp(net, "encoder.layers.0.linear1"), &l, &err), SP_OK);
+  CHECK_EQ(l.N, 320);
+  CHECK_EQ(l.C, 512);
+  CHECK_EQ(l.K, 2048);
+  Net_free(net);
+}
+
+TEST(parse_forms) {
+  Layer l;
+  SpError err = {0};
+  CHECK_EQ(Layer_parse("3_56_64_64_1", &l, &err), SP_OK);
+  CHECK(l.R == 3 && l.S == 3 && l.P == 56 && l.Q == 56 && l.C == 64 && l.K == 64 && l.N == 1 && l.stride_h == 1);
+  CHECK_EQ(Layer_parse("R=1,S=1,P=4,Q=2,C=8,K=4,N=2,stride=2", &l, &err), SP_OK);
+  CHECK(l.R == 1 && l.Q == 2 && l.N == 2 && l.stride_w == 2 && l.K == 4);
+  CHECK_EQ(Layer_parse("3_56_64", &l, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "expected R_P_C_K_stride");
+  CHECK_EQ(Layer_parse("R=3,X=4", &l, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "unknown key");
+  CHECK_EQ(Layer_parse("3_0_64_64_1", &l, &err), SP_ERR_ARG);
+}
+
+
+/* A two-level machine: one buffer holding everything (64 B, 4 B/cycle, 1 pJ/B)
+ * over DRAM (2 B/cycle, 100 pJ/B); one MAC (1 pJ); outputs are 2 bytes. */
+static const char *Tiny =
+    "{\"format\": \"spadmap-arch\", \"version\": 1, \"name\": \"tiny\", \"source\": \"test\", \"macs\": 1,"
+    " \"mac_pj\": 1, \"precision\": {\"weights\": 1, \"inputs\": 1, \"outputs\": 2},"
+    " \"levels\": [{\"name\": \"L1\", \"instances\": 1, \"capacity\": 64, \"holds\": [\"weights\", \"inputs\", \"outputs\"],"
+    "   \"bandwidth\": 4, \"read_pj\": 1, \"write_pj\": 1},"
+    "  {\"name\": \"DRAM\", \"instances\": 1, \"holds\": [\"weights\", \"inputs\", \"outputs\"], \"bandwidth\": 2,"
+    "   \"read_pj\": 100, \"write_pj\": 100}]}";
+
+/* Three levels with a spatial fan-out of 2: weight registers per MAC, a shared
+ * buffer for inputs and outputs, DRAM. */
+static const char *Small =
+    "{\"format\": \"spadmap-arch\", \"version\": 1, \"name\": \"small\", \"source\": \"test\", \"macs\": 2,"
+    " \"mac_pj\": 1, \"precision\": {\"weights\": 1, \"inputs\": 1, \"outputs\": 2},"
+    " \"levels\": [{\"name\": \"Reg\", \"instances\": 2, \"capacity\": 2, \"holds\": [\"weights\"],"
+    "   \"bandwidth\": 1, \"read_pj\": 0.1, \"write_pj\": 0.1},"
+    "  {\"name\": \"Buf\", \"instances\": 1, \"capacity\": 24, \"holds\": [\"inputs\", \"outputs\"],"
+    "   \"bandwidth\": 3, \"read_pj\": 2, \"write_pj\": 2},"
+    "  {\"name\": \"DRAM\", \"instances\": 1, \"holds\": [\"weights\", \"inputs\", \"outputs\"], \"bandwidth\": 2,"
+    "   \"read_pj\": 50, \"write_pj\": 50}]}";
+
+static bool Arch_text(const char *text, Arch *a) {
+  SpError err = {0};
+  if (Arch_parse(text, strlen(text), "test", a, &err)) {
+    printf("  %s\n", err.text);
+    return false;
+  }
+  return true;
+}
+
+/* Everything at DRAM, loops P (innermost), C, K: counted by hand. */
+TEST(cost_by_hand) {
+  Arch a;
+  CHECK(Arch_text(Tiny, &a));
+  Layer l;
+  SpError err = {0};
+  CHECK_EQ(Layer_parse("R=1,S=1,P=2,Q=1,C=2,K=2,N=1", &l, &err), SP_OK);
+  Mapping m;
+  Mapping_init(&m, &a, &l);
+  uint8_t order[DIM_COUNT] = {DIM_P, DIM_C, DIM_K, DIM_R, DIM_S, DIM_Q, DIM_N};
+  memcpy(m.order[1], order, sizeof order);
+  Cost c;
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK(c.valid);
+  CHECK_EQ(c.used[0], 4); /* one weight, one input, one 2-byte output */
+  /* MAC <- L1: 8 of each; first writes of the 4 outputs read nothing */
+  /* L1 <- DRAM: weights skip the innermost P loop (reuse): 4; inputs and outputs 8 */
+  CHECK_EQ((long long)c.reads[0][OPND_W], 8);
+  CHECK_EQ((long long)c.writes[0][OPND_W], 4);
+  CHECK_EQ((long long)c.reads[0][OPND_I], 8);
+  CHECK_EQ((long long)c.writes[0][OPND_I], 8);
+  CHECK_EQ((long long)c.reads[0][OPND_O], 4 + 8);  /* MAC read-modify-write + drains to DRAM */
+  CHECK_EQ((long long)c.writes[0][OPND_O], 8 + 4); /* MAC updates + refills of partial sums */
+  CHECK_EQ((long long)c.reads[1][OPND_W], 4);
+  CHECK_EQ((long long)c.reads[1][OPND_I], 8);
+  CHECK_EQ((long long)c.writes[1][OPND_O], 8);
+  CHECK_EQ((long long)c.reads[1][OPND_O], 4);
+  CHECK_EQ((long long)c.level_bytes[0], 76);
+  CHECK_EQ((long long)c.level_bytes[1], 36);
+  CHECK_EQ((long long)c.compute_cycles, 8);
+  CHECK_EQ((long long)c.transfer_cycles[0], 19);
+  CHECK_EQ((long long)c.latency, 19);
+  CHECK_EQ(c.bound_by, 0);
+  CHECK_EQ((long long)c.energy_pj, 76 + 3600 + 8);
+  CHECK_EQ((long long)c.dram_bytes, 36);
+  /* K innermost instead: now the inputs are reused across it and weights are not */
+  uint8_t order2[DIM_COUNT] = {DIM_K, DIM_C, DIM_P, DIM_R, DIM_S, DIM_Q, DIM_N};
+  memcpy(m.order[1], order2, sizeof order2);
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK_EQ((long long)c.reads[1][OPND_I], 4);
+  CHECK_EQ((long long)c.reads[1][OPND_W], 8);
+  /* C held in L1 (temporal): outputs stay while C turns, so DRAM sees each output once */
+  Mapping_init(&m, &a, &l);
+  m.t[1][DIM_C] = 1;
+  m.t[0][DIM_C] = 2;
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK(c.valid);
+  CHECK_EQ((long long)c.writes[1][OPND_O], 4);
+  CHECK_EQ((long long)c.reads[1][OPND_O], 0);
+}
+
+TEST(halo_and_capacity) {
+  Arch a;
+  CHECK(Arch_text(Tiny, &a));
+  Layer l;
+  SpError err = {0};
+  CHECK_EQ(Layer_parse("R=3,S=3,P=4,Q=4,C=1,K=1,N=1,stride=2", &l, &err), SP_OK);
+  Mapping m;
+  Mapping_init(&m, &a, &l);
+  m.t[1][DIM_P] = 2;
+  m.t[0][DIM_P] = 2;
+  m.t[1][DIM_R] = 1;
+  m.t[0][DIM_R] = 3;
+  /* p = 2 output rows, r = 3 filter rows, stride 2: (2-1)*2 + 3 = 5 input rows, 1 column */
+  CHECK_EQ(Mapping_tile(&m, &l, 0, OPND_I), 5);
+  Cost c;
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK(c.valid);
+  /* everything in L1: 9 weights + 81 inputs (9x9) + 2*16 outputs = 122 > 64 */
+  Mapping_init(&m, &a, &l);
+  for (int d = 0; d < DIM_COUNT; d++) {
+    m.t[0][d] = Layer_dim(&l, (Dim)d);
+    m.t[1][d] = 1;
+  }
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK(!c.valid);
+  CHECK_EQ(c.bad_level, 0);
+  CHECK_HAS(c.why, "L1 capacity: needs 122 B");
+  /* structure errors */
+  Mapping_init(&m, &a, &l);
+  m.t[1][DIM_K] = 2;
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK(!c.valid);
+  CHECK_HAS(c.why, "K: the factors multiply to 2, not the layer's 1");
+  Mapping_init(&m, &a, &l);
+  m.t[1][DIM_P] = 2;
+  m.s[1][DIM_P] = 2;
+  Cost_evaluate(&a, &l, &m, &c);
+  CHECK_HAS(c.why, "DRAM: spatial factors 2 exceed its fan-out 1");
+}
+
+/* Independent brute force: every prime factor to every (level, temporal or
+ * spatial) slot, every order of the layer's non-trivial dims at every level. */
+typedef struct {
+  const Arch *a;
+  const Layer *l;
+  int dims[DIM_COUNT], nd;
+  int fdim[16];
+  int64_t fval[16];
+  int nf;
+  double best[OBJ_COUNT];
+  long valid;
+} Brute;
+
+static void Brute_orders(Brute *b, Mapping *m, int level) {
+  if (level == m->nlevels) {
+    Cost c;
+    Cost_evaluate(b->a, b->l, m, &c);
+    if (!c.valid) return;
+    b->valid++;
+    for (int o = 0; o < OBJ_COUNT; o++)
+      if (Cost_objective(&c, (LayerObjective)o) < b->best[o]) b->best[o] = Cost_objective(&c, (LayerObjective)o);
+    return;
+  }
+  /* all permutations of b->dims via Heap's algorithm on a copy, then the rest */
+  int p[DIM_COUNT], n = b->nd, cidx[DIM_COUNT] = {0};
+  for (int i = 0; i < n; i++) p[i] = b->dims[i];
+  for (int pass = 0;; pass++) {
+    int k = 0;
+    for (int i = 0; i < n; i++) m->order[level][k++] = (uint8_t)p[i];
+    for (int d = 0; d < DIM_COUNT; d++) {
+      bool in = false;
+      for (int i = 0; i < n; i++) in |= p[i] == d;
+      if (!in) m->order[level][k++] = (uint8_t)d;
+    }
+    Brute_orders(b, m, level + 1);
+    /* next permutation (Heap, iterative) */
+    int i = 1;
+    while (i < n && cidx[i] >= i) cidx[i++] = 0;
+    if (i >= n) break;
+    int j = i % 2 ? cidx[i] : 0;
+    int t = p[j];
+    p[j] = p[i];
+    p[i] = t;
+    cidx[i]++;
+  }
+}
+
+static void Brute_assign(Brute *b, Mapping *m, int f) {
+  if (f == b->nf) {
+    Brute_orders(b, m, 0);
+    return;
+  }
+  for (int i = 0; i < m->nlevels; i++)
+    for (int kind = 0; kind < 2; kind++) {
+      int64_t *cell = kind ? &m->s[i][b->fdim[f]] : &m->t[i][b->fdim[f]];
+      *cell *= b->fval[f];
+      Brute_assign(b, m, f + 1);
+      *cell /= b->fval[f];
+    }
+}
+
+static void Brute_run(const Arch *a, const Layer *l, Brute *b) {
+  memset(b, 0, sizeof *b);
+  b->a = a;
+  b->l = l;
+  for (int o = 0; o < OBJ_COUNT; o++) b->best[o] = INFINITY;
+  for (int d = 0; d < DIM_COUNT; d++) {
+    int64_t pr[64];
+    int k = LayerMap_primes(Layer_dim(l, (Dim)d), pr);
+    if (Layer_dim(l, (Dim)d) > 1) b->dims[b->nd++] = d;
+    for (int j = 0; j < k && pr[j] > 1; j++) {
+      b->fdim[b->nf] = d;
+      b->fval[b->nf++] = pr[j];
+    }
+  }
+  Mapping m;
+  Mapping_init(&m, a, l);
+  for (int i = 0; i < a->nlevels; i++)
+    for (int d = 0; d < DIM_COUNT; d++) m.t[i][d] = 1;
+  Brute_assign(b, &m, 0);
+}
+
+static bool Close(double x, double y) { return fabs(x - y) <= 1e-9 * fmax(1, fabs(y)); }
+
+TEST(exhaustive_matches_brute_force) {
+  Arch arch[2];
+  CHECK(Arch_text(Tiny, &arch[0]));
+  CHECK(Arch_text(Small, &arch[1]));
+  const char *layers[] = {"R=1,S=1,P=2,Q=1,C=2,K=2,N=1", "R=1,S=1,P=4,Q=1,C=2,K=2,N=1",
+                          "R=3,S=1,P=2,Q=1,C=1,K=2,N=1,stride=1"};
+  for (int ai = 0; ai < 2; ai++)
+    for (size_t li = 0; li < sizeof layers / sizeof layers[0]; li++) {
+      Layer l;
+      SpError err = {0};
+      CHECK_EQ(Layer_parse(layers[li], &l, &err), SP_OK);
+      Brute b;
+      Brute_run(&arch[ai], &l, &b);
+      CHECK(b.valid > 0);
+      for (int o = 0; o < OBJ_COUNT; o++) {
+        LayerMapOptions opt;
+        LayerMapOptions_init(&opt);
+        opt.objective = (LayerObjective)o;
+        LayerMapResult r;
+        CHECK_EQ(LayerMap_exhaustive(&arch[ai], &l, &opt, &r, &err), SP_OK);
+        CHECK(r.cost.valid);
+        if (!Close(Cost_objective(&r.cost, (LayerObjective)o), b.best[o]))
+          printf("  %s on %s, %s: exhaustive %.6g, brute force %.6g\n", layers[li], arch[ai].name,
+                 LayerObjective_name((LayerObjective)o), Cost_objective(&r.cost, (LayerObjective)o), b.best[o]);
+        CHECK(Close(Cost_objective(&r.cost, (LayerObjective)o), b.best[o]));
+        /* every other mapper: valid, never better than the optimum */
+        LayerMapResult rr;
+        opt.samples = 50;
+        CHECK_EQ(LayerMap_random(&arch[ai], &l, &opt, &rr, &err), SP_OK);
+        CHECK(rr.cost.valid && rr.valid == 50);
+        CHECK(Cost_objective(&rr.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
+        CHECK_EQ(LayerMap_cosa(&arch[ai], &l, &opt, &rr, &err), SP_OK);
+        CHECK(rr.cost.valid);
+        CHECK(Cost_objective(&rr.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
+      }
+    }
+}
+
+static void Cancel_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
+  (void)stage, (void)inc, (void)bound, (void)gap, (void)el;
+  atomic_store((atomic_int *)user, 1);
+}
+
+TEST(cosa_valid_on_resnet_layers) {
+  Arch a;
+  SpError err = {0};
+  char path[512];
+  snprintf(path, sizeof path, "%s/arch/cosa_baseline.json", SPADMAP_DATA_DIR);
+  CHECK_EQ(Arch_load(path, &a, &err), SP_OK);
+  const char *names[] = {"1_7_512_2048_1", "1_14_256_1024_1", "3_7_512_512_1", "1_1_2048_1000_1"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    Layer l;
+    CHECK_EQ(Layer_parse(names[i], &l, &err), SP_OK);
+    l.pad_h = l.pad_w = 0;
+    LayerMapOptions o;
+    LayerMapOptions_init(&o);
+    o.time_limit = 60;
+    LayerMapResult r, rnd;
+    Status st = LayerMap_cosa(&a, &l, &o, &r, &err);
+    if (st) printf("  %s: %s\n", names[i], err.text);
+    CHECK_EQ(st, SP_OK);
+    Cost c;
+    Cost_evaluate(&a, &l, &r.map, &c);
+    CHECK(c.valid);
+    CHECK(c.latency >= c.macs / (double)a.macs); /* no mapping beats every MAC busy */
+    /* the paper's claim in miniature: better than its Random (best of 5 valid) */
+    o.samples = 5;
+    CHECK_EQ(LayerMap_random(&a, &l, &o, &rnd, &err), SP_OK);
+    CHECK(r.cost.latency <= rnd.cost.latency);
+  }
+  /* cancel: the progress callback sets the flag, the MIP stops and says so */
+  Layer l;
+  CHECK_EQ(Layer_parse("3_56_64_64_1", &l, &err), SP_OK);
+  atomic_int cancel = 0;
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  o.cancel = &cancel;
+  o.progress = Cancel_progress;
+  o.user = &cancel;
+  LayerMapResult r;
+  Status st = LayerMap_cosa(&a, &l, &o, &r, &err);
+  CHECK(st == SP_ERR_CANCELLED || st == SP_OK); /* a solve quicker than the first report may finish */
+  if (st) CHECK_HAS(err.text, "cancelled");
+}
+
+TEST(cosa_names_the_binding_level) {
+  /* the buffer cannot hold one weight, one input and one output */
+  const char *from = "\"capacity\": 64";
+  const char *at = strstr(Tiny, from);
+  char text[2048];
+  snprintf(text, sizeof text, "%.*s\"capacity\": 3%s", (int)(at - Tiny), Tiny, at + strlen(from));
+  Arch a;
+  CHECK(Arch_text(text, &a));
+  Layer l;
+  SpError err = {0};
+  CHECK_EQ(Layer_parse("1_4_4_4_1", &l, &err), SP_OK);
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  LayerMapResult r;
+  CHECK_EQ(LayerMap_cosa(&a, &l, &o, &r, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "L1 capacity binds");
+  CHECK_EQ(LayerMap_exhaustive(&a, &l, &o, &r, &err), SP_ERR_INFEASIBLE);
+  o.limit = 10;
+  CHECK_EQ(Layer_parse("3_56_64_64_1", &l, &err), SP_OK);
+  CHECK(Arch_text(Tiny, &a));
+  CHECK_EQ(LayerMap_exhaustive(&a, &l, &o, &r, &err), SP_ERR_LIMIT);
+  CHECK_HAS(err.text, "too large for a complete search");
+}
+
+TEST(nest_text_is_listing_1) {
+  Arch a;
+  CHECK(Arch_text(Small, &a));
+  Layer l;
+  SpError err = {0};
+  CHECK_EQ(Layer_parse("R=1,S=1,P=4,Q=1,C=2,K=2,N=1", &l, &err), SP_OK);
+  Mapping m;
+  Mapping_init(&m, &a, &l);
+  m.t[2][DIM_P] = 2;
+  m.t[1][DIM_P] = 2;
+  m.t[2][DIM_K] = 1;
+  m.s[1][DIM_K] = 2;
+  char buf[1024];
+  LayerMap_nestText(&a, &m, buf, sizeof buf);
+  CHECK_HAS(buf, "// DRAM level\nfor c0 = [0 : 2) :\n  for p1 = [0 : 2) :\n    // Buf level\n    for p0 = [0 : 2) :\n"
+                 "      spatial_for k0 = [0 : 2) :\n        // Reg level\n        MAC\n");
+}
+
+TEST_MAIN("layer", T(resnet50_layers), T(grouped_and_matmul), T(parse_forms), T(cost_by_hand), T(halo_and_capacity),
+          T(exhaustive_matches_brute_force), T(cosa_valid_on_resnet_layers), T(cosa_names_the_binding_level),
+          T(nest_text_is_listing_1))

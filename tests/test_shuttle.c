@@ -1,0 +1,222 @@
+/* SmartShuttle: Eq. 2 by hand, the capacity reading against the paper's Table II,
+ * the rule against Table II, the oracle against full enumeration and against the
+ * paper's tilings on every VGG16 layer. */
+#include "layer/shuttle.h"
+
+#include <math.h>
+
+#include "bundled.h"
+#include "test.h"
+
+static Layer Tl_layer(int64_t M, int64_t N, int64_t R, int64_t C, int64_t K, int S, int64_t D) {
+  Layer l = {0};
+  snprintf(l.name, sizeof l.name, "t");
+  l.K = M; l.C = N; l.P = R; l.Q = C; l.R = l.S = K; l.N = D;
+  l.stride_h = l.stride_w = S;
+  l.groups = 1;
+  l.op = -1;
+  return l;
+}
+
+static bool T_near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
+
+/* Eq. 2 worked by hand on M=4, N=6, R=C=4, K=3, S=1, D=2, tiling <2,4,2,3>:
+ * B_i = 4*4*5 = 80, B_o = 2*2*3 = 12, B_w = 2*4*9 = 72;
+ * m = 2, n = 1.5, r = 2, c = 4/3, ceil: cm 2, cn 2, cr 2, cc 2.
+ * IRO: A_i = 2*1.5*2*(4/3) = 8, A_o = 2*2*3*2*(4/3) = 32, A_w = 2*2*1.5*2*2 = 24
+ * ORO: A_i = 2*2*1.5*2*(4/3) = 16, A_o = 2*2*2*(4/3) = 32/3, A_w = 24
+ * WRO: A_i = 16, A_o = 32, A_w = 2*1.5 = 3 */
+TEST(eq2_by_hand) {
+  Layer l = Tl_layer(4, 6, 4, 4, 3, 1, 2);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  ShuttleTiling t = {2, 4, 2, 3};
+  ShuttleVolume v = Shuttle_volume(&l, &o, SHUTTLE_IRO, &t);
+  CHECK(T_near(v.in, 80 * 8) && T_near(v.out, 12 * 32) && T_near(v.wt, 72 * 24));
+  v = Shuttle_volume(&l, &o, SHUTTLE_ORO, &t);
+  CHECK(T_near(v.in, 80 * 16) && T_near(v.out, 12 * 32.0 / 3) && T_near(v.wt, 72 * 24));
+  v = Shuttle_volume(&l, &o, SHUTTLE_WRO, &t);
+  CHECK(T_near(v.in, 80 * 16) && T_near(v.out, 12 * 32) && T_near(v.wt, 72 * 3));
+  CHECK(T_near(v.total, v.in + v.out + v.wt));
+  /* capacity readings: paper (no halo) 4*2*3 + 12 + 72 = 108 elements, halo 80+12+72 */
+  CHECK(T_near(Shuttle_occupancy(&l, &o, &t), 108 * 2));
+  o.capacity = SHUTTLE_CAP_HALO;
+  CHECK(T_near(Shuttle_occupancy(&l, &o, &t), 164 * 2));
+}
+
+/* Under the paper's capacity reading every Table II tiling fits 108 KB, and
+ * almost fills it: raising any one factor by one overflows (or hits its bound). */
+TEST(paper_tilings_fill_the_buffer) {
+  int fits = 0, maximal = 0;
+  for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
+    const ShuttlePaperRow *row = &Shuttle_paperVgg16[i];
+    Layer l;
+    ShuttleOptions o;
+    Shuttle_paperLayer(row, &l);
+    Shuttle_paperOptions(row, &o);
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      ShuttleTiling t = row->tiling[s];
+      if (!Shuttle_fits(&l, &o, &t)) {
+        printf("  layer %d %s does not fit: %.0f bytes\n", i + 1, Shuttle_schemeName(s),
+               Shuttle_occupancy(&l, &o, &t));
+        continue;
+      }
+      fits++;
+      ShuttleTiling up[4] = {t, t, t, t};
+      up[0].Tm++; up[1].Tn++; up[2].Tr++; up[2].Tc++; up[3] = up[2];
+      bool grows = false;
+      for (int k = 0; k < 3; k++)
+        if (Shuttle_inBounds(&l, &o, &up[k]) && Shuttle_fits(&l, &o, &up[k])) grows = true;
+      if (!grows) maximal++;
+    }
+  }
+  /* measured: 38 of 39 fit (layer 3's ORO tiling needs 110839 bytes, 247 over),
+   * 34 of 39 cannot grow by one in any factor */
+  printf("  Table II tilings that fit: %d of 39, maximal: %d of 39\n", fits, maximal);
+  CHECK(fits >= 38);
+  CHECK(maximal >= 34);
+}
+
+/* Table I's scheme matches the RS column on all 13 layers; the rule's tiling
+ * regenerates most of Table II's tilings. */
+TEST(rule_against_table2) {
+  int scheme_ok = 0, same = 0;
+  for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
+    const ShuttlePaperRow *row = &Shuttle_paperVgg16[i];
+    Layer l;
+    ShuttleOptions o;
+    Shuttle_paperLayer(row, &l);
+    Shuttle_paperOptions(row, &o);
+    if (Shuttle_ruleScheme(&l, &o) == row->scheme) scheme_ok++;
+    else
+      printf("  layer %d: Table I picks %s, the RS column says %s\n", i + 1,
+             Shuttle_schemeName(Shuttle_ruleScheme(&l, &o)), Shuttle_schemeName(row->scheme));
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      ShuttleTiling t;
+      SpError err;
+      CHECK_EQ(Shuttle_ruleTiling(&l, &o, (ShuttleScheme)s, &t, &err), SP_OK);
+      const ShuttleTiling *p = &row->tiling[s];
+      if (t.Tm == p->Tm && t.Tn == p->Tn && t.Tr == p->Tr && t.Tc == p->Tc) same++;
+      else
+        printf("  layer %d %s: rule <%lld,%lld,%lld,%lld> paper <%lld,%lld,%lld,%lld>\n", i + 1,
+               Shuttle_schemeName(s), (long long)t.Tm, (long long)t.Tn, (long long)t.Tr,
+               (long long)t.Tc, (long long)p->Tm, (long long)p->Tn, (long long)p->Tr, (long long)p->Tc);
+    }
+  }
+  printf("  rule scheme = RS column: %d of 13; rule tiling = Table II: %d of 39\n", scheme_ok, same);
+  /* measured: 12 of 13 (layer 7 is a near tie), 34 of 39 */
+  CHECK(scheme_ok >= 12);
+  CHECK(same >= 34);
+}
+
+/* The oracle's pruned search finds the full enumeration's optimum. */
+TEST(oracle_equals_full_enumeration) {
+  unsigned seed = 12345;
+  for (int trial = 0; trial < 40; trial++) {
+    seed = seed * 1103515245u + 12345u;
+    int64_t M = 1 + (seed >> 8) % 24, N = 1 + (seed >> 13) % 20, R = 1 + (seed >> 18) % 14;
+    int64_t K = 1 + 2 * ((seed >> 24) % 2);
+    Layer l = Tl_layer(M, N, R, R + (int64_t)((seed >> 4) % 3), K, 1 + (int)((seed >> 27) % 2),
+                      1 + (seed >> 29) % 3);
+    ShuttleOptions o;
+    ShuttleOptions_init(&o);
+    o.th_m = o.th_n = o.th_r = o.th_c = 2;
+    o.glb_bytes = 600 + (int64_t)((seed >> 6) % 3000);
+    o.capacity = (ShuttleCapacity)(trial % 3);
+    o.gamma_i = 0.5 + 0.1 * (trial % 5);
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      ShuttleTiling a, b;
+      ShuttleVolume va, vb;
+      SpError e1, e2;
+      Status s1 = Shuttle_oracle(&l, &o, (ShuttleScheme)s, &a, &va, NULL, &e1);
+      Status s2 = Shuttle_oracleFull(&l, &o, (ShuttleScheme)s, &b, &vb, &e2);
+      CHECK_EQ(s1, s2);
+      if (s1 == SP_OK && s2 == SP_OK) {
+        CHECK(Shuttle_fits(&l, &o, &a) && Shuttle_inBounds(&l, &o, &a));
+        if (!T_near(va.total, vb.total))
+          printf("  trial %d %s: oracle %.3f <%lld,%lld,%lld,%lld> full %.3f <%lld,%lld,%lld,%lld> (%lld %lld %lld %lld)\n", trial, Shuttle_schemeName(s), va.total,
+                 (long long)a.Tm, (long long)a.Tn, (long long)a.Tr, (long long)a.Tc, vb.total,
+                 (long long)b.Tm, (long long)b.Tn, (long long)b.Tr, (long long)b.Tc, (long long)M, (long long)N, (long long)R, (long long)l.Q);
+        CHECK(T_near(va.total, vb.total));
+      }
+    }
+  }
+}
+
+/* The done-when check: on every VGG16 layer, under the same model (Eq. 2, the
+ * layer's compression rates, the paper's capacity reading), the oracle's volume
+ * is at most the volume of the paper's tiling, per scheme and for the pick. */
+TEST(oracle_beats_paper_tilings_on_vgg16) {
+  for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
+    const ShuttlePaperRow *row = &Shuttle_paperVgg16[i];
+    Layer l;
+    ShuttleOptions o;
+    Shuttle_paperLayer(row, &l);
+    Shuttle_paperOptions(row, &o);
+    ShuttleLayer r;
+    SpError err;
+    CHECK_EQ(Shuttle_analyze(&l, &o, &r, &err), SP_OK);
+    double paper_best = INFINITY;
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      ShuttleVolume pv = Shuttle_volume(&l, &o, (ShuttleScheme)s, &row->tiling[s]);
+      CHECK(r.oracle_vol[s].total <= pv.total * (1 + 1e-12));
+      CHECK(r.oracle_vol[s].total <= r.rule_vol[s].total * (1 + 1e-12));
+      CHECK(Shuttle_fits(&l, &o, &r.oracle_tiling[s]));
+      if (pv.total < paper_best) paper_best = pv.total;
+    }
+    CHECK(r.oracle_vol[r.oracle_scheme].total <= paper_best * (1 + 1e-12));
+  }
+}
+
+/* The shipped platform file gives the paper's buffer and precision. */
+TEST(platform_file) {
+  Arch a;
+  SpError err;
+  CHECK_EQ(Arch_load(SPADMAP_DATA_DIR "/arch/smartshuttle.json", &a, &err), SP_OK);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  o.glb_bytes = 0;
+  o.bytes_per_elem = 0;
+  CHECK_EQ(Shuttle_optionsFromArch(&a, &o, &err), SP_OK);
+  CHECK_EQ(o.glb_bytes, SHUTTLE_PAPER_GLB_BYTES);
+  CHECK_EQ(o.bytes_per_elem, 2);
+}
+
+/* Whole networks: VGG16's 13 convolutions at batch 3 (15.35 GMACs an image), the
+ * adaptive oracle moves no more than any fixed scheme, nor than the rule. */
+TEST(vgg16_network) {
+  Net *net = Bundled_load("vgg16");
+  CHECK(net != NULL);
+  if (!net) return;
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  ShuttleNet sn;
+  SpError err;
+  CHECK_EQ(Shuttle_network(net, 3, &o, &sn, &err), SP_OK);
+  CHECK_EQ(sn.nlayers, 13);
+  CHECK_EQ(sn.macs, 46039891968LL);
+  for (int p = 0; p < SHUTTLE_POLICIES; p++)
+    CHECK(sn.total[SHUTTLE_POL_ORACLE].total <= sn.total[p].total * (1 + 1e-12));
+  /* the first layer reads 3 channels, so Tn = 3 (its lower bound is min(8, 3)) */
+  CHECK_EQ(sn.results[0].rule_tiling[SHUTTLE_ORO].Tn, 3);
+  CHECK(ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE) > 200);
+  ShuttleNet_free(&sn);
+  Net_free(net);
+}
+
+TEST(infeasible_is_reported) {
+  Layer l = Tl_layer(512, 512, 14, 14, 3, 1, 1);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  o.glb_bytes = 1000;
+  ShuttleTiling t;
+  ShuttleVolume v;
+  SpError err;
+  CHECK_EQ(Shuttle_ruleTiling(&l, &o, SHUTTLE_ORO, &t, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "buffer");
+  CHECK_EQ(Shuttle_oracle(&l, &o, SHUTTLE_ORO, &t, &v, NULL, &err), SP_ERR_INFEASIBLE);
+}
+
+TEST_MAIN("shuttle", T(eq2_by_hand), T(paper_tilings_fill_the_buffer), T(rule_against_table2),
+          T(oracle_equals_full_enumeration), T(oracle_beats_paper_tilings_on_vgg16),
+          T(platform_file), T(vgg16_network), T(infeasible_is_reported))

@@ -1,0 +1,230 @@
+/* The offloading steps: the paper's Example 2 step by step, the functional check
+ * of every strategy on random layers, the ILP against the heuristics and against
+ * brute force over all groupings of tiny layers. */
+#include "layer/steps.h"
+
+#include <stdlib.h>
+
+#include "test.h"
+
+static Layer Ts_layer(int cin, int cout, int k, int hout, int wout, int stride) {
+  Layer l = {0};
+  snprintf(l.name, sizeof l.name, "steps-test");
+  l.C = cin; l.K = cout; l.R = l.S = k; l.P = hout; l.Q = wout; l.N = 1;
+  l.stride_h = l.stride_w = stride;
+  l.groups = 1;
+  l.op = -1;
+  return l;
+}
+
+static bool Ts_has(const int *v, int n, int x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* Example 2: input 2x5x5, two 2x3x3 kernels, stride 1, two patches per step,
+ * outputs written back one step later. Step 2 of Row-by-Row computes P02, P10;
+ * of ZigZag P02, P12. The paper lists F_inp, I_slice, W for step 2 element by
+ * element (I_{c,h,w}); we compare pixel by pixel (both channels move together). */
+TEST(example2_row_vs_zigzag) {
+  Layer l = Ts_layer(2, 2, 3, 3, 3, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 2; /* the paper's nb_patches_max_S1 (see below for nbopPE = 120) */
+  StepsPlan row, zig;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &row, &err), SP_OK);
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ZIGZAG, &zig, &err), SP_OK);
+  const Step *r2 = &row.steps[1], *z2 = &zig.steps[1];
+  /* groups */
+  CHECK(r2->npatches == 2 && Ts_has(r2->patches, 2, 2) && Ts_has(r2->patches, 2, 3));
+  CHECK(z2->npatches == 2 && Ts_has(z2->patches, 2, 2) && Ts_has(z2->patches, 2, 5));
+  CHECK(Ts_has(zig.steps[2].patches, 2, 4) && Ts_has(zig.steps[2].patches, 2, 3));
+  /* F_inp: Row frees (0,0),(0,1); ZigZag frees (0..2, 0..1) */
+  CHECK_EQ(r2->nfreed, 2);
+  CHECK(Ts_has(r2->freed, r2->nfreed, 0) && Ts_has(r2->freed, r2->nfreed, 1));
+  CHECK_EQ(z2->nfreed, 6);
+  for (int h = 0; h < 3; h++)
+    for (int w = 0; w < 2; w++) CHECK(Ts_has(z2->freed, z2->nfreed, h * 5 + w));
+  CHECK_EQ(r2->free_in, 4);
+  CHECK_EQ(z2->free_in, 12);
+  /* I_slice: Row loads (0..2, 4) and (3, 0..2); ZigZag (0..2, 4) and (3, 2..4) */
+  CHECK_EQ(r2->nloaded, 6);
+  CHECK_EQ(z2->nloaded, 6);
+  for (int h = 0; h < 3; h++) {
+    CHECK(Ts_has(r2->loaded, 6, h * 5 + 4));
+    CHECK(Ts_has(z2->loaded, 6, h * 5 + 4));
+  }
+  for (int w = 0; w < 3; w++) {
+    CHECK(Ts_has(r2->loaded, 6, 15 + w));
+    CHECK(Ts_has(z2->loaded, 6, 15 + 2 + w));
+  }
+  CHECK_EQ(r2->load_in, 12); /* 12 elements, as listed */
+  CHECK_EQ(r2->load_ker, 0);
+  /* W_2: O_{0..1} of P00 and P01: 4 elements = 2 positions */
+  CHECK_EQ(r2->write_out, 4);
+  CHECK_EQ(z2->write_out, 4);
+  /* M_inp_2: Row 32, ZigZag 24 (elements) */
+  CHECK_EQ(r2->foot_in, 32);
+  CHECK_EQ(z2->foot_in, 24);
+  /* delta(s2) = 6 tl + 2 tw + tacc in the paper's pixel count: 6 loaded positions,
+   * 2 written positions; in elements 12 tl + 4 tw + tacc */
+  CHECK_EQ(r2->nloaded, 6);
+  CHECK_EQ(r2->write_out / 2, 2);
+  o.tl = 100, o.tw = 10, o.tacc = 1;
+  StepsPlan row2;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &row2, &err), SP_OK);
+  CHECK_EQ(row2.steps[1].duration, 12 * 100 + 4 * 10 + 1);
+  StepsPlan_free(&row2);
+  /* both compute the right convolution */
+  CHECK_EQ(Steps_execute(&l, &o, &row, 1, &err), SP_OK);
+  CHECK_EQ(Steps_execute(&l, &o, &zig, 2, &err), SP_OK);
+  StepsPlan_free(&row);
+  StepsPlan_free(&zig);
+  /* nbopPE = 120 gives floor(120 / (2*3*3*2)) = 3 patches per step, not the
+   * paper's 2: the example's figure is kept through group_size */
+  o.group_size = 0;
+  o.nbop_pe = 120;
+  int g = 0;
+  CHECK_EQ(Steps_groupSize(&l, &o, &g, &err), SP_OK);
+  CHECK_EQ(g, 3);
+}
+
+/* Every strategy passes the functional check on random layers (strides, kernel
+ * sizes, channels), and the executor catches a broken plan. */
+TEST(functional_check_every_strategy) {
+  unsigned seed = 7;
+  for (int trial = 0; trial < 12; trial++) {
+    seed = seed * 1103515245u + 12345u;
+    int k = 1 + (int)((seed >> 8) % 3), stride = 1 + (int)((seed >> 11) % 2);
+    int hout = 2 + (int)((seed >> 13) % 3), wout = 2 + (int)((seed >> 16) % 3);
+    Layer l = Ts_layer(1 + (int)((seed >> 19) % 3), 1 + (int)((seed >> 21) % 3), k, hout, wout, stride);
+    StepsOptions o;
+    StepsOptions_init(&o);
+    o.group_size = 1 + (int)((seed >> 24) % 4);
+    o.max_loads = 0;
+    o.time_limit = 1; /* a timeout still yields a plan (the MIP start) to check */
+    for (int s = 0; s < STEPS_STRATEGIES; s++) {
+      StepsPlan p;
+      SpError err;
+      Status st = Steps_plan(&l, &o, (StepsStrategy)s, &p, &err);
+      CHECK_EQ(st, SP_OK);
+      if (st != SP_OK) {
+        printf("  %s: %s\n", Steps_strategyName(s), err.text);
+        continue;
+      }
+      st = Steps_execute(&l, &o, &p, (uint64_t)trial * 31 + (uint64_t)s, &err);
+      if (st != SP_OK) printf("  trial %d %s: %s\n", trial, Steps_strategyName(s), err.text);
+      CHECK_EQ(st, SP_OK);
+      StepsPlan_free(&p);
+    }
+  }
+}
+
+TEST(executor_catches_a_bad_plan) {
+  Layer l = Ts_layer(2, 2, 3, 3, 3, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 2;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
+  /* forget to load one pixel of step 2 */
+  p.steps[1].nloaded--;
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "not on chip");
+  p.steps[1].nloaded++;
+  /* a memory too small */
+  o.size_mem = p.peak - 1;
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "sizeMEM");
+  /* a cancel stops the check */
+  o.size_mem = 0;
+  atomic_int stop = 1;
+  o.cancel = &stop;
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED);
+  StepsPlan_free(&p);
+}
+
+/* Brute force over every assignment of the patches of a tiny layer (3x3 kernel,
+ * stride 1, one channel) to n ordered groups of 1..g patches: the least Eq. 15
+ * objective sum |U_k - U_k-1| + n with at most max_loads loads per pixel (0: none). */
+static int Ts_bruteForce(int hout, int g, int n, int max_loads) {
+  int np = hout * hout, win = hout + 2, best = 1 << 30;
+  long total = 1;
+  for (int i = 0; i < np; i++) total *= n;
+  for (long code = 0; code < total; code++) {
+    uint64_t u[16] = {0};
+    int size[16] = {0};
+    long c = code;
+    for (int i = 0; i < np; i++, c /= n) {
+      int k = (int)(c % n), pi = i / hout, pj = i % hout;
+      size[k]++;
+      for (int h = pi; h < pi + 3; h++)
+        for (int w = pj; w < pj + 3; w++) u[k] |= 1ull << (h * win + w);
+    }
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+      if (size[k] < 1 || size[k] > g) ok = false;
+    if (!ok) continue;
+    int cost = n, loads[64] = {0};
+    for (int k = 0; k < n && ok; k++) {
+      uint64_t fresh = u[k] & ~(k ? u[k - 1] : 0);
+      cost += __builtin_popcountll(fresh);
+      for (int x = 0; x < 64; x++)
+        if (fresh >> x & 1 && ++loads[x] > max_loads && max_loads) ok = false;
+    }
+    if (ok && cost < best) best = cost;
+  }
+  return best;
+}
+
+/* The ILP proves the optimum that brute force finds, on tiny layers, with and
+ * without Eq. 9; its plan costs what the ILP says and computes the convolution. */
+TEST(ilp_matches_brute_force) {
+  static const int cases[][3] = {{4, 2, 2}, {4, 3, 2}, {5, 3, 2}, {5, 5, 2}, {5, 3, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int hin = cases[c][0], g = cases[c][1], max_loads = cases[c][2];
+    int hout = hin - 2, np = hout * hout, n = (np + g - 1) / g;
+    int best = Ts_bruteForce(hout, g, n, max_loads);
+    Layer l = Ts_layer(1, 1, 3, hout, hout, 1);
+    StepsOptions o;
+    StepsOptions_init(&o);
+    o.group_size = g;
+    o.max_loads = max_loads;
+    o.time_limit = 60;
+    StepsPlan p;
+    SpError err;
+    CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+    CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
+    CHECK_EQ(p.objective, best);
+    CHECK_EQ(p.nsteps, n);
+    if (max_loads) CHECK(p.max_loads <= max_loads);
+    CHECK_EQ(Steps_execute(&l, &o, &p, 99, &err), SP_OK);
+    /* never worse than a heuristic that satisfies the same constraints */
+    for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) {
+      StepsPlan h;
+      CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &h, &err), SP_OK);
+      if (!max_loads || h.max_loads <= max_loads) CHECK(p.objective <= h.objective);
+      StepsPlan_free(&h);
+    }
+    StepsPlan_free(&p);
+  }
+}
+
+/* A memory too small for any grouping is reported, not hidden. */
+TEST(ilp_infeasible_memory) {
+  Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 3;
+  o.size_mem = 9 + 9 + 1 - 1; /* kernels 9 + one patch 9 + one output: one short */
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "no grouping");
+}
+
+TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
+          T(ilp_matches_brute_force), T(ilp_infeasible_memory))

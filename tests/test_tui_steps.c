@@ -1,0 +1,116 @@
+/* The steps map and the scheme table as text snapshots (tests/screens/steps_*.txt,
+ * shuttle_*.txt; SPADMAP_UPDATE_SCREENS=1 rewrites them), and the cursor keys. */
+#include "steps_view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "test.h"
+
+static char *Tv_read(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (s) s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+/* The grid's text against tests/screens/NAME.txt. */
+static void Tv_compare(const Grid *g, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/screens/%s.txt", SPADMAP_TEST_DIR, name);
+  char *got = Grid_toText(g);
+  if (getenv("SPADMAP_UPDATE_SCREENS")) {
+    FILE *f = fopen(path, "wb");
+    if (f) fputs(got, f), fclose(f);
+  }
+  char *want = Tv_read(path);
+  CHECK(want != NULL);
+  if (want && strcmp(want, got) != 0) {
+    printf("  %s differs; got:\n%s\n", path, got);
+    CHECK(0);
+  }
+  free(want);
+  free(got);
+}
+
+static Layer Tv_example(void) {
+  Layer l = {0};
+  snprintf(l.name, sizeof l.name, "example2");
+  l.C = 2; l.K = 2; l.R = l.S = 3; l.P = l.Q = 3; l.N = 1;
+  l.stride_h = l.stride_w = 1;
+  l.groups = 1;
+  l.op = -1;
+  return l;
+}
+
+TEST(steps_map_example2) {
+  Layer l = Tv_example();
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 2;
+  static const StepsStrategy strategies[] = {STEPS_ROW, STEPS_ZIGZAG};
+  static const char *const names[] = {"steps_row", "steps_zigzag"};
+  for (int i = 0; i < 2; i++) {
+    StepsPlan p;
+    SpError err;
+    CHECK_EQ(Steps_plan(&l, &o, strategies[i], &p, &err), SP_OK);
+    StepsViewState s = {0};
+    CHECK(StepsView_key(&s, &p, K_RIGHT));
+    CHECK_EQ(s.cursor, 1);
+    Grid *g = Grid_new(80, 24, true);
+    StepsView_draw(g, 0, 0, 80, 24, &p, &s);
+    Tv_compare(g, names[i]);
+    /* the keys stop at the ends */
+    CHECK(StepsView_key(&s, &p, K_END));
+    CHECK(!StepsView_key(&s, &p, K_RIGHT));
+    CHECK_EQ(s.cursor, p.nsteps - 1);
+    CHECK(StepsView_key(&s, &p, K_HOME));
+    CHECK(!StepsView_key(&s, &p, K_LEFT));
+    Grid_free(g);
+    StepsPlan_free(&p);
+  }
+}
+
+/* A longer plan scrolls to keep the cursor in view (ASCII glyphs). */
+TEST(steps_map_scrolls) {
+  Layer l = Tv_example();
+  l.C = 1; l.K = 1; l.P = l.Q = 10;
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 1;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ZIGZAG, &p, &err), SP_OK);
+  StepsViewState s = {0};
+  for (int i = 0; i < 7; i++) StepsView_key(&s, &p, K_PGDN);
+  CHECK_EQ(s.cursor, 70);
+  Grid *g = Grid_new(80, 24, false);
+  StepsView_draw(g, 0, 0, 80, 24, &p, &s);
+  Tv_compare(g, "steps_scroll");
+  Grid_free(g);
+  StepsPlan_free(&p);
+}
+
+TEST(scheme_table_vgg16_c11) {
+  const ShuttlePaperRow *row = &Shuttle_paperVgg16[10];
+  Layer l;
+  ShuttleOptions o;
+  Shuttle_paperLayer(row, &l);
+  Shuttle_paperOptions(row, &o);
+  ShuttleLayer r;
+  SpError err;
+  CHECK_EQ(Shuttle_analyze(&l, &o, &r, &err), SP_OK);
+  Grid *g = Grid_new(90, 14, true);
+  ShuttleView_draw(g, 0, 0, 90, 14, &l, &o, &r);
+  Tv_compare(g, "shuttle_vgg16_c11");
+  Grid_free(g);
+}
+
+TEST_MAIN("tui_steps", T(steps_map_example2), T(steps_map_scrolls), T(scheme_table_vgg16_c11))

@@ -1,0 +1,173 @@
+/* spadmap bench shuttle: SmartShuttle's evaluation under its own analytical model
+ * (Eq. 2): the paper's Table II next to the rule's and the oracle's tilings, and
+ * MACs per DRAM access of VGG16 (batch 3) and AlexNet (batch 4) under IRO-DP,
+ * ORO-DP, WRO-DP, the rule (SmartShuttle) and the adaptive oracle. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "layer/shuttle.h"
+
+static const CliOption BenchShuttle_options[] = {
+  {"--arch", "FILE", "platform (default: the bundled data/arch/smartshuttle.json)"},
+  {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
+  {"--capacity", "RULE", "buffer occupancy: paper (no halo, the default), halo, raw"},
+  {NULL, NULL, NULL},
+};
+
+static const char *BenchShuttle_tiling(const ShuttleTiling *t, char *buf, int n) {
+  snprintf(buf, (size_t)n, "(%lld, %lld, %lld, %lld)", (long long)t->Tm, (long long)t->Tn, (long long)t->Tr,
+           (long long)t->Tc);
+  return buf;
+}
+
+/* Elements to MB (1e6 bytes) at the platform's precision. */
+static double BenchShuttle_mb(double elems, const ShuttleOptions *o) { return elems * o->bytes_per_elem / 1e6; }
+
+static void BenchShuttle_table2(const ShuttleOptions *base) {
+  printf("## VGG16 (Table II's layers, batch 3, its compression rates): the paper's tilings, the rule's, the "
+         "oracle's\n\n");
+  printf("Volumes: MB (16-bit elements x compression rate) under Eq. 2; \"paper V\" is Table II as printed.\n\n");
+  printf("| layer | scheme | paper tiling | paper V | Eq. 2 at paper tiling | fits | rule tiling | Eq. 2 | oracle tiling "
+         "| Eq. 2 |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  double sum_paper[SHUTTLE_SCHEMES + 1] = {0}, sum_eq2[SHUTTLE_SCHEMES + 1] = {0}, sum_rule[SHUTTLE_SCHEMES + 1] = {0},
+         sum_or[SHUTTLE_SCHEMES + 1] = {0};
+  int rule_pick_ok = 0;
+  for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
+    const ShuttlePaperRow *row = &Shuttle_paperVgg16[i];
+    Layer l;
+    ShuttleOptions o;
+    Shuttle_paperLayer(row, &l);
+    Shuttle_paperOptions(row, &o);
+    o.glb_bytes = base->glb_bytes;
+    o.bytes_per_elem = base->bytes_per_elem;
+    o.capacity = base->capacity;
+    ShuttleLayer r;
+    SpError err;
+    if (Shuttle_analyze(&l, &o, &r, &err) != SP_OK) {
+      printf("| %d | %s |\n", i + 1, err.text);
+      continue;
+    }
+    char a[64], b[64], c[64];
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
+      ShuttleVolume pv = Shuttle_volume(&l, &o, (ShuttleScheme)s, &row->tiling[s]);
+      printf("| %d | %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %.1f |\n", i + 1, Shuttle_schemeName(s),
+             BenchShuttle_tiling(&row->tiling[s], a, sizeof a), row->volume[s], BenchShuttle_mb(pv.total, &o),
+             Shuttle_fits(&l, &o, &row->tiling[s]) ? "yes" : "no", BenchShuttle_tiling(&r.rule_tiling[s], b, sizeof b),
+             BenchShuttle_mb(r.rule_vol[s].total, &o), BenchShuttle_tiling(&r.oracle_tiling[s], c, sizeof c),
+             BenchShuttle_mb(r.oracle_vol[s].total, &o));
+      sum_paper[s] += row->volume[s];
+      sum_eq2[s] += BenchShuttle_mb(pv.total, &o);
+      sum_rule[s] += BenchShuttle_mb(r.rule_vol[s].total, &o);
+      sum_or[s] += BenchShuttle_mb(r.oracle_vol[s].total, &o);
+    }
+    ShuttleScheme rs = r.rule_scheme;
+    ShuttleVolume pv = Shuttle_volume(&l, &o, row->scheme, &row->tiling[row->scheme]);
+    printf("| %d | **pick**: paper %s, rule %s, oracle %s | | %.1f | %.1f | | | %.1f | | %.1f |\n", i + 1,
+           Shuttle_schemeName(row->scheme), Shuttle_schemeName(rs), Shuttle_schemeName(r.oracle_scheme),
+           row->volume_s, BenchShuttle_mb(pv.total, &o), BenchShuttle_mb(r.rule_vol[rs].total, &o),
+           BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &o));
+    if (rs == row->scheme) rule_pick_ok++;
+    sum_paper[SHUTTLE_SCHEMES] += row->volume_s;
+    sum_eq2[SHUTTLE_SCHEMES] += BenchShuttle_mb(pv.total, &o);
+    sum_rule[SHUTTLE_SCHEMES] += BenchShuttle_mb(r.rule_vol[rs].total, &o);
+    sum_or[SHUTTLE_SCHEMES] += BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &o);
+  }
+  printf("\n| total | paper V | Eq. 2 at paper tilings | rule | oracle |\n|---|---|---|---|---|\n");
+  for (int s = 0; s <= SHUTTLE_SCHEMES; s++)
+    printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", s < SHUTTLE_SCHEMES ? Shuttle_schemeName(s) : "SmartShuttle (pick)",
+           sum_paper[s], sum_eq2[s], sum_rule[s], sum_or[s]);
+  printf("\nTable I's pick = the paper's RS column on %d of 13 layers.\n\n", rule_pick_ok);
+}
+
+static int BenchShuttle_net(const char *dir, const char *name, int64_t batch, const ShuttleOptions *o,
+                            double paper_ss, double paper_eyeriss) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s.json", dir, name);
+  Net *net = Cli_loadNet(path);
+  if (!net) return 1;
+  ShuttleNet sn;
+  SpError err;
+  double t0 = Clock_now();
+  Status st = Shuttle_network(net, batch, o, &sn, &err);
+  double secs = Clock_now() - t0;
+  if (st != SP_OK) {
+    fprintf(stderr, "spadmap bench shuttle: %s: %s\n", name, err.text);
+    Net_free(net);
+    return 1;
+  }
+  printf("## %s, batch %lld, compression free (gamma = 1), %lld-byte buffer\n\n", name, (long long)batch,
+         (long long)o->glb_bytes);
+  printf("| layer | (M, N, R, C, K, S) | rule | rule tiling | oracle | oracle tiling | ifm MB | ofm MB | wght MB | "
+         "total MB |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int i = 0; i < sn.nlayers; i++) {
+    const Layer *l = &sn.layers[i];
+    const ShuttleLayer *r = &sn.results[i];
+    const ShuttleVolume *v = &r->oracle_vol[r->oracle_scheme];
+    char a[64], b[64];
+    printf("| %s | (%lld, %lld, %lld, %lld, %lld, %d) | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f |\n", l->name,
+           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
+           Shuttle_schemeName(r->rule_scheme), BenchShuttle_tiling(&r->rule_tiling[r->rule_scheme], a, sizeof a),
+           Shuttle_schemeName(r->oracle_scheme), BenchShuttle_tiling(&r->oracle_tiling[r->oracle_scheme], b, sizeof b),
+           BenchShuttle_mb(v->in, o), BenchShuttle_mb(v->out, o), BenchShuttle_mb(v->wt, o),
+           BenchShuttle_mb(v->total, o));
+  }
+  printf("\n| policy | ifm MB | ofm MB | wght MB | total MB | MACs / DRAM access |\n|---|---|---|---|---|---|\n");
+  int best_fixed = 0;
+  for (int p = 0; p < SHUTTLE_POLICIES; p++) {
+    const ShuttleVolume *v = &sn.total[p];
+    printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Shuttle_policyName(p), BenchShuttle_mb(v->in, o),
+           BenchShuttle_mb(v->out, o), BenchShuttle_mb(v->wt, o), BenchShuttle_mb(v->total, o),
+           ShuttleNet_macsPerAccess(&sn, p));
+    if (p < SHUTTLE_SCHEMES && sn.total[p].total < sn.total[best_fixed].total) best_fixed = p;
+  }
+  double ad = ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE), fx = ShuttleNet_macsPerAccess(&sn, best_fixed);
+  printf("\n%lld MACs in %d conv layers; adaptive (oracle) %.1f vs best fixed scheme %s %.1f MACs/access: %+.1f %%; "
+         "the rule reaches %.1f. Paper (with compression, its simulator): SmartShuttle %.1f, Eyeriss %.1f. "
+         "Oracle search %.2f s.\n\n",
+         (long long)sn.macs, sn.nlayers, ad, Shuttle_policyName(best_fixed), fx, 100.0 * (ad / fx - 1),
+         ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_RULE), paper_ss, paper_eyeriss, secs);
+  ShuttleNet_free(&sn);
+  Net_free(net);
+  return 0;
+}
+
+static int BenchShuttle_run(int argc, char **argv) {
+  const CliCommand *c = &Cli_benchShuttle;
+  CliArgs a;
+  int rc = Cli_parse(c, argc, argv, 0, 0, &a);
+  if (rc >= 0) return rc;
+  const char *arch_path = Cli_value(c, &a, "--arch") ? Cli_value(c, &a, "--arch") : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
+  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  const char *cap = Cli_value(c, &a, "--capacity");
+  if (cap) {
+    if (!strcmp(cap, "paper")) o.capacity = SHUTTLE_CAP_PAPER;
+    else if (!strcmp(cap, "halo")) o.capacity = SHUTTLE_CAP_HALO;
+    else if (!strcmp(cap, "raw")) o.capacity = SHUTTLE_CAP_RAW;
+    else {
+      fprintf(stderr, "spadmap bench shuttle: --capacity must be paper, halo or raw, not '%s'\n", cap);
+      return EXIT_USAGE;
+    }
+  }
+  Arch arch;
+  SpError err;
+  if (Arch_load(arch_path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
+    fprintf(stderr, "spadmap bench shuttle: %s\n", err.text);
+    return EXIT_INVALID;
+  }
+  printf("# SmartShuttle under Eq. 2: %s (%lld-byte buffer, %d-byte elements), capacity rule %s\n\n", arch.name,
+         (long long)o.glb_bytes, o.bytes_per_elem, cap ? cap : "paper");
+  BenchShuttle_table2(&o);
+  int bad = BenchShuttle_net(dir, "vgg16", 3, &o, 434.8, 285.7);
+  bad += BenchShuttle_net(dir, "alexnet", 4, &o, 526.3, 344.8);
+  return bad ? EXIT_INVALID : EXIT_OK;
+}
+
+const CliCommand Cli_benchShuttle = {
+    "bench shuttle", "[options]",
+    "SmartShuttle: Table II (paper, rule, oracle tilings) and MACs per DRAM access of VGG16 and AlexNet.",
+    BenchShuttle_options, BenchShuttle_run};

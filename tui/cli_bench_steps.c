@@ -1,0 +1,147 @@
+/* spadmap bench steps: the offloading-steps paper's ILP experiment (Section 7.3):
+ * a 3x3 kernel, stride 1, one channel, one kernel, inputs 4x4 .. 12x12, groups of
+ * 2 .. 10 patches; the duration delta = sum |I_slice| + n (tl = tacc = 1) of
+ * Row-by-Row, ZigZag, S1-baseline and the ILP (GLPK, time limit per solve). Every
+ * plan also runs through the functional check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "layer/steps.h"
+
+static const CliOption BenchSteps_options[] = {
+  {"--time-limit", "SECONDS", "time limit of each ILP solve (default 10)"},
+  {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
+  {"--groups", "LO-HI", "patches per step (default 2-10)"},
+  {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
+  {"--csv", NULL, "print CSV instead of a table"},
+  {NULL, NULL, NULL},
+};
+
+static int BenchSteps_int(const char *s, const char *what, int lo, int hi, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+    fprintf(stderr, "spadmap bench steps: %s must be an integer in %d..%d, not '%s'\n", what, lo, hi, s);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* "LO-HI" within [min, max]. */
+static int BenchSteps_range(const char *s, const char *what, int min, int max, int *lo, int *hi) {
+  char *end;
+  long a = strtol(s, &end, 10), b = a;
+  if (*end == '-') b = strtol(end + 1, &end, 10);
+  if (*s == '\0' || *end != '\0' || a < min || b > max || a > b) {
+    fprintf(stderr, "spadmap bench steps: %s must be LO-HI within %d-%d, not '%s'\n", what, min, max, s);
+    return -1;
+  }
+  *lo = (int)a, *hi = (int)b;
+  return 0;
+}
+
+static int BenchSteps_run(int argc, char **argv) {
+  const CliCommand *c = &Cli_benchSteps;
+  CliArgs a;
+  int rc = Cli_parse(c, argc, argv, 0, 0, &a);
+  if (rc >= 0) return rc;
+  int limit = 10, max_loads = 2;
+  if (Cli_value(c, &a, "--time-limit") && BenchSteps_int(Cli_value(c, &a, "--time-limit"), "--time-limit", 1, 86400, &limit))
+    return EXIT_USAGE;
+  if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
+    return EXIT_USAGE;
+  bool csv = Cli_value(c, &a, "--csv");
+  int hin_min = 4, hin_max = 12, g_min = 2, g_max = 10;
+  if (Cli_value(c, &a, "--inputs") && BenchSteps_range(Cli_value(c, &a, "--inputs"), "--inputs", 3, 40, &hin_min, &hin_max))
+    return EXIT_USAGE;
+  if (Cli_value(c, &a, "--groups") && BenchSteps_range(Cli_value(c, &a, "--groups"), "--groups", 1, 100, &g_min, &g_max))
+    return EXIT_USAGE;
+  if (csv) printf("input,group,steps,s1,row,zigzag,ilp,status,seconds,bound,gain_pct,max_loads_row,max_loads_zigzag,functional\n");
+  else {
+    printf("# Offloading steps: duration delta = sum |I_slice| + n (tl = tacc = 1), 3x3 kernel, stride 1\n");
+    printf("# ILP: GLPK %s, %d s per solve, n = Kmin groups, at most %d loads per pixel%s\n\n", Ilp_version(), limit,
+           max_loads, max_loads ? "" : " (no bound)");
+    printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  }
+  int total = 0, optimal = 0, failed = 0, better = 0;
+  double worst = 0, best_gain = 0;
+  for (int hin = hin_min; hin <= hin_max; hin++)
+    for (int g = g_min; g <= g_max; g++) {
+      Layer l = {0};
+      snprintf(l.name, sizeof l.name, "%dx%d", hin, hin);
+      l.C = l.K = 1;
+      l.R = l.S = 3;
+      l.P = l.Q = hin - 2;
+      l.N = 1;
+      l.stride_h = l.stride_w = 1;
+      l.groups = 1;
+      l.op = -1;
+      StepsOptions o;
+      StepsOptions_init(&o);
+      o.group_size = g;
+      o.max_loads = max_loads;
+      o.time_limit = limit;
+      StepsPlan p[STEPS_STRATEGIES];
+      Status st[STEPS_STRATEGIES];
+      SpError err;
+      bool ok = true;
+      for (int s = 0; s < STEPS_STRATEGIES; s++) {
+        st[s] = Steps_plan(&l, &o, (StepsStrategy)s, &p[s], &err);
+        if (st[s] != SP_OK) {
+          fprintf(stderr, "%dx%d G=%d %s: %s\n", hin, hin, g, Steps_strategyName((StepsStrategy)s), err.text);
+          ok = false;
+          continue;
+        }
+        if (Steps_execute(&l, &o, &p[s], 1234 + (uint64_t)s, &err) != SP_OK) {
+          fprintf(stderr, "%dx%d G=%d %s: functional check: %s\n", hin, hin, g, Steps_strategyName((StepsStrategy)s),
+                  err.text);
+          ok = false;
+        }
+      }
+      total++;
+      if (!ok) failed++;
+      int64_t heur = -1;
+      for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) /* the best that keeps Eq. 9, as the ILP must */
+        if (st[s] == SP_OK && (!max_loads || p[s].max_loads <= max_loads) && (heur < 0 || p[s].objective < heur))
+          heur = p[s].objective;
+      const StepsPlan *ip = st[STEPS_ILP] == SP_OK ? &p[STEPS_ILP] : NULL;
+      double gain = ip && heur > 0 ? 100.0 * (double)(heur - ip->objective) / (double)heur : 0;
+      if (ip && ip->ilp_status == ILP_OPTIMAL) optimal++;
+      if (ip && heur > 0 && ip->objective < heur) better++;
+      if (ip && ip->ilp_seconds > worst) worst = ip->ilp_seconds;
+      if (gain > best_gain) best_gain = gain;
+      const char *status = ip ? IlpStatus_name(ip->ilp_status) : "error";
+#define OBJ(s) (st[s] == SP_OK ? (long long)p[s].objective : -1LL)
+      if (csv)
+        printf("%d,%d,%d,%lld,%lld,%lld,%lld,%s,%.2f,%.0f,%.1f,%d,%d,%s\n", hin, g, ip ? ip->nsteps : 0, OBJ(0), OBJ(1),
+               OBJ(2), OBJ(3), status, ip ? ip->ilp_seconds : 0, ip ? ip->ilp_bound : -1, gain,
+               st[1] == SP_OK ? p[1].max_loads : 0, st[2] == SP_OK ? p[2].max_loads : 0, ok ? "ok" : "FAIL");
+      else
+        printf("| %dx%d | %d | %d | %lld | %lld%s | %lld%s | %lld | %lld | %s | %.0f | %.2f | %.1f %% |\n", hin, hin, g,
+               ip ? ip->nsteps : 0, OBJ(0), OBJ(1), st[1] == SP_OK && max_loads && p[1].max_loads > max_loads ? "*" : "",
+               OBJ(2), st[2] == SP_OK && max_loads && p[2].max_loads > max_loads ? "*" : "",
+               ip ? (long long)ip->warm_objective : -1LL, OBJ(3), status, ip ? ip->ilp_bound : -1,
+               ip ? ip->ilp_seconds : 0, gain);
+#undef OBJ
+      fflush(stdout);
+      for (int s = 0; s < STEPS_STRATEGIES; s++)
+        if (st[s] == SP_OK) StepsPlan_free(&p[s]);
+    }
+  if (!csv) {
+    printf("\n* the heuristic loads some pixel more than %d times (breaks Eq. 9; the ILP may not)\n", max_loads);
+    printf("MIP start: the best of Row-by-Row, ZigZag and the strip snakes that keeps Eq. 9 (-1: none does)\n");
+    printf("\nproven optimal: %d of %d within %d s (slowest solve %.2f s); ILP better than both heuristics on %d; "
+           "largest gain %.1f %%; functional check failed on %d\n",
+           optimal, total, limit, worst, better, best_gain, failed);
+  }
+  return failed ? EXIT_INVALID : EXIT_OK;
+}
+
+const CliCommand Cli_benchSteps = {
+    "bench steps", "[options]",
+    "The offloading-steps ILP experiment: Row-by-Row, ZigZag, S1 and the ILP on inputs 4x4..12x12, groups 2..10.",
+    BenchSteps_options, BenchSteps_run};

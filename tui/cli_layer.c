@@ -1,0 +1,303 @@
+/* spadmap layers NET: a network's unique layers in CoSA's naming.
+ * spadmap layer (NET OP | LAYER) --arch ARCH --method M: one layer mapped onto an
+ * architecture by a method from the engine's table (engine/layer/layer_map.c:
+ * adding a row there adds a --method value here, nothing else). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_layer.h"
+#include "cli_layer_shuttle.h"
+#include "shuttle_methods.h"
+#include "layer/layer_map.h"
+
+static const CliOption Layers_options[] = {
+  {"--json", NULL, "print a JSON array instead of a table"},
+  {NULL, NULL, NULL},
+};
+
+static int Layers_run(int argc, char **argv) {
+  CliArgs a;
+  int rc = Cli_parse(&Cli_layers, argc, argv, 1, 1, &a);
+  if (rc >= 0) return rc;
+  Net *net = Cli_loadNet(a.pos[0]);
+  if (!net) return EXIT_INVALID;
+  Layer *u;
+  int *count, n;
+  SpError err;
+  if (Layer_unique(net, &u, &count, &n, &err)) {
+    fprintf(stderr, "spadmap: %s\n", err.text);
+    Net_free(net);
+    return EXIT_INVALID;
+  }
+  bool json = Cli_value(&Cli_layers, &a, "--json") != NULL;
+  cJSON *arr = json ? cJSON_CreateArray() : NULL;
+  if (!json) printf("%-18s %5s %4s %4s %4s %5s %5s %3s %6s %5s %14s  %s\n", "layer", "R", "S", "P", "Q", "C", "K", "N",
+                    "groups", "count", "MACs", "first op");
+  for (int i = 0; i < n; i++) {
+    char name[64], macs[32];
+    Layer_cosaName(&u[i], name, sizeof name);
+    if (json) {
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "name", name);
+      const char *keys[] = {"R", "S", "P", "Q", "C", "K", "N"};
+      int64_t v[] = {u[i].R, u[i].S, u[i].P, u[i].Q, u[i].C, u[i].K, u[i].N};
+      for (int k = 0; k < 7; k++) cJSON_AddNumberToObject(o, keys[k], (double)v[k]);
+      cJSON_AddNumberToObject(o, "stride", u[i].stride_h);
+      cJSON_AddNumberToObject(o, "groups", u[i].groups);
+      cJSON_AddNumberToObject(o, "count", count[i]);
+      cJSON_AddStringToObject(o, "op", u[i].name);
+      cJSON_AddItemToArray(arr, o);
+    } else {
+      printf("%-18s %5lld %4lld %4lld %4lld %5lld %5lld %3lld %6d %5d %14s  %s\n", name, (long long)u[i].R,
+             (long long)u[i].S, (long long)u[i].P, (long long)u[i].Q, (long long)u[i].C, (long long)u[i].K,
+             (long long)u[i].N, u[i].groups, count[i], Cli_count(Layer_macs(&u[i]), macs, sizeof macs), u[i].name);
+    }
+  }
+  if (json) {
+    char *s = cJSON_Print(arr);
+    printf("%s\n", s);
+    cJSON_free(s);
+    cJSON_Delete(arr);
+  } else {
+    int ops = 0;
+    for (int i = 0; i < n; i++) ops += count[i];
+    printf("\n%d unique layers (CoSA naming R_P_C_K_stride) among %d convolution/matmul ops of %s\n", n, ops,
+           net->name);
+  }
+  free(u);
+  free(count);
+  Net_free(net);
+  return EXIT_OK;
+}
+
+const CliCommand Cli_layers = {"layers", "NET", "A network's unique convolution/matmul layers in CoSA's naming.",
+                               Layers_options, Layers_run};
+
+static const CliOption Layer_options[] = {
+  {"--arch", "ARCH", "architecture file, or a bundled name (default cosa_baseline; see data/arch)"},
+  {"--method", "M", "mapper (see --list; default cosa)"},
+  {"--objective", "O", "latency, energy or edp: what random/exhaustive call best (default latency)"},
+  {"--samples", "N", "random: valid mappings to draw (default 5, the paper's Random)"},
+  {"--seed", "N", "random: generator seed (default 1)"},
+  {"--time-limit", "S", "seconds for the MIP / search (default 10)"},
+  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
+  {"--list", NULL, "list the methods"},
+  {"--json", NULL, "print a JSON object"},
+  CLI_LAYER_SHUTTLE_OPTIONS
+  {NULL, NULL, NULL},
+};
+
+Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err) {
+  if (!name) name = "cosa_baseline";
+  if (strchr(name, '/') || strstr(name, ".json") || access(name, F_OK) == 0) return Arch_load(name, arch, err);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, name);
+  return Arch_load(path, arch, err);
+}
+
+static bool Layer_parseLong(const char *s, long lo, long hi, long *out) {
+  char *e;
+  long v = strtol(s, &e, 10);
+  if (e == s || *e || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o) {
+  LayerMapOptions_init(o);
+  const char *v;
+  long x;
+  if ((v = Cli_value(cmd, a, "--objective")) && !LayerObjective_parse(v, &o->objective)) {
+    fprintf(stderr, "spadmap %s: --objective \"%s\": expected latency, energy or edp\n", cmd->name, v);
+    return EXIT_USAGE;
+  }
+  if ((v = Cli_value(cmd, a, "--samples"))) {
+    if (!Layer_parseLong(v, 1, 100000000, &x)) {
+      fprintf(stderr, "spadmap %s: --samples \"%s\": expected an integer in 1..100000000\n", cmd->name, v);
+      return EXIT_USAGE;
+    }
+    o->samples = x;
+  }
+  if ((v = Cli_value(cmd, a, "--seed"))) {
+    if (!Layer_parseLong(v, 0, 2000000000, &x)) {
+      fprintf(stderr, "spadmap %s: --seed \"%s\": expected a non-negative integer\n", cmd->name, v);
+      return EXIT_USAGE;
+    }
+    o->seed = (uint64_t)x;
+  }
+  if ((v = Cli_value(cmd, a, "--time-limit"))) {
+    char *e;
+    o->time_limit = strtod(v, &e);
+    if (e == v || *e || !(o->time_limit > 0) || o->time_limit > 1e6) {
+      fprintf(stderr, "spadmap %s: --time-limit \"%s\": expected seconds > 0\n", cmd->name, v);
+      return EXIT_USAGE;
+    }
+  }
+  if ((v = Cli_value(cmd, a, "--weights"))) {
+    double w[4] = {0, 0, 0, 0};
+    char tail;
+    int k = sscanf(v, "%lf,%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &w[3], &tail);
+    if ((k != 3 && k != 4) || w[0] < 0 || w[1] < 0 || w[2] < 0 || w[3] < 0 || w[0] > 1e6 || w[1] > 1e6 ||
+        w[2] > 1e6 || w[3] > 1e6) {
+      fprintf(stderr, "spadmap %s: --weights \"%s\": expected non-negative numbers U,C,T or U,C,T,L\n", cmd->name,
+              v);
+      return EXIT_USAGE;
+    }
+    o->w_util = w[0];
+    o->w_comp = w[1];
+    o->w_traf = w[2];
+    o->w_lat = w[3];
+  }
+  return -1;
+}
+
+static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapResult *r) {
+  const Cost *c = &r->cost;
+  char b1[32], b2[32];
+  printf("\n%-10s %12s %12s %12s %12s %10s %14s %12s\n", "level", "W tile", "I tile", "O tile", "used", "capacity",
+         "bytes moved", "cycles");
+  for (int i = arch->nlevels - 1; i >= 0; i--) {
+    char tiles[3][24];
+    for (int v = 0; v < OPND_COUNT; v++) {
+      if (Arch_holds(arch, i, (Operand)v)) snprintf(tiles[v], sizeof tiles[v], "%lld", (long long)c->tile[i][v]);
+      else snprintf(tiles[v], sizeof tiles[v], "-");
+    }
+    printf("%-10s %12s %12s %12s %12s %10s %14.4g %12.4g%s\n", arch->level[i].name, tiles[0], tiles[1], tiles[2],
+           Cli_bytes(c->used[i], b1, sizeof b1),
+           arch->level[i].capacity ? Cli_bytes(arch->level[i].capacity, b2, sizeof b2) : "unbounded",
+           c->level_bytes[i], c->transfer_cycles[i], c->bound_by == i ? "  <- bound" : "");
+  }
+  (void)l;
+  printf("\nlatency      %.6g cycles (%s-bound)\n", c->latency,
+         c->bound_by < 0 ? "compute" : arch->level[c->bound_by].name);
+  printf("compute      %.6g cycles, utilisation %.1f%% of %lld MACs\n", c->compute_cycles, 100 * c->utilization,
+         (long long)arch->macs);
+  printf("energy       %.6g pJ (%.3f pJ/MAC)\n", c->energy_pj, c->energy_pj / c->macs);
+  printf("DRAM traffic %.6g bytes\n", c->dram_bytes);
+}
+
+cJSON *CliLayer_resultJSON(const Arch *arch, const Layer *l, const char *method, const LayerMapResult *r) {
+  cJSON *o = cJSON_CreateObject();
+  char name[64];
+  cJSON_AddStringToObject(o, "layer", Layer_cosaName(l, name, sizeof name));
+  cJSON_AddStringToObject(o, "op", l->name);
+  cJSON_AddStringToObject(o, "arch", arch->name);
+  cJSON_AddStringToObject(o, "method", method);
+  cJSON_AddStringToObject(o, "note", r->note);
+  cJSON_AddNumberToObject(o, "seconds", r->seconds);
+  cJSON_AddNumberToObject(o, "latency_cycles", r->cost.latency);
+  cJSON_AddNumberToObject(o, "compute_cycles", r->cost.compute_cycles);
+  cJSON_AddNumberToObject(o, "energy_pj", r->cost.energy_pj);
+  cJSON_AddNumberToObject(o, "dram_bytes", r->cost.dram_bytes);
+  cJSON_AddNumberToObject(o, "utilization", r->cost.utilization);
+  cJSON_AddStringToObject(o, "bound_by", r->cost.bound_by < 0 ? "compute" : arch->level[r->cost.bound_by].name);
+  cJSON *levels = cJSON_AddArrayToObject(o, "levels");
+  for (int i = 0; i < arch->nlevels; i++) {
+    cJSON *lv = cJSON_CreateObject();
+    cJSON_AddStringToObject(lv, "name", arch->level[i].name);
+    cJSON *t = cJSON_AddObjectToObject(lv, "temporal"), *s = cJSON_AddObjectToObject(lv, "spatial");
+    for (int d = 0; d < DIM_COUNT; d++) {
+      if (r->map.t[i][d] > 1) cJSON_AddNumberToObject(t, Dim_name((Dim)d), (double)r->map.t[i][d]);
+      if (r->map.s[i][d] > 1) cJSON_AddNumberToObject(s, Dim_name((Dim)d), (double)r->map.s[i][d]);
+    }
+    char order[DIM_COUNT + 1];
+    for (int k = 0; k < DIM_COUNT; k++) order[k] = Dim_name((Dim)r->map.order[i][k])[0];
+    order[DIM_COUNT] = 0;
+    cJSON_AddStringToObject(lv, "order_inner_first", order);
+    cJSON_AddNumberToObject(lv, "used_bytes", (double)r->cost.used[i]);
+    cJSON_AddNumberToObject(lv, "capacity_bytes", (double)arch->level[i].capacity);
+    cJSON_AddNumberToObject(lv, "bytes_moved", r->cost.level_bytes[i]);
+    cJSON_AddNumberToObject(lv, "transfer_cycles", r->cost.transfer_cycles[i]);
+    cJSON_AddItemToArray(levels, lv);
+  }
+  return o;
+}
+
+static int Layer_run(int argc, char **argv) {
+  CliArgs a;
+  int rc = Cli_parse(&Cli_layer, argc, argv, 0, 2, &a);
+  if (rc >= 0) return rc;
+  if (Cli_value(&Cli_layer, &a, "--list")) {
+    for (int i = 0; i < LayerMap_nmethods; i++)
+      printf("%-14s %s\n", LayerMap_methods[i].name, LayerMap_methods[i].help);
+    for (int i = 0; ShuttleMethod_names[i]; i++) printf("%-14s %s\n", ShuttleMethod_names[i], ShuttleMethod_help[i]);
+    return EXIT_OK;
+  }
+  if (a.npos < 1) {
+    fprintf(stderr, "spadmap layer: missing arguments (usage: spadmap layer %s)\n", Cli_layer.args);
+    return EXIT_USAGE;
+  }
+  LayerMapOptions opt;
+  if ((rc = CliLayer_options(&Cli_layer, &a, &opt)) >= 0) return rc;
+  const char *mname = Cli_value(&Cli_layer, &a, "--method") ? Cli_value(&Cli_layer, &a, "--method") : "cosa";
+  const LayerMethod *method = LayerMap_find(mname);
+  bool shuttle = ShuttleMethod_known(mname); /* SmartShuttle, steps: cli_layer_shuttle.c */
+  if (!method && !shuttle) {
+    fprintf(stderr, "spadmap layer: unknown method \"%s\" (one of:", mname);
+    for (int i = 0; i < LayerMap_nmethods; i++) fprintf(stderr, " %s", LayerMap_methods[i].name);
+    for (int i = 0; ShuttleMethod_names[i]; i++) fprintf(stderr, " %s", ShuttleMethod_names[i]);
+    fprintf(stderr, ")\n");
+    return EXIT_USAGE;
+  }
+  Arch arch;
+  SpError err = {0};
+  if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
+    fprintf(stderr, "spadmap: %s\n", err.text);
+    return EXIT_INVALID;
+  }
+  Layer layer;
+  if (a.npos == 2) {
+    Net *net = Cli_loadNet(a.pos[0]);
+    if (!net) return EXIT_INVALID;
+    int op = Net_findOp(net, a.pos[1]);
+    if (op < 0) {
+      fprintf(stderr, "spadmap layer: %s: no op named \"%s\"\n", a.pos[0], a.pos[1]);
+      Net_free(net);
+      return EXIT_INVALID;
+    }
+    Status st = Layer_fromOp(net, op, &layer, &err);
+    Net_free(net);
+    if (st) {
+      fprintf(stderr, "spadmap layer: %s\n", err.text);
+      return EXIT_INVALID;
+    }
+  } else if (Layer_parse(a.pos[0], &layer, &err)) {
+    fprintf(stderr, "spadmap layer: %s\n", err.text);
+    return EXIT_USAGE;
+  }
+  if (shuttle) return CliLayerShuttle_run(&Cli_layer, &a, mname, &layer);
+  LayerMapResult r;
+  Status st = method->fn(&arch, &layer, &opt, &r, &err);
+  if (st) {
+    fprintf(stderr, "spadmap layer: %s\n", err.text);
+    return EXIT_INVALID;
+  }
+  if (Cli_value(&Cli_layer, &a, "--json")) {
+    cJSON *o = CliLayer_resultJSON(&arch, &layer, method->name, &r);
+    char *s = cJSON_Print(o);
+    printf("%s\n", s);
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return EXIT_OK;
+  }
+  char name[64];
+  printf("layer   %s  (%s; R=%lld S=%lld P=%lld Q=%lld C=%lld K=%lld N=%lld stride %d, groups %d)\n",
+         Layer_cosaName(&layer, name, sizeof name), layer.name, (long long)layer.R, (long long)layer.S,
+         (long long)layer.P, (long long)layer.Q, (long long)layer.C, (long long)layer.K, (long long)layer.N,
+         layer.stride_h, layer.groups);
+  printf("arch    %s\nmethod  %s: %s (%.3f s)\n\n", arch.name, method->name, r.note, r.seconds);
+  char nest[8192];
+  LayerMap_nestText(&arch, &r.map, nest, sizeof nest);
+  fputs(nest, stdout);
+  Layer_printCosts(&arch, &layer, &r);
+  return EXIT_OK;
+}
+
+const CliCommand Cli_layer = {"layer", "(NET OP | R_P_C_K_stride | R=..,S=..,...) [--arch ARCH] [--method M]",
+                              "Map one layer onto an architecture: loop nest, tiles, latency, energy, traffic.",
+                              Layer_options, Layer_run};

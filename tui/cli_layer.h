@@ -1,0 +1,17 @@
+/* cli_layer: what `layer` and `bench layer` share (architecture lookup, options). */
+#ifndef SPADMAP_CLI_LAYER_H
+#define SPADMAP_CLI_LAYER_H
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "layer/layer_map.h"
+
+/* A path, or a bundled name ("cosa_4xpe" -> data/arch/cosa_4xpe.json); NULL: the baseline. */
+Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err);
+/* --objective/--samples/--seed/--time-limit/--weights into o; an exit code on a
+ * usage error (message printed), else -1. */
+int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o);
+cJSON *CliLayer_resultJSON(const Arch *arch, const Layer *l, const char *method, const LayerMapResult *r);
+
+#endif

@@ -1,0 +1,79 @@
+/* cli_layer_shuttle: `spadmap layer ... --method smartshuttle|steps-*`: the
+ * options of these methods; the work is in shuttle_methods.c (TUI library). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_layer_shuttle.h"
+#include "layer/layer.h"
+#include "shuttle_methods.h"
+
+static int LayerSteps_num(const char *s, const char *what, long long lo, long long hi, long long *out) {
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+    fprintf(stderr, "spadmap layer: %s must be an integer in %lld..%lld, not '%s'\n", what, lo, hi, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *method, Layer *l) {
+  const CliArgs *a = ap;
+  ShuttleMethodOptions o;
+  ShuttleMethodOptions_init(&o);
+  long long v;
+  if (Cli_value(c, a, "--size-mem")) {
+    if (LayerSteps_num(Cli_value(c, a, "--size-mem"), "--size-mem", 1, 1LL << 50, &v)) return EXIT_USAGE;
+    o.size_mem = v;
+  }
+  if (Cli_value(c, a, "--nbop-pe")) {
+    if (LayerSteps_num(Cli_value(c, a, "--nbop-pe"), "--nbop-pe", 1, 1LL << 50, &v)) return EXIT_USAGE;
+    o.nbop_pe = v;
+    o.group_size = 0;
+  }
+  if (Cli_value(c, a, "--group-size")) {
+    if (LayerSteps_num(Cli_value(c, a, "--group-size"), "--group-size", 1, 1 << 20, &v)) return EXIT_USAGE;
+    o.group_size = (int)v;
+  }
+  if (Cli_value(c, a, "--max-loads")) {
+    if (LayerSteps_num(Cli_value(c, a, "--max-loads"), "--max-loads", 0, 1000, &v)) return EXIT_USAGE;
+    o.max_loads = (int)v;
+  }
+  if (Cli_value(c, a, "--time-limit")) {
+    char *end;
+    double t = strtod(Cli_value(c, a, "--time-limit"), &end);
+    if (*end || !(t > 0)) {
+      fprintf(stderr, "spadmap %s: --time-limit must be a positive number of seconds\n", c->name);
+      return EXIT_USAGE;
+    }
+    o.time_limit = t;
+  }
+  if (Cli_value(c, a, "--cycles")) {
+    long long t[3];
+    char tail;
+    if (sscanf(Cli_value(c, a, "--cycles"), "%lld,%lld,%lld%c", &t[0], &t[1], &t[2], &tail) != 3 || t[0] < 0 ||
+        t[1] < 0 || t[2] < 0 || t[0] > 1000000000 || t[1] > 1000000000 || t[2] > 1000000000) {
+      fprintf(stderr, "spadmap %s: --cycles must be TL,TW,TACC (three integers 0..1e9), not '%s'\n", c->name,
+              Cli_value(c, a, "--cycles"));
+      return EXIT_USAGE;
+    }
+    o.tl = t[0], o.tw = t[1], o.tacc = t[2];
+  }
+  if (Cli_value(c, a, "--batch")) {
+    if (LayerSteps_num(Cli_value(c, a, "--batch"), "--batch", 1, 1 << 20, &v)) return EXIT_USAGE;
+    l->N = v;
+  }
+  const char *arch = Cli_value(c, a, "--arch");
+  char path[1024];
+  if (arch && !strchr(arch, '/') && !strstr(arch, ".json")) { /* a bundled name */
+    snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, arch);
+    arch = path;
+  }
+  o.arch_path = arch;
+  o.capacity = Cli_value(c, a, "--capacity");
+  o.all_steps = Cli_value(c, a, "--all") != NULL;
+  o.json = Cli_value(c, a, "--json") != NULL;
+  return ShuttleMethod_run(method, l, &o, stdout);
+}

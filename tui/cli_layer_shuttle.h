@@ -1,0 +1,25 @@
+/* cli_layer_shuttle: the SmartShuttle and offloading-steps methods of
+ * `spadmap layer` (smartshuttle, steps-*): their options and the run. */
+#ifndef SPADMAP_CLI_LAYER_SHUTTLE_H
+#define SPADMAP_CLI_LAYER_SHUTTLE_H
+
+#include "cli.h"
+#include "layer/layer.h"
+
+/* The option rows these methods add to the layer command's table ({NULL}-ended
+ * list is not needed: CLI_LAYER_SHUTTLE_OPTIONS expands to the rows). */
+#define CLI_LAYER_SHUTTLE_OPTIONS                                                                        \
+  {"--batch", "N", "smartshuttle: batch size (default: the layer's)"},                                   \
+  {"--capacity", "RULE", "smartshuttle: buffer occupancy paper (default), halo or raw"},                 \
+  {"--size-mem", "N", "steps-*: on-chip memory in elements (default: unbounded)"},                       \
+  {"--nbop-pe", "N", "steps-*: MACs per step (sets the patches per step)"},                              \
+  {"--group-size", "N", "steps-*: patches per step (default 4 unless --nbop-pe)"},                       \
+  {"--max-loads", "N", "steps-ilp: loads per pixel at most (Eq. 9; default 2, 0: none)"},                \
+  {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
+  {"--all", NULL, "steps-*: print every step"},
+
+/* Runs `method` (ShuttleMethod_known) on l with cmd's options from a (--arch
+ * defaults to smartshuttle here); an exit code. */
+int CliLayerShuttle_run(const CliCommand *cmd, const CliArgs *a, const char *method, Layer *l);
+
+#endif

@@ -1,0 +1,292 @@
+/* layer_view: see layer_view.h. One solve at a time: a switch while a solve
+ * runs cancels it and queues the new request. */
+#include "layer_view.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "layer/layer_map.h"
+#include "shuttle_pane.h"
+
+#ifndef SPADMAP_DATA_DIR
+#define SPADMAP_DATA_DIR "data"
+#endif
+
+static const char *const LayerView_archs[] = {"cosa_baseline", "cosa_4xpe", "cosa_sram"};
+enum { LV_NARCH = 3 };
+
+typedef struct LayerView {
+  Layer layer;
+  int method, arch;          /* indices: LayerMap_methods, LayerView_archs */
+  Arch archs[LV_NARCH];
+  bool arch_ok[LV_NARCH];
+  char arch_err[LV_NARCH][SP_ERROR_TEXT];
+  /* the solve */
+  pthread_t thread;
+  bool thread_live;
+  pthread_mutex_t lock;
+  atomic_int cancel;
+  bool busy, fresh;          /* running; a result arrived since the last poll */
+  char stage[96];            /* progress, under lock */
+  Status st;
+  SpError err;
+  LayerMapResult res;
+  int res_method, res_arch;  /* what res answers */
+  ShuttlePaneResult *sres;   /* methods past the engine's table: SmartShuttle, steps (shuttle_pane.c) */
+} LayerView;
+
+/* The engine's mappers, then SmartShuttle and the steps. */
+static int LayerView_nmethods(void) { return LayerMap_nmethods + SHUTTLE_PANE_METHODS; }
+static const char *LayerView_methodName(int m) {
+  return m < LayerMap_nmethods ? LayerMap_methods[m].name : ShuttlePane_methodName(m - LayerMap_nmethods);
+}
+
+/* The view is one per app; App has no field for it, so it is keyed by the app. */
+static LayerView *LayerView_of(const App *app) { return (LayerView *)app->layer_view; }
+
+static void LayerView_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
+  LayerView *v = user;
+  pthread_mutex_lock(&v->lock);
+  if (gap >= 0 && inc == inc) snprintf(v->stage, sizeof v->stage, "%s: %.4g (gap %.1f%%) %.1f s", stage, inc, 100 * gap, el);
+  else snprintf(v->stage, sizeof v->stage, "%s %.1f s", stage, el);
+  (void)bound;
+  pthread_mutex_unlock(&v->lock);
+}
+
+static void LayerView_solve(LayerView *v, int method, int arch) {
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  o.time_limit = 10;
+  o.cancel = &v->cancel;
+  o.progress = LayerView_progress;
+  o.user = v;
+  LayerMapResult r;
+  SpError err = {0};
+  ShuttlePaneResult *sres = NULL;
+  Status st;
+  if (method >= LayerMap_nmethods) {
+    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, &v->cancel, err.text, sizeof err.text);
+    st = sres ? SP_OK : SP_ERR_ARG;
+  } else
+    st = v->arch_ok[arch] ? LayerMap_methods[method].fn(&v->archs[arch], &v->layer, &o, &r, &err)
+                          : SpError_set(&err, SP_ERR_IO, "%s", v->arch_err[arch]);
+  pthread_mutex_lock(&v->lock);
+  ShuttlePaneResult_free(v->sres);
+  v->sres = sres;
+  v->st = st;
+  v->err = err;
+  if (!st && !sres) v->res = r;
+  v->res_method = method;
+  v->res_arch = arch;
+  v->busy = false;
+  v->fresh = true;
+  pthread_mutex_unlock(&v->lock);
+}
+
+typedef struct {
+  LayerView *v;
+  int method, arch;
+} LayerJob;
+
+static void *LayerView_main(void *arg) {
+  LayerJob *job = arg;
+  LayerView_solve(job->v, job->method, job->arch);
+  free(job);
+  return NULL;
+}
+
+static void LayerView_join(LayerView *v) {
+  if (!v->thread_live) return;
+  atomic_store(&v->cancel, 1);
+  pthread_join(v->thread, NULL);
+  v->thread_live = false;
+  atomic_store(&v->cancel, 0);
+}
+
+/* Maps the layer with the view's method and arch: in the calling thread when
+ * the app has no worker (snapshots), else in the view's own thread. */
+static void LayerView_start(App *app) {
+  LayerView *v = LayerView_of(app);
+  LayerView_join(v);
+  v->busy = true;
+  snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
+  if (!app->worker) {
+    LayerView_solve(v, v->method, v->arch);
+    return;
+  }
+  LayerJob *job = malloc(sizeof *job);
+  if (job) {
+    *job = (LayerJob){v, v->method, v->arch};
+    if (pthread_create(&v->thread, NULL, LayerView_main, job) == 0) {
+      v->thread_live = true;
+      return;
+    }
+    free(job);
+  }
+  LayerView_solve(v, v->method, v->arch); /* no thread: solve here */
+}
+
+bool LayerView_isOpen(const App *app) { return app->layer_view != NULL; }
+
+int LayerView_open(App *app) {
+  int op = app->plan && app->cursor < app->plan->nsteps ? app->plan->order[app->cursor] : app->cursor;
+  if (op < 0 || op >= app->net->nops) return 0;
+  Layer l;
+  SpError err = {0};
+  if (Layer_fromOp(app->net, op, &l, &err)) {
+    const char *what = strstr(err.text, "op \""); /* without the file name */
+    App_setMessage(app, true, "layer view: %s", what ? what : err.text);
+    return ACT_REDRAW;
+  }
+  LayerView *v = calloc(1, sizeof *v);
+  if (!v) return 0;
+  v->layer = l;
+  pthread_mutex_init(&v->lock, NULL);
+  for (int i = 0; i < LV_NARCH; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, LayerView_archs[i]);
+    SpError e = {0};
+    v->arch_ok[i] = Arch_load(path, &v->archs[i], &e) == SP_OK;
+    snprintf(v->arch_err[i], sizeof v->arch_err[i], "%s", e.text);
+  }
+  app->layer_view = v;
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
+void LayerView_free(App *app) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return;
+  LayerView_join(v);
+  ShuttlePaneResult_free(v->sres);
+  pthread_mutex_destroy(&v->lock);
+  free(v);
+  app->layer_view = NULL;
+}
+
+bool LayerView_poll(App *app) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return false;
+  pthread_mutex_lock(&v->lock);
+  bool fresh = v->fresh || v->busy; /* busy: the progress line moves */
+  v->fresh = false;
+  pthread_mutex_unlock(&v->lock);
+  return fresh;
+}
+
+int LayerView_key(App *app, int key) {
+  LayerView *v = LayerView_of(app);
+  pthread_mutex_lock(&v->lock); /* the steps map takes the cursor keys */
+  bool stepped = !v->busy && v->method >= LayerMap_nmethods && ShuttlePane_key(v->sres, key);
+  pthread_mutex_unlock(&v->lock);
+  if (stepped) return ACT_REDRAW;
+  switch (key) {
+  case K_ESC:
+  case 'q':
+  case 'L':
+    LayerView_free(app);
+    return ACT_REDRAW;
+  case 'm':
+  case K_RIGHT:
+    v->method = (v->method + 1) % LayerView_nmethods();
+    break;
+  case K_LEFT:
+    v->method = (v->method + LayerView_nmethods() - 1) % LayerView_nmethods();
+    break;
+  case 'a':
+    v->arch = (v->arch + 1) % LV_NARCH;
+    break;
+  case 'C':
+    atomic_store(&v->cancel, 1);
+    return ACT_REDRAW;
+  default:
+    return 0;
+  }
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
+/* A bar of w cells: each held operand's share of the capacity in its own color. */
+static void LayerView_bar(Grid *g, int x, int y, int w, const Arch *a, const Cost *c, int level) {
+  const ArchLevel *lv = &a->level[level];
+  uint32_t full = Grid_glyph(g, 0x2588), empty = Grid_glyph(g, 0x00B7);
+  if (!lv->capacity) {
+    Grid_text(g, x, y, w, ROLE_DIM, 0, "(unbounded)");
+    return;
+  }
+  Grid_fill(g, x, y, w, 1, empty, ROLE_FREE, 0);
+  int at = 0;
+  for (int v = 0; v < OPND_COUNT; v++) {
+    if (!Arch_holds(a, level, (Operand)v)) continue;
+    double share = (double)(c->tile[level][v] * a->precision[v]) / (double)lv->capacity;
+    int cells = (int)(share * w + 0.5);
+    if (cells < 1 && share > 0) cells = 1;
+    for (int k = 0; k < cells && at < w; k++) Grid_put(g, x + at++, y, full, (Role)(ROLE_TENSOR0 + v), 0);
+  }
+}
+
+void LayerView_draw(App *app, Grid *g) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return;
+  int w = g->w - 2, h = g->h - 2, x0 = 1, y0 = 1;
+  Grid_box(g, x0, y0, w, h);
+  char name[64];
+  Layer_cosaName(&v->layer, name, sizeof name);
+  pthread_mutex_lock(&v->lock);
+  Grid_printf(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " layer %s = %s  (R%lld S%lld P%lld Q%lld C%lld K%lld N%lld g%d) ",
+              v->layer.name, name, (long long)v->layer.R, (long long)v->layer.S, (long long)v->layer.P,
+              (long long)v->layer.Q, (long long)v->layer.C, (long long)v->layer.K, (long long)v->layer.N,
+              v->layer.groups);
+  const Arch *a = &v->archs[v->arch];
+  Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerView_methodName(v->method),
+              v->method < LayerMap_nmethods ? LayerView_archs[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
+  bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch;
+  if (shown && !v->st && v->method >= LayerMap_nmethods) {
+    ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
+  } else if (shown && v->st) {
+    Grid_printf(g, x0 + 2, y0 + 3, w - 4, ROLE_WARN, 0, "%s", v->err.text);
+  } else if (shown) {
+    const LayerMapResult *r = &v->res;
+    const Cost *c = &r->cost;
+    Grid_printf(g, x0 + 2, y0 + 2, w - 4, ROLE_DIM, 0, "%s", r->note);
+    /* the loop nest, left */
+    char nest[8192];
+    LayerMap_nestText(a, &r->map, nest, sizeof nest);
+    int nw = w / 2 - 2, y = y0 + 4;
+    for (char *line = nest; *line && y < y0 + h - 2; y++) {
+      char *end = strchr(line, '\n');
+      if (end) *end = 0;
+      bool comment = strstr(line, "//") != NULL;
+      Grid_text(g, x0 + 2, y, nw, comment ? ROLE_TITLE : ROLE_DEFAULT, 0, line);
+      if (!end) break;
+      line = end + 1;
+    }
+    /* levels, right: a bar per level (W I O shares of the capacity) */
+    int rx = x0 + w / 2, rw = w - w / 2 - 2, ry = y0 + 4;
+    Grid_text(g, rx, ry++, rw, ROLE_TITLE, ATTR_BOLD, "tiles vs capacity (W I O)");
+    for (int i = a->nlevels - 1; i >= 0 && ry < y0 + h - 9; i--, ry++) {
+      char used[32];
+      snprintf(used, sizeof used, "%lld/%lld B", (long long)c->used[i], (long long)a->level[i].capacity);
+      Grid_printf(g, rx, ry, 10, c->bound_by == i ? ROLE_WARN : ROLE_DEFAULT, 0, "%-10s", a->level[i].name);
+      int bw = rw - 10 - 18;
+      if (bw > 4) LayerView_bar(g, rx + 10, ry, bw, a, c, i);
+      Grid_printf(g, rx + rw - 17, ry, 17, ROLE_DIM, 0, "%s", a->level[i].capacity ? used : "");
+    }
+    ry++;
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, ATTR_BOLD, "latency %.5g cycles (%s-bound)", c->latency,
+                c->bound_by < 0 ? "compute" : a->level[c->bound_by].name);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %.5g cycles, %.0f%% of %lld MACs", c->compute_cycles,
+                100 * c->utilization, (long long)a->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "energy %.4g pJ (%.2f pJ/MAC)", c->energy_pj, c->energy_pj / c->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %.4g B", c->dram_bytes);
+  }
+  pthread_mutex_unlock(&v->lock);
+  bool stepping = v->method > LayerMap_nmethods; /* the steps map has the cursor keys */
+  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
+            stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/L close "
+                     : " m/Left/Right method, a arch, C cancel, Esc/L close ");
+}

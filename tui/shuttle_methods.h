@@ -1,0 +1,32 @@
+/* shuttle_methods: the SmartShuttle and offloading-steps methods of the layer
+ * command (smartshuttle, steps-s1, steps-row, steps-zigzag, steps-ilp), printing
+ * to a stream, so that any layer command can list and run them. */
+#ifndef SPADMAP_SHUTTLE_METHODS_H
+#define SPADMAP_SHUTTLE_METHODS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "layer/layer.h"
+
+typedef struct {
+  const char *arch_path;  /* platform for smartshuttle (NULL: data/arch/smartshuttle.json) */
+  const char *capacity;   /* "paper" (default), "halo", "raw" */
+  long long size_mem, nbop_pe;
+  long long tl, tw, tacc;  /* cycles (default 1, 1, 1) */
+  int group_size, max_loads;
+  double time_limit;
+  bool all_steps;         /* print every step, not the first 40 */
+  bool json;              /* one JSON object instead of text (every step) */
+} ShuttleMethodOptions;
+
+void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
+/* The method names, NULL-ended, and a line of help each. */
+extern const char *const ShuttleMethod_names[];
+extern const char *const ShuttleMethod_help[];
+bool ShuttleMethod_known(const char *method);
+/* Runs one method on a layer, printing the result; returns an exit code
+ * (0 ok, 1 failed: the message is printed to stderr). */
+int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out);
+
+#endif

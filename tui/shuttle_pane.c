@@ -1,0 +1,90 @@
+/* shuttle_pane: see shuttle_pane.h. */
+#include "shuttle_pane.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "layer/arch.h"
+#include "layer/shuttle.h"
+#include "layer/steps.h"
+#include "shuttle_methods.h"
+#include "steps_view.h"
+
+#ifndef SPADMAP_DATA_DIR
+#define SPADMAP_DATA_DIR "data"
+#endif
+
+struct ShuttlePaneResult {
+  bool steps;
+  Layer layer;
+  ShuttleOptions sopt;
+  ShuttleLayer shuttle;
+  StepsPlan plan;
+  StepsViewState cursor;
+  char check[SP_ERROR_TEXT + 64]; /* the functional check's verdict */
+};
+
+const char *ShuttlePane_methodName(int which) {
+  return which >= 0 && which < SHUTTLE_PANE_METHODS ? ShuttleMethod_names[which] : "?";
+}
+
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, atomic_int *cancel, char *err, int errlen) {
+  ShuttlePaneResult *r = calloc(1, sizeof *r);
+  SpError e = {0};
+  if (!r) {
+    snprintf(err, (size_t)errlen, "out of memory");
+    return NULL;
+  }
+  r->layer = *l;
+  Status st;
+  if (which == 0) {
+    Arch arch;
+    ShuttleOptions_init(&r->sopt);
+    r->sopt.cancel = cancel;
+    st = Arch_load(SPADMAP_DATA_DIR "/arch/smartshuttle.json", &arch, &e);
+    if (st == SP_OK) st = Shuttle_optionsFromArch(&arch, &r->sopt, &e);
+    if (st == SP_OK) st = Shuttle_analyze(l, &r->sopt, &r->shuttle, &e);
+  } else {
+    static const StepsStrategy strategies[] = {STEPS_S1_BASELINE, STEPS_ROW, STEPS_ZIGZAG, STEPS_ILP};
+    StepsOptions o;
+    StepsOptions_init(&o);
+    o.group_size = 4;
+    o.cancel = cancel;
+    r->steps = true;
+    st = Steps_plan(l, &o, strategies[which - 1], &r->plan, &e);
+    if (st == SP_OK) {
+      SpError ce = {0};
+      snprintf(r->check, sizeof r->check, "functional check: %s",
+               Steps_execute(l, &o, &r->plan, 1, &ce) == SP_OK ? "ok (same output as the direct convolution)" : ce.text);
+    }
+  }
+  if (st != SP_OK) {
+    snprintf(err, (size_t)errlen, "%s", e.text);
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void ShuttlePaneResult_free(ShuttlePaneResult *r) {
+  if (!r) return;
+  if (r->steps) StepsPlan_free(&r->plan);
+  free(r);
+}
+
+bool ShuttlePane_key(ShuttlePaneResult *r, int key) {
+  return r && r->steps && StepsView_key(&r->cursor, &r->plan, key);
+}
+
+void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResult *r) {
+  if (!r) return;
+  if (!r->steps) {
+    ShuttleView_draw(g, x, y, w, h, &r->layer, &r->sopt, &r->shuttle);
+    return;
+  }
+  StepsView_draw(g, x, y, w, h - 1, &r->plan, &r->cursor);
+  if (r->plan.strategy == STEPS_ILP)
+    Grid_printf(g, x, y + h - 1, w, ROLE_DIM, 0, "ILP %s in %.1f s; %s", IlpStatus_name(r->plan.ilp_status),
+                r->plan.ilp_seconds, r->check);
+  else Grid_text(g, x, y + h - 1, w, ROLE_DIM, 0, r->check);
+}

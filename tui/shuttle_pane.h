@@ -1,0 +1,26 @@
+/* shuttle_pane: SmartShuttle and the offloading steps inside the layer view:
+ * extra methods after the engine's mappers. A solve returns a result the view
+ * keeps (under its lock) and draws; the steps map takes the cursor keys. */
+#ifndef SPADMAP_SHUTTLE_PANE_H
+#define SPADMAP_SHUTTLE_PANE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "grid.h"
+#include "layer/layer.h"
+
+enum { SHUTTLE_PANE_METHODS = 5 }; /* smartshuttle, steps-s1, steps-row, steps-zigzag, steps-ilp */
+
+typedef struct ShuttlePaneResult ShuttlePaneResult;
+
+const char *ShuttlePane_methodName(int which);
+/* Runs method `which` on l (may take the ILP's 10 s; stops on *cancel); NULL with
+ * err filled on failure. */
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, atomic_int *cancel, char *err, int errlen);
+void ShuttlePaneResult_free(ShuttlePaneResult *r);
+/* true: the key moved the steps cursor (Left/Right/PgUp/PgDn/Home/End). */
+bool ShuttlePane_key(ShuttlePaneResult *r, int key);
+void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResult *r);
+
+#endif

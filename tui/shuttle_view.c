@@ -1,0 +1,34 @@
+/* shuttle_view: SmartShuttle's scheme table for one layer: per reuse scheme the
+ * rule's and the oracle's tiling and DRAM volume per operand, with the picks. */
+#include "steps_view.h"
+
+#include <stdio.h>
+
+void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const ShuttleOptions *o,
+                      const ShuttleLayer *r) {
+  if (!r || h < 12 || w < 60) return;
+  double mb = o->bytes_per_elem / 1e6;
+  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: M=%lld N=%lld R=%lld C=%lld K=%lld S=%d D=%lld, %lld KB buffer",
+              (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
+              (long long)l->N, (long long)(o->glb_bytes / 1024));
+  Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "<Tm, Tn, Tr, Tc>",
+              "ifm MB", "ofm MB", "wght MB", "total MB");
+  int row = y + 3;
+  for (int s = 0; s < SHUTTLE_SCHEMES; s++)
+    for (int k = 0; k < 2; k++) {
+      const ShuttleTiling *t = k ? &r->oracle_tiling[s] : &r->rule_tiling[s];
+      const ShuttleVolume *v = k ? &r->oracle_vol[s] : &r->rule_vol[s];
+      bool pick = k ? s == (int)r->oracle_scheme : s == (int)r->rule_scheme;
+      char tiling[40];
+      snprintf(tiling, sizeof tiling, "<%lld, %lld, %lld, %lld>", (long long)t->Tm, (long long)t->Tn, (long long)t->Tr,
+               (long long)t->Tc);
+      Grid_printf(g, x, row++, w, pick ? (k ? ROLE_OK : ROLE_WARN) : ROLE_DEFAULT, pick ? ATTR_BOLD : 0,
+                  "%-6s %-7s %-22s %9.2f %9.2f %9.2f %9.2f%s", k ? "" : Shuttle_schemeName(s), k ? "oracle" : "rule",
+                  tiling, v->in * mb, v->out * mb, v->wt * mb, v->total * mb,
+                  pick ? (k ? " <oracle" : " <rule") : "");
+    }
+  const ShuttleVolume *rv = &r->rule_vol[r->rule_scheme], *ov = &r->oracle_vol[r->oracle_scheme];
+  Grid_printf(g, x, row, w, ROLE_DIM, 0, "<rule: Table I's pick   <oracle: least volume (Eq. 2)");
+  Grid_printf(g, x, row + 1, w, ROLE_DEFAULT, 0, "MACs per DRAM access: rule %.1f, oracle %.1f", (double)r->macs / rv->total,
+              (double)r->macs / ov->total);
+}
