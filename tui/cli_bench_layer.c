@@ -24,7 +24,7 @@ static const CliOption BenchLayer_options[] = {
 };
 
 typedef struct {
-  int layers, cosa_ok, not_worse, invalid;
+  int layers, cosa_ok, not_worse, invalid, proven, under2;
   double log_speedup5, log_speedup_big, max_seconds, sum_seconds;
 } BenchLayerSum;
 
@@ -87,6 +87,8 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
     sum->log_speedup5 += log(v5 / v);
     sum->log_speedup_big += log(vn / v);
     sum->sum_seconds += rc.seconds;
+    sum->proven += strstr(rc.note, "MIP optimal") != NULL;
+    sum->under2 += rc.seconds < 2;
     if (rc.seconds > sum->max_seconds) sum->max_seconds = rc.seconds;
     if (csv)
       printf("%s,%s,%s,%d,%.3f,%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g\n", net->name, arch->name, name, count[i], rc.seconds,
@@ -134,6 +136,8 @@ static int BenchLayer_run(int argc, char **argv) {
   if (!csv && sum.cosa_ok) {
     printf("\nCoSA: %d of %d layers mapped, MIP time mean %.2f s, max %.2f s (limit %.0f s, GLPK %s)\n", sum.cosa_ok,
            sum.layers, sum.sum_seconds / sum.cosa_ok, sum.max_seconds, o.time_limit, Ilp_version());
+    printf("CoSA MIP proven optimal on %d of %d layers; under 2 s on %d of %d\n", sum.proven, sum.cosa_ok,
+           sum.under2, sum.cosa_ok);
     printf("CoSA %s no worse than best of %ld random on %d of %d layers (%.0f%%)\n",
            LayerObjective_name(o.objective), big, sum.not_worse, sum.cosa_ok, 100.0 * sum.not_worse / sum.cosa_ok);
     printf("geomean speedup of CoSA over Random (best of 5): %.2fx; over best of %ld: %.2fx\n",
