@@ -30,9 +30,10 @@
  *    T_v (Eqs. 9-10, log of the temporal iterations at and above the NoC level
  *    that refetch v's per-PE tile).
  *  DEVIATION (Eqs. 9-10): the paper ranks every factor at the permuted level
- *    and linearises Y * X; in GLPK that big-M product left a gap above 200 %
- *    after 20 s on ResNet-50 layers. We keep its meaning for the NoC level, the
- *    one the paper permutes: one operand is chosen stationary there (its
+ *    and linearises Y * X; in GLPK (without cuts) that big-M product left a
+ *    220 % gap after 20 s on ResNet-50's 3_14_256_256_1. We keep its meaning
+ *    for the NoC level, the one the paper permutes: one operand is chosen
+ *    stationary there (its
  *    unrelated loops innermost: weight, input or output stationary), and T_v
  *    is every temporal factor at and above the NoC level minus, for the
  *    stationary operand, the factors of its unrelated loops at the NoC level.
