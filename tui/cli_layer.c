@@ -153,6 +153,15 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
   return -1;
 }
 
+/* The MIP's progress on a terminal's stderr (one line, rewritten in place). */
+static void Layer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
+  (void)user;
+  if (gap >= 0 && inc == inc && bound == bound)
+    fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", stage, inc, bound, 100 * gap, el);
+  else fprintf(stderr, "\r%-40.40s %6.1f s%40s", stage, el, "");
+  fflush(stderr);
+}
+
 static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapResult *r) {
   const Cost *c = &r->cost;
   char b1[32], b2[32];
@@ -265,7 +274,10 @@ static int Layer_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   LayerMapResult r;
+  bool tty = isatty(2);
+  if (tty) opt.progress = Layer_progress;
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
+  if (tty) fprintf(stderr, "\r%90s\r", "");
   if (st) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
     return EXIT_INVALID;
