@@ -4,6 +4,8 @@
  * adding a row there adds a --method value here, nothing else). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +155,13 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
   return -1;
 }
 
+/* Ctrl-C cancels the mapper (it stops and says so) instead of killing the process. */
+static atomic_int Layer_interrupted;
+static void Layer_onSigint(int sig) {
+  (void)sig;
+  atomic_store(&Layer_interrupted, 1);
+}
+
 /* The MIP's progress on a terminal's stderr (one line, rewritten in place). */
 static void Layer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
   (void)user;
@@ -276,7 +285,14 @@ static int Layer_run(int argc, char **argv) {
   LayerMapResult r;
   bool tty = isatty(2);
   if (tty) opt.progress = Layer_progress;
+  opt.cancel = &Layer_interrupted;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = Layer_onSigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old);
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
+  sigaction(SIGINT, &old, NULL);
   if (tty) fprintf(stderr, "\r%90s\r", "");
   if (st) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
