@@ -326,6 +326,12 @@ TEST(exhaustive_matches_brute_force) {
         CHECK_EQ(LayerMap_cosa(&arch[ai], &l, &opt, &rr, &err), SP_OK);
         CHECK(rr.cost.valid);
         CHECK(Cost_objective(&rr.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
+        /* the sweep runs cosa's own weights first: never worse than cosa, never better than the optimum */
+        LayerMapResult rs;
+        CHECK_EQ(LayerMap_cosaSweep(&arch[ai], &l, &opt, &rs, &err), SP_OK);
+        CHECK(rs.cost.valid);
+        CHECK(Cost_objective(&rs.cost, (LayerObjective)o) <= Cost_objective(&rr.cost, (LayerObjective)o));
+        CHECK(Cost_objective(&rs.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
       }
     }
 }

@@ -38,8 +38,9 @@ case_ nasnet_a_too_small    nasnet_a 79x23  ""
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"
 case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
-# the layer view (L): CoSA on the op at the cursor, random on the 4x PE variant, an op that is no layer
-case_ resnet50_layer_cosa   resnet50 120x40 "<Right><Right><Right>L"
+# the layer view (L): CoSA on the op at the cursor (the paper's Fig. 8 layer 3_7_512_512_1),
+# random on the 4x PE variant, an op that is no layer
+case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>L"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Lma"
 case_ resnet50_layer_pool   resnet50 80x24  "<Right>L"
 # SmartShuttle's scheme table and the steps map (ZigZag, stepped to step 4) in the layer view

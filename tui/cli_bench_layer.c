@@ -19,17 +19,18 @@ static const CliOption BenchLayer_options[] = {
   {"--random", "N", "the large random baseline: best of N valid mappings (default 10000)"},
   {"--weights", "U,C,T", "CoSA Eq. 12 weights (default 1,1,1,5)"},
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
+  {"--method", "M", "the mapper compared with the random baselines (default cosa)"},
   {"--csv", NULL, "print CSV rows instead of a table"},
   {NULL, NULL, NULL},
 };
 
 typedef struct {
-  int layers, cosa_ok, not_worse, invalid;
+  int layers, cosa_ok, not_worse, invalid, proven, under2;
   double log_speedup5, log_speedup_big, max_seconds, sum_seconds;
 } BenchLayerSum;
 
 static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOptions *base, long big, bool csv,
-                           BenchLayerSum *sum) {
+                           const LayerMethod *method, BenchLayerSum *sum) {
   Net *net = Cli_loadNet(path);
   if (!net) {
     sum->invalid++;
@@ -54,7 +55,7 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
     Layer_cosaName(&u[i], name, sizeof name);
     LayerMapResult rc, r5, rn;
     LayerMapOptions o = *base;
-    Status sc = LayerMap_cosa(arch, &u[i], &o, &rc, &err);
+    Status sc = method->fn(arch, &u[i], &o, &rc, &err);
     char cosa_err[SP_ERROR_TEXT];
     snprintf(cosa_err, sizeof cosa_err, "%s", sc ? err.text : "");
     o.samples = 5;
@@ -87,6 +88,8 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
     sum->log_speedup5 += log(v5 / v);
     sum->log_speedup_big += log(vn / v);
     sum->sum_seconds += rc.seconds;
+    sum->proven += strstr(rc.note, "MIP optimal") != NULL;
+    sum->under2 += rc.seconds < 2;
     if (rc.seconds > sum->max_seconds) sum->max_seconds = rc.seconds;
     if (csv)
       printf("%s,%s,%s,%d,%.3f,%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g\n", net->name, arch->name, name, count[i], rc.seconds,
@@ -129,11 +132,21 @@ static int BenchLayer_run(int argc, char **argv) {
   bool csv = Cli_value(c, &a, "--csv") != NULL;
   if (csv) printf("network,arch,layer,ops,cosa_s,cosa_cycles,rand5_cycles,randN_cycles,cosa_util,cosa_pj,cosa_dram,randN_dram\n");
   BenchLayerSum sum = {0};
-  if (a.npos == 0) BenchLayer_net(&arch, SPADMAP_DATA_DIR "/networks/resnet50.json", &o, big, csv, &sum);
-  for (int i = 0; i < a.npos; i++) BenchLayer_net(&arch, a.pos[i], &o, big, csv, &sum);
+  const char *mname = Cli_value(c, &a, "--method") ? Cli_value(c, &a, "--method") : "cosa";
+  const LayerMethod *method = LayerMap_find(mname);
+  if (!method) {
+    fprintf(stderr, "spadmap bench layer: unknown method \"%s\" (see spadmap layer --list)\n", mname);
+    return EXIT_USAGE;
+  }
+  if (!csv) printf("method %s: %s\n", method->name, method->help);
+  if (a.npos == 0) BenchLayer_net(&arch, SPADMAP_DATA_DIR "/networks/resnet50.json", &o, big, csv, method, &sum);
+  for (int i = 0; i < a.npos; i++) BenchLayer_net(&arch, a.pos[i], &o, big, csv, method, &sum);
   if (!csv && sum.cosa_ok) {
     printf("\nCoSA: %d of %d layers mapped, MIP time mean %.2f s, max %.2f s (limit %.0f s, GLPK %s)\n", sum.cosa_ok,
            sum.layers, sum.sum_seconds / sum.cosa_ok, sum.max_seconds, o.time_limit, Ilp_version());
+    if (strcmp(method->name, "cosa") == 0)
+      printf("CoSA MIP proven optimal on %d of %d layers; under 2 s on %d of %d\n", sum.proven, sum.cosa_ok,
+           sum.under2, sum.cosa_ok);
     printf("CoSA %s no worse than best of %ld random on %d of %d layers (%.0f%%)\n",
            LayerObjective_name(o.objective), big, sum.not_worse, sum.cosa_ok, 100.0 * sum.not_worse / sum.cosa_ok);
     printf("geomean speedup of CoSA over Random (best of 5): %.2fx; over best of %ld: %.2fx\n",

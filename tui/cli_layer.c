@@ -4,6 +4,8 @@
  * adding a row there adds a --method value here, nothing else). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,22 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
   return -1;
 }
 
+/* Ctrl-C cancels the mapper (it stops and says so) instead of killing the process. */
+static atomic_int Layer_interrupted;
+static void Layer_onSigint(int sig) {
+  (void)sig;
+  atomic_store(&Layer_interrupted, 1);
+}
+
+/* The MIP's progress on a terminal's stderr (one line, rewritten in place). */
+static void Layer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
+  (void)user;
+  if (gap >= 0 && inc == inc && bound == bound)
+    fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", stage, inc, bound, 100 * gap, el);
+  else fprintf(stderr, "\r%-40.40s %6.1f s%40s", stage, el, "");
+  fflush(stderr);
+}
+
 static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapResult *r) {
   const Cost *c = &r->cost;
   char b1[32], b2[32];
@@ -272,7 +290,17 @@ static int Layer_run(int argc, char **argv) {
   }
   if (shuttle) return CliLayerShuttle_run(&Cli_layer, &a, mname, &layer);
   LayerMapResult r;
+  bool tty = isatty(2);
+  if (tty) opt.progress = Layer_progress;
+  opt.cancel = &Layer_interrupted;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = Layer_onSigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old);
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
+  sigaction(SIGINT, &old, NULL);
+  if (tty) fprintf(stderr, "\r%90s\r", "");
   if (st) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
     return EXIT_INVALID;

@@ -9,6 +9,7 @@ const LayerMethod LayerMap_methods[] = {
     {"cosa", "CoSA's prime-factor MIP (Eqs. 1-12) in GLPK", LayerMap_cosa},
     {"random", "best of --samples random valid mappings (the paper's Random: 5)", LayerMap_random},
     {"exhaustive", "every mapping (small layers): the optimum under the cost model", LayerMap_exhaustive},
+    {"cosa-sweep", "cosa with three weight vectors, the best by the cost model (paper III-E)", LayerMap_cosaSweep},
 };
 const int LayerMap_nmethods = (int)(sizeof LayerMap_methods / sizeof LayerMap_methods[0]);
 

@@ -57,6 +57,8 @@ extern const int LayerMap_nmethods;
 const LayerMethod *LayerMap_find(const char *name);
 
 Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+/* CoSA's MIP with its weights and two more vectors (0,1,1,5 and 0,0,0,1), best by the cost model. */
+Status LayerMap_cosaSweep(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
 Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
 Status LayerMap_exhaustive(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
 
