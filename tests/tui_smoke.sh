@@ -30,7 +30,7 @@ t send-keys -t smoke p
 wait_for "= M_P" || fail "the budget key p did not set M_P"
 t send-keys -t smoke x Tab
 t send-keys -t smoke '?'
-wait_for "keys (any key closes)" || fail "? did not open the help"
+wait_for "keys (any key closes" || fail "? did not open the help"
 t send-keys -t smoke Escape
 t send-keys -t smoke O
 wait_for "open a network" || fail "O did not open the file picker"

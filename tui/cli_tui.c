@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "actions.h"
@@ -67,7 +68,13 @@ static int Tui_run(int argc, char **argv) {
   if (!Tui_app(&app, a.npos ? a.pos[0] : Cli_defaultNet)) return EXIT_INVALID;
   rc = Term_run(&app);
   App_free(&app);
-  return rc ? EXIT_INVALID : EXIT_OK;
+  rc = rc ? EXIT_INVALID : EXIT_OK;
+  if (Worker_abandoned()) { /* a solve that does not listen still runs: leave without running exit handlers under it */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(rc);
+  }
+  return rc;
 }
 
 const CliCommand Cli_tui = {"tui", "[NET]",
@@ -89,6 +96,7 @@ static const CliOption Snapshot_options[] = {
   {"--size", "WxH", "screen size (default 120x40)"},
   {"--out", "FILE", "write FILE.txt (text) or FILE.svg (colors); default: text on stdout"},
   {"--ascii", NULL, "draw as a non-UTF-8 terminal would"},
+  {"--mono", NULL, "draw as a terminal without colours would (blocks told apart by their fills)"},
   {NULL, NULL, NULL},
 };
 
@@ -102,6 +110,7 @@ static int Snapshot_run(int argc, char **argv) {
   App app;
   if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
   app.deterministic = true;
+  app.mono = Cli_value(c, &a, "--mono") != NULL;
   App_resolve(&app);
   Grid *g = Grid_new(w, h, !Cli_value(c, &a, "--ascii"));
   if (!g) {

@@ -25,6 +25,7 @@ void View_draw(App *app, Grid *g) {
   if (app->picker.open) PickerView_draw(app, g);
   if (app->menu.open) MenuView_draw(app, g);
   if (app->help) HelpView_draw(app, g);
+  if (app->legend) LegendView_draw(app, g);
 }
 
 bool View_click(App *app, int x, int y) {
@@ -32,7 +33,7 @@ bool View_click(App *app, int x, int y) {
   if (MapView_hit(app, x, y, &step, &stay)) {
     app->cursor = step;
     if (y >= app->map_geom.y && y < app->map_geom.y + app->map_geom.rows)
-      app->selected = stay >= 0 ? app->plan->stays[stay].tensor : -1;
+      app->selected = stay >= 0 ? App_shownPlan(app)->stays[stay].tensor : -1;
     App_clampView(app);
     app->message[0] = '\0';
     return true;

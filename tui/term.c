@@ -111,7 +111,7 @@ int Term_run(App *app) {
   }
   setlocale(LC_ALL, "");
   bool unicode = Term_utf8();
-  app->worker = Worker_start(app->net); /* NULL: solves run on this thread, still correct */
+  App_startWorkers(app); /* none: solves run on this thread, still correct */
   Term_signals();
   if (!initscr()) {
     fprintf(stderr, "spadmap: cannot initialise the terminal\n");
@@ -135,6 +135,7 @@ int Term_run(App *app) {
     tc.color = true;
     tc.c256 = COLORS >= 256;
   }
+  app->mono = !tc.color;
   mouseinterval(0); /* a press is the click: no wait to tell clicks from drags */
   bool mouse_on = !app->mouse;
   Grid *g = Grid_new(COLS, LINES, unicode);

@@ -11,10 +11,17 @@ enum { VIEW_MIN_W = 80, VIEW_MIN_H = 24 };
 void View_draw(App *app, Grid *g);
 
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h);
+/* An axis label for a round address, unit always included; false if it does not fit. */
+bool MapView_tickLabel(int64_t v, char *buf, int n);
 void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h);
 void StatusView_drawTop(App *app, Grid *g, int y);
 void StatusView_drawBottom(App *app, Grid *g, int y);
 void HelpView_draw(App *app, Grid *g);
+/* Pages the help takes on this grid. */
+int HelpView_pages(const Grid *g);
+void LegendView_draw(App *app, Grid *g);
+/* The shown plan's solver result in words ("✓ solved in 1.20 ms", "feasible (timeout), gap 12.5 %, 19.70 s"). */
+void StatusView_result(const App *app, const Plan *p, bool unicode, char *out, size_t n);
 
 /* A click at screen cell (x, y) of the last drawn screen: in the map it moves the
  * cursor to that step and selects the topmost block under the pointer (or none);
