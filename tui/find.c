@@ -46,7 +46,13 @@ static int Find_matches(const App *app, const Plan *p, FindMatch **out) {
     int first = -1;
     for (int i = 0; i < p->nstays; i++)
       if (p->stays[i].tensor == t && (first < 0 || p->stays[i].start < first)) first = p->stays[i].start;
-    if (first < 0) first = net->tensors[t].producer >= 0 ? step_of[net->tensors[t].producer] : 0;
+    if (first < 0 && net->tensors[t].producer >= 0) first = step_of[net->tensors[t].producer];
+    if (first < 0) /* never on chip (a param): where it is first read */
+      for (int c = 0; c < net->tensors[t].nconsumers; c++) {
+        int s = step_of[net->tensors[t].consumers[c]];
+        if (first < 0 || s < first) first = s;
+      }
+    if (first < 0) first = 0;
     m[n++] = (FindMatch){first, t, -1};
   }
   free(step_of);
