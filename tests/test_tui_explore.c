@@ -481,7 +481,49 @@ TEST(axis_ticks_are_round_and_always_carry_their_unit) {
   }
 }
 
-TEST_MAIN("tui_explore", T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason) {
+  App app;
+  Test_open(&app, "diamond");
+  Test_keys(&app, "+s");
+  char path[] = "/tmp/spadmap-plan-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  SpError err;
+  CHECK_EQ(Plan_write(app.plan, app.net, path, &err), SP_OK);
+  int64_t budget = app.plan->budget;
+  App_free(&app);
+  Test_open(&app, "diamond");
+  CHECK_EQ(App_openPlan(&app, path, &err), SP_OK);
+  CHECK_EQ(app.plan->budget, budget);
+  CHECK_EQ(app.set.budget, budget);
+  CHECK(strcmp(App_policy(POLICY_SCHEDULE, app.set.sched)->name, "mpmf") == 0);
+  CHECK_HAS(app.message, "valid");
+  /* the same plan with a budget its placements overflow */
+  FILE *f = fopen(path, "r");
+  char text[65536];
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = '\0';
+  char num[32], *at = NULL;
+  snprintf(num, sizeof num, "%lld", (long long)budget);
+  at = strstr(text, num);
+  CHECK(at != NULL);
+  if (at) {
+    memcpy(at, "1024", 4);
+    memmove(at + 4, at + strlen(num), strlen(at + strlen(num)) + 1);
+  }
+  f = fopen(path, "w");
+  if (f) fputs(text, f), fclose(f);
+  const Plan *before = app.plan;
+  CHECK(App_openPlan(&app, path, &err) != SP_OK);
+  CHECK_HAS(err.text, "does not fit diamond");
+  CHECK(app.plan == before); /* the shown plan stays */
+  unlink(path);
+  App_free(&app);
+}
+
+TEST_MAIN("tui_explore", T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

@@ -421,3 +421,44 @@ const Plan *App_shownPlan(const App *app) { return app->show_pinned && app->pinn
 const PlanSteps *App_shownSteps(const App *app) {
   return app->show_pinned && app->pinned ? &app->pinned_steps : &app->steps;
 }
+
+Status App_openPlan(App *app, const char *path, SpError *err) {
+  Plan *p;
+  Status st = Plan_load(path, app->net, &p, err);
+  if (st) return st;
+  ValidateReport rep;
+  st = Validate_plan(app->net, p, &rep);
+  if (st) {
+    if (st == SP_ERR_NOMEM) SpError_set(err, st, "out of memory validating %s", path);
+    else
+      SpError_set(err, st, "%s does not fit %s: %s%s", path, app->net->name, rep.nlines ? rep.lines[0] : "invalid",
+                  rep.count > 1 ? " (and more: spadmap validate lists them)" : "");
+    ValidateReport_free(&rep);
+    Plan_free(p);
+    return st;
+  }
+  if (rep.metrics_known) p->metrics = rep.metrics;
+  ValidateReport_free(&rep);
+  AppSettings s = app->set;
+  s.params = p->params;
+  s.budget = p->budget;
+  s.preset = 0;
+  const char *names[3] = {p->schedule_policy, p->replacement_policy, p->allocator_policy};
+  int *idx[3] = {&s.sched, &s.repl, &s.alloc};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; names[k] && i < App_policyCount((PolicyKind)k); i++)
+      if (strcmp(App_policy((PolicyKind)k, i)->name, names[k]) == 0) *idx[k] = i;
+  if (app->plan != app->pinned) Plan_free(app->plan);
+  app->plan = p;
+  app->set = app->plan_set = s;
+  app->error[0] = '\0';
+  app->violations = 0;
+  PlanSteps_build(&app->steps, p, app->net);
+  App_clampView(app);
+  char b[16];
+  const char *base = strrchr(path, '/');
+  App_setMessage(app, false, "opened %s: valid, budget %s (%s/%s/%s); a setting change re-solves", base ? base + 1 : path,
+                 App_bytes(p->budget, b, sizeof b), names[0] ? names[0] : "?", names[1] ? names[1] : "?",
+                 names[2] ? names[2] : "?");
+  return SP_OK;
+}

@@ -150,6 +150,9 @@ Status App_load(App *app, const char *path, SpError *err);
 void App_stem(const char *path, char *out, size_t n);
 /* Starts the terminal session's workers (solves, and figures beside them). */
 void App_startWorkers(App *app);
+/* Opens a saved plan for this network: validated first, and refused (err says
+ * the validator's reason) when it does not match; the settings become the plan's. */
+Status App_openPlan(App *app, const char *path, SpError *err);
 /* Cancels the running solve (worker only); false if nothing was running. */
 bool App_cancel(App *app);
 /* Starts a solve of app->set (worker or synchronous). */

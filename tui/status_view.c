@@ -57,8 +57,10 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
     snprintf(state, sizeof state, "cancelled: %s", app->plan && app->plan->solver.status == SOLVER_CANCELLED ? "best plan so far" : "showing the last plan");
   else if (app->error[0]) {
     char pb[16];
-    snprintf(state, sizeof state, "%s failed: showing the plan for %s", g->unicode ? "\u2717" : "x",
-             app->plan ? App_bytes(app->plan->budget, pb, sizeof pb) : "nothing");
+    if (app->plan)
+      snprintf(state, sizeof state, "%s failed: showing the plan for %s", g->unicode ? "\u2717" : "x",
+               App_bytes(app->plan->budget, pb, sizeof pb));
+    else snprintf(state, sizeof state, "%s failed: no plan", g->unicode ? "\u2717" : "x");
   } else if (app->plan) StatusView_result(app, app->plan, g->unicode, state, sizeof state);
   else snprintf(state, sizeof state, "no plan");
   if (!App_figuresReady(app) && !(app->solving && app->has_progress)) {

@@ -141,7 +141,7 @@ int Term_run(App *app) {
   Grid *g = Grid_new(COLS, LINES, unicode);
   int rc = 0;
   if (!g) rc = 1;
-  App_resolve(app);
+  if (!app->plan) App_resolve(app); /* a plan opened with --plan stays until a setting changes */
   App_prefetchFigures(app); /* both settings, on the worker: toggling params never waits */
   bool dirty = true, was_solving = false;
   while (g) {
