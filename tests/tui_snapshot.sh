@@ -60,6 +60,10 @@ case_ diamond_mono           diamond  100x30 "x" --mono
 case_ diamond_flip           diamond  120x40 "cpv"
 case_ fig1_budget_factor     fig1     80x24  "bM_P*1.25<Enter>"
 case_ diamond_cli_settings   diamond  100x30 "" --budget 11,264 --schedule mpmf --replacement lru
+# the budget sweep: the chart, another metric, and Enter opening a point's plan
+case_ nasnet_a_sweep         nasnet_a 120x40 "W<Right><Right><Right><Down><Down>"
+case_ resnet50_sweep_spills  resnet50 100x30 "W<Tab>"
+case_ diamond_sweep_enter    diamond  100x30 "W<End><Down><Down><Enter>"
 # saving asks for a path (Esc leaves without writing)
 case_ diamond_save_prompt    diamond  80x24  "S"
 # a saved plan opened with --plan (written by solve first)

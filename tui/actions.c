@@ -309,6 +309,8 @@ static int Act_open(App *app) {
   return ACT_REDRAW;
 }
 
+static int Act_sweep(App *app) { return SweepView_openKey(app); }
+
 static int Act_mouse(App *app) {
   app->mouse = !app->mouse;
   App_setMessage(app, false, "mouse %s", app->mouse ? "on: click the map or the schedule" : "off (the terminal selects text)");
@@ -358,6 +360,7 @@ static Action Actions_table[] = {
   {"prev_spill", 'X', 0, "previous spill event", Act_prevSpill},
   {"tensor_next", 't', 0, "the selected tensor's next event", Act_tensorNext},
   {"tensor_prev", 'T', 0, "the selected tensor's previous event", Act_tensorPrev},
+  {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P", Act_sweep},
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
   {"save_plan", 'S', 0, "save the plan shown (asks where)", Act_save},
@@ -473,6 +476,7 @@ int Actions_key(App *app, int key) {
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
+  if (app->sweep_open && app->sweep && !app->prompt && !app->help) return SweepView_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ')) { /* pages */

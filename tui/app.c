@@ -171,6 +171,7 @@ void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
 
 /* Everything that belongs to the network (the worker too: it holds the net). */
 static void App_release(App *app, bool keep_pin) {
+  SweepView_close(app);
   Worker_stop(app->worker); /* at most WORKER_GRACE_MS each: never a frozen screen */
   Worker_stop(app->figworker);
   app->worker = app->figworker = NULL;
@@ -338,7 +339,7 @@ static bool App_unstick(App *app) {
 bool App_poll(App *app) {
   SolveResult r;
   if (!app->worker) return false;
-  bool changed = App_unstick(app);
+  bool changed = App_unstick(app) | SweepView_poll(app);
   for (int p = 0; p < 2; p++) {
     NetFigures f;
     int *order;

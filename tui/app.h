@@ -68,6 +68,8 @@ typedef struct {
   int sel[POLICY_KIND_COUNT]; /* the highlighted policy of each column */
 } PolicyMenu;
 
+typedef struct SweepView SweepView; /* sweep_view.c */
+
 typedef struct App {
   Net *net;
   SharedNet *shared;      /* net, shared with the workers (an abandoned one keeps it alive) */
@@ -114,6 +116,8 @@ typedef struct App {
   char search[64];        /* the last search (n / N repeat it) */
   char save_path[512];    /* the path Save asks to overwrite */
   bool legend;            /* the legend overlay */
+  SweepView *sweep;       /* the budget sweep (kept while the network and params stay) */
+  bool sweep_open;
   bool show_pinned;       /* the map shows the pinned plan (flip) */
   char message[256];      /* one-line feedback ("saved ...") */
   bool message_warn;

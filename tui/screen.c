@@ -19,8 +19,11 @@ void View_draw(App *app, Grid *g) {
   }
   int pw = g->w >= 120 ? 44 : 36;
   StatusView_drawTop(app, g, 0);
-  MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
-  PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  if (app->sweep_open && app->sweep) SweepView_draw(app, g, 0, 1, g->w, g->h - 2); /* the whole width: a dense chart */
+  else {
+    MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+    PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  }
   StatusView_drawBottom(app, g, g->h - 1);
   if (app->picker.open) PickerView_draw(app, g);
   if (app->menu.open) MenuView_draw(app, g);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "clock.h"
 #include "views.h"
 
 static volatile sig_atomic_t Term_active;
@@ -144,12 +145,15 @@ int Term_run(App *app) {
   if (!app->plan) App_resolve(app); /* a plan opened with --plan stays until a setting changes */
   App_prefetchFigures(app); /* both settings, on the worker: toggling params never waits */
   bool dirty = true, was_solving = false;
+  double last_draw = 0;
   while (g) {
     if (app->mouse != mouse_on) { /* M toggles it: off gives the terminal its text selection back */
       mouse_on = app->mouse;
       mousemask(mouse_on ? BUTTON1_CLICKED | BUTTON1_PRESSED : 0, NULL);
     }
     if (App_poll(app)) dirty = true;
+    double now = Clock_now();
+    if ((app->solving || !App_figuresReady(app)) && now - last_draw >= 0.2) dirty = true; /* the elapsed timer */
     if (app->solving != was_solving) dirty = true, was_solving = app->solving;
     if (dirty) {
       if (g->w != COLS || g->h != LINES) Grid_resize(g, COLS, LINES);
@@ -157,6 +161,7 @@ int Term_run(App *app) {
       Term_blit(&tc, g);
       refresh();
       dirty = false;
+      last_draw = now;
     }
     wint_t wch;
     int r = get_wch(&wch);

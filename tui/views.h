@@ -46,4 +46,11 @@ void Menu_open(App *app);
 int Menu_key(App *app, int key); /* ACT_* flags */
 void MenuView_draw(App *app, Grid *g);
 
+/* The budget sweep (sweep_view.c): opened by its action, drawn over the map. */
+int SweepView_openKey(App *app);
+int SweepView_key(App *app, int key); /* ACT_* flags */
+void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h);
+bool SweepView_poll(App *app);        /* true when new points arrived */
+void SweepView_close(App *app);       /* stops its thread, frees it */
+
 #endif
