@@ -523,7 +523,32 @@ TEST(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST(a_spill_is_explained_and_a_click_on_a_stay_selects_it) {
+  App app;
+  Test_open(&app, "resnet50");
+  Test_keys(&app, "bM_R*1.05<Enter>x"); /* belady at a budget where a block had no room */
+  Grid *g = Grid_new(150, 45, true);
+  View_draw(&app, g);
+  char *t = Grid_toText(g);
+  CHECK_HAS(t, "why it left after step");
+  CHECK_HAS(t, "largest gap");
+  free(t);
+  /* the stay rows: a click moves the cursor to that stay's start */
+  CHECK(app.stay_geom.valid && app.stay_geom.rows > 0);
+  int row = app.stay_geom.rows - 1, stay = app.stay_geom.stay[row];
+  CHECK(stay >= 0);
+  if (stay >= 0) {
+    Actions_key(&app, Key_click(app.stay_geom.x + 3, app.stay_geom.y + row));
+    CHECK_EQ(app.cursor, app.plan->stays[stay].start);
+    CHECK_EQ(app.selected, app.plan->stays[stay].tensor);
+    CHECK_HAS(app.message, "stay @");
+  }
+  app.grid = NULL;
+  Grid_free(g);
+  App_free(&app);
+}
+
+TEST_MAIN("tui_explore", T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

@@ -52,6 +52,13 @@ case_ resnet50_search        resnet50 120x40 "/layer2.0.conv<Enter>n"
 case_ resnet50_goto_peak     resnet50 100x30 "g40<Enter>k"
 case_ nasnet_a_spill_walk    nasnet_a 120x40 "xxxx"
 case_ resnet50_tensor_events resnet50 120x40 "x<Home>tt"
+# explaining a spill: the block that needed room, the largest gap, what the policy weighed
+case_ diamond_explain        diamond  120x40 "x"
+case_ nasnet_a_explain_greedy nasnet_a 150x45 "eeexx"
+case_ nasnet_a_explain_belady nasnet_a 150x45 "xx"
+# long names keep their distinctive end; the panel widens with the terminal; a click on a stay
+case_ densenet121_long_names densenet121 160x45 "xx"
+case_ diamond_click_stay     diamond  120x40 "x<Click:90,34>"
 # teaching: the legend, help pages at 80x24, monochrome fills
 case_ diamond_legend         diamond  80x24  "l"
 case_ diamond_help_page2     diamond  80x24  "?<PgDn>"

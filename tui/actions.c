@@ -235,6 +235,7 @@ static int Act_prevSpill(App *app) { return Find_spill(app, -1); }
 
 static int Act_pin(App *app) {
   if (app->pinned) {
+    if (app->trace_plan == app->pinned && app->pinned != app->plan) app->trace_plan = NULL;
     if (app->pinned != app->plan) Plan_free(app->pinned);
     app->pinned = NULL;
     app->show_pinned = false;

@@ -183,6 +183,8 @@ static void App_release(App *app, bool keep_pin) {
   if (app->plan != app->pinned) Plan_free(app->plan);
   app->plan = NULL;
   PlanSteps_free(&app->steps);
+  SimTrace_free(&app->trace);
+  app->trace_plan = NULL;
   free(app->mp_order[0]);
   free(app->mp_order[1]);
   if (app->shared) SharedNet_release(app->shared); /* a worker still running keeps it */
@@ -272,6 +274,7 @@ static void App_accept(App *app, SolveResult *r) {
   }
   app->error[0] = '\0';
   if (app->plan != app->pinned) Plan_free(app->plan);
+  if (app->trace_plan == app->plan) app->trace_plan = NULL; /* freed: never compare a stale pointer */
   app->plan = r->plan;
   app->plan_set = app->set;
   PlanSteps_build(&app->steps, app->plan, app->net);
@@ -450,6 +453,7 @@ Status App_openPlan(App *app, const char *path, SpError *err) {
     for (int i = 0; names[k] && i < App_policyCount((PolicyKind)k); i++)
       if (strcmp(App_policy((PolicyKind)k, i)->name, names[k]) == 0) *idx[k] = i;
   if (app->plan != app->pinned) Plan_free(app->plan);
+  if (app->trace_plan == app->plan) app->trace_plan = NULL;
   app->plan = p;
   app->set = app->plan_set = s;
   app->error[0] = '\0';
@@ -462,4 +466,25 @@ Status App_openPlan(App *app, const char *path, SpError *err) {
                  App_bytes(p->budget, b, sizeof b), names[0] ? names[0] : "?", names[1] ? names[1] : "?",
                  names[2] ? names[2] : "?");
   return SP_OK;
+}
+
+const SimTrace *App_trace(App *app, const Plan *p) {
+  if (!p) return NULL;
+  if (app->trace_plan == p) return &app->trace;
+  SimTrace_free(&app->trace);
+  app->trace_plan = NULL;
+  const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, p->replacement_policy);
+  const PolicyInfo *al = Policy_find(POLICY_ALLOCATOR, p->allocator_policy);
+  if (!rp || !al || (!rp->evict_score && !rp->window_evict) || !al->place) return NULL;
+  Plan *again = NULL;
+  SpError err;
+  /* the same run again, recording why: a heuristic solve is about a millisecond */
+  Status st = Sim_runTraced(app->net, p->params, p->budget, p->order, rp, al, &again, &app->trace, &err);
+  Plan_free(again);
+  if (st) {
+    SimTrace_free(&app->trace);
+    return NULL;
+  }
+  app->trace_plan = p;
+  return &app->trace;
 }

@@ -13,6 +13,7 @@
 #include "net.h"
 #include "plan.h"
 #include "policy.h"
+#include "sim.h"
 #include "worker.h"
 
 typedef struct {
@@ -50,6 +51,13 @@ typedef struct {
   bool valid;
   int x, w, y, rows, first; /* row i (at y + i) shows step first + i */
 } SchedGeom;
+
+/* Where the tensor panel's stay rows were last drawn (a click selects one). */
+typedef struct {
+  bool valid;
+  int x, w, y, rows;
+  int stay[64];           /* row i shows plan stay stay[i] */
+} StayGeom;
 
 /* The file picker overlay (picker.c). */
 typedef struct {
@@ -124,6 +132,9 @@ typedef struct App {
   Grid *grid;             /* the last drawn screen (for P) */
   MapGeom map_geom;
   SchedGeom sched_geom;
+  StayGeom stay_geom;
+  SimTrace trace;         /* the simulator's evictions for trace_plan (explains spills) */
+  const Plan *trace_plan;
   Picker picker;
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
@@ -173,6 +184,9 @@ const Plan *App_shownPlan(const App *app);
 const PlanSteps *App_shownSteps(const App *app);
 void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net);
 void PlanSteps_free(PlanSteps *ps);
+/* The simulator's eviction records for plan p (re-simulated once per plan; NULL
+ * when p came from a policy that does not simulate, e.g. an ILP). */
+const SimTrace *App_trace(App *app, const Plan *p);
 /* Keeps the cursor inside the plan and the visible window. */
 void App_clampView(App *app);
 /* Short byte size: "512B", "10.0K", "2.30M". */
