@@ -548,7 +548,48 @@ TEST(a_spill_is_explained_and_a_click_on_a_stay_selects_it) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
+  App app;
+  Test_open(&app, "fig1");
+  Test_keys(&app, "Onasnet");
+  CHECK(app.picker.nshown >= 2);
+  CHECK(strncmp(app.picker.labels[app.picker.shown[0]], "nasnet_a.json", 13) == 0); /* not mnasnet1_3 */
+  Test_keys(&app, "<Enter>");
+  CHECK(strcmp(app.net->name, "nasnet_a") == 0);
+  /* a typed path to another folder: it opens, and that folder is offered from then on */
+  char dir[] = "/tmp/spadmap-pick-XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/mine.json", dir);
+  FILE *in = fopen(NETS "diamond.json", "r"), *out = fopen(path, "w");
+  char buf[65536];
+  size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+  if (out) fwrite(buf, 1, n, out), fclose(out);
+  if (in) fclose(in);
+  char keys[400];
+  snprintf(keys, sizeof keys, "O%s<Enter>", path);
+  Test_keys(&app, keys);
+  CHECK(strcmp(app.net->name, "diamond") == 0);
+  CHECK(strstr(app.path, "mine.json") != NULL);
+  Test_keys(&app, "Onasnet_a<Enter>"); /* the exact name */
+  CHECK(strcmp(app.net->name, "nasnet_a") == 0);
+  Test_keys(&app, "Omine");
+  CHECK(app.picker.nshown == 1);
+  CHECK_HAS(app.picker.labels[app.picker.shown[0]], "mine.json (");
+  Test_keys(&app, "<Esc>");
+  /* a typed folder is browsed */
+  snprintf(keys, sizeof keys, "O%s<Enter>", dir);
+  Test_keys(&app, keys);
+  CHECK(app.picker.open);
+  bool mine = false;
+  for (int i = 0; i < app.picker.n; i++) mine |= strcmp(app.picker.labels[i], "mine.json") == 0;
+  CHECK(mine);
+  Test_keys(&app, "<Esc>");
+  unlink(path);
+  rmdir(dir);
+  App_free(&app);
+}
+
+TEST_MAIN("tui_explore", T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

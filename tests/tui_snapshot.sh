@@ -38,6 +38,7 @@ case_ nasnet_a_too_small    nasnet_a 79x23  ""
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"
 case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
+case_ fig1_picker_prefix     fig1     80x24  "Onasnet"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
 case_ diamond_click_sched   diamond  120x40 "<Click:100,14>"

@@ -66,7 +66,10 @@ typedef struct {
   int n;
   int *shown, nshown;     /* indices matching the filter */
   int sel, top;           /* selected row of shown, first visible row */
-  char filter[64];
+  char filter[512];       /* typed: a filter, or a path (with a '/') */
+  char dir[1024];         /* the folder browsed ("" until one is) */
+  char dirs[8][1024];     /* the folders of networks opened this session (kept across opens) */
+  int ndirs;
 } Picker;
 
 /* The policy menu overlay (menu.c): one column per policy kind. */
