@@ -415,7 +415,7 @@ static int Actions_enter(App *app) {
   }
   case PROMPT_SEARCH:
     if (!text[0]) return ACT_REDRAW;
-    snprintf(app->search, sizeof app->search, "%s", text);
+    snprintf(app->search, sizeof app->search, "%.63s", text);
     return Find_search(app, 1);
   case PROMPT_GOTO: return Find_goto(app, text);
   case PROMPT_SAVE: {

@@ -147,7 +147,7 @@ static void Picker_fill(App *app) {
   dirs[nd] = pk->dir, suffixes[nd][0] = '\0', nd++;
   for (int i = 0; i < pk->ndirs; i++) {
     const char *b = strrchr(pk->dirs[i], '/');
-    snprintf(suffixes[nd], sizeof suffixes[nd], " (%s/)", b && b[1] ? b + 1 : pk->dirs[i]);
+    snprintf(suffixes[nd], sizeof suffixes[nd], " (%.58s/)", b && b[1] ? b + 1 : pk->dirs[i]);
     dirs[nd++] = pk->dirs[i];
   }
   dirs[nd] = SPADMAP_DATA_DIR "/networks", snprintf(suffixes[nd], sizeof suffixes[nd], " (bundled)"), nd++;
