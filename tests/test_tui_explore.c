@@ -322,6 +322,23 @@ TEST(help_text_is_never_cut) {
   App_free(&app);
 }
 
+TEST(menu_help_lines_are_never_cut) {
+  App app;
+  Test_open(&app, "diamond");
+  for (int k = 0; k < POLICY_KIND_COUNT; k++)
+    for (int i = 0; i < App_policyCount((PolicyKind)k); i++) {
+      Menu_open(&app);
+      app.menu.col = k;
+      app.menu.sel[k] = i;
+      char *t = Test_screen(&app, 80, 24);
+      const char *help = App_policy((PolicyKind)k, i)->help, *sp = strrchr(help, ' ');
+      CHECK_HAS(t, sp ? sp + 1 : help);
+      free(t);
+      Actions_key(&app, K_ESC);
+    }
+  App_free(&app);
+}
+
 TEST(a_search_stopped_early_is_feasible_with_its_gap_never_solved) {
   App app;
   Test_open(&app, "fig1");
@@ -589,7 +606,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

@@ -30,6 +30,8 @@ static int Help_wrap(Grid *g, int x, int y, int w, Role role, const char *text) 
   return lines ? lines : 1;
 }
 
+int View_wrap(Grid *g, int x, int y, int w, Role role, const char *text) { return Help_wrap(g, x, y, w, role, text); }
+
 static const char *Help_keys(const Action *a, char *keys, int n) {
   char k1[16], k2[16];
   Key_name(a->key, k1, sizeof k1);

@@ -17,6 +17,9 @@ void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h);
 void StatusView_drawTop(App *app, Grid *g, int y);
 void StatusView_drawBottom(App *app, Grid *g, int y);
 void HelpView_draw(App *app, Grid *g);
+/* Draws text wrapped at w columns from (x, y) (words whole where they fit); with
+ * g NULL only counts. Returns the lines. */
+int View_wrap(Grid *g, int x, int y, int w, Role role, const char *text);
 /* Pages the help takes on this grid. */
 int HelpView_pages(const Grid *g);
 void LegendView_draw(App *app, Grid *g);
