@@ -439,6 +439,22 @@ TEST(cancel_quit_and_open_never_wait_on_a_deaf_stage) {
   CHECK(Clock_now() - t0 < 1.0);
 }
 
+TEST(a_fast_plan_shows_first_while_an_ilp_starts) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, NETS "nasnet_a.json", &err), SP_OK);
+  App_startWorkers(&app);
+  for (int i = 0; i < App_policyCount(POLICY_SCHEDULE); i++)
+    if (strcmp(App_policy(POLICY_SCHEDULE, i)->name, "cosma") == 0) app.set.sched = i;
+  App_resolve(&app);
+  CHECK(app.plan != NULL); /* "no plan yet" for as long as the search ran, before */
+  CHECK(app.solving);
+  CHECK(strcmp(App_policy(POLICY_SCHEDULE, app.plan_set.sched)->name, "default") == 0);
+  CHECK(strcmp(App_policy(POLICY_SCHEDULE, app.set.sched)->name, "cosma") == 0);
+  CHECK_EQ(app.violations, 0);
+  App_free(&app);
+}
+
 TEST(the_pin_survives_reopening_the_same_network_only) {
   App app;
   Test_open(&app, "diamond");
@@ -606,7 +622,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

@@ -303,6 +303,25 @@ void App_resolve(App *app) {
   if (strcmp(job.s.schedule, "mpmf") == 0 && app->fig_ok[app->set.params] && app->fig[app->set.params].m_p_exact &&
       app->mp_order[app->set.params])
     job.s.order = app->mp_order[app->set.params];
+  const AppSettings *st = &app->set;
+  bool searching = App_policy(POLICY_SCHEDULE, st->sched)->searching ||
+                   App_policy(POLICY_REPLACEMENT, st->repl)->searching || App_policy(POLICY_ALLOCATOR, st->alloc)->searching;
+  if (app->worker && !app->plan && searching) { /* nothing on screen yet: a fast plan first (milliseconds) */
+    SolveJob fast = job;
+    SolveSettings_init(&fast.s);
+    fast.s.params = job.s.params;
+    fast.s.budget = job.s.budget;
+    SolveResult r;
+    Worker_solve(app->net, &fast, NULL, &r);
+    if (r.plan) {
+      AppSettings want = app->set;
+      app->set.sched = App_policyIndex(POLICY_SCHEDULE, fast.s.schedule);
+      app->set.repl = App_policyIndex(POLICY_REPLACEMENT, fast.s.replacement);
+      app->set.alloc = App_policyIndex(POLICY_ALLOCATOR, fast.s.allocator);
+      App_accept(app, &r); /* plan_set says what it is */
+      app->set = want;
+    } else Plan_free(r.plan);
+  }
   app->solving = true;
   app->solve_t0 = Clock_now();
   app->has_progress = false;
