@@ -455,6 +455,48 @@ TEST(a_fast_plan_shows_first_while_an_ilp_starts) {
   App_free(&app);
 }
 
+static bool Test_sweepDone(App *app) {
+  int done, total, ilp, nc, nb;
+  SweepView_progress(app, &done, &total, &ilp, &nc, &nb);
+  return total > 0 && done == total && ilp == nb;
+}
+
+TEST(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points) {
+  App app;
+  Test_open(&app, "diamond");
+  App_startWorkers(&app);
+  CHECK(Test_wait(&app, (bool (*)(App *))App_figuresReady, 10));
+  Test_keys(&app, "W");
+  CHECK(app.sweep_open);
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  int done, total, ilp, nc, nb, proven = 0;
+  CHECK(strcmp(Policy_at(POLICY_SCHEDULE, 0)->name, "default") == 0);
+  SweepView_progress(&app, &done, &total, &ilp, &nc, &nb);
+  for (int b = 0; b < nb; b++) {
+    SweepPoint best;
+    CHECK(SweepView_point(&app, -1, b, &best));
+    if (best.status) continue;
+    proven++;
+    /* the ILP optimum for the default order: no default-order heuristic does better */
+    for (int k = 0; k < nc; k++) {
+      SweepPoint p;
+      CHECK(SweepView_point(&app, k, b, &p));
+      /* the default schedule is the table's first: its combinations come first */
+      bool default_order = k < Policy_count(POLICY_REPLACEMENT) * Policy_count(POLICY_ALLOCATOR);
+      if (default_order && !p.status) CHECK(p.traffic >= best.traffic);
+    }
+  }
+  CHECK(proven > 0);
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "ILP optimum, default order, at this budget:");
+  free(t);
+  Test_keys(&app, "<End><Enter>"); /* that point's plan */
+  CHECK(!app.sweep_open);
+  CHECK(Test_wait(&app, Test_idle, 20));
+  CHECK(app.plan && app.plan->budget == app.set.budget);
+  App_free(&app);
+}
+
 TEST(the_pin_survives_reopening_the_same_network_only) {
   App app;
   Test_open(&app, "diamond");
@@ -622,7 +664,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),

@@ -2,8 +2,11 @@
  * budget across (M_R to past M_P), traffic (or spills, or peak) up, one dot per
  * fast policy combination, the selected combination joined and listed beside
  * with its value at the cursor's budget. The points fill in on a thread of
- * their own (a heuristic solve is about a millisecond); Enter opens the plan of
- * the point under the cursor. */
+ * their own (a heuristic solve is about a millisecond); then the same thread
+ * proves the ILP optimum (the `ilp` replacement on the default order) budget by
+ * budget, and each proven point joins the chart. Enter opens the plan of the
+ * point under the cursor. Closing never waits: a thread inside a model build
+ * is left to finish and frees the view itself. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "solve.h"
 #include "sweep.h"
 #include "views.h"
 
@@ -20,6 +24,7 @@ struct SweepView {
   Sweep *shown;           /* the UI's copy */
   int done, total;        /* points done (under mu for the thread's side) */
   int shown_done;         /* done as of the UI's copy */
+  int ilp_shown;          /* ilp_tried as of the UI's copy */
   bool params;
   atomic_int cancel;
   pthread_t thread;
@@ -29,7 +34,12 @@ struct SweepView {
   const Net *rawnet;
   SweepOptions opt;
   int combo, budget, metric; /* the cursor: a combination, a budget, what is drawn */
+  SweepPoint *ilp, *ilp_staged; /* the proven ILP points per budget (done: tried; status SP_OK: proven) */
+  int ilp_tried;          /* budgets tried so far (under mu) */
+  bool closed, finished;  /* under mu: the UI let go / the thread is done */
 };
+
+enum { SWEEP_ILP_SECONDS = 5 };
 
 static const char *const Sweep_metrics[] = {"traffic (non-compulsory bytes)", "spills", "peak resident"};
 
@@ -45,24 +55,67 @@ static void Sweep_progress(int done, int total, void *user) {
   pthread_mutex_unlock(&v->mu);
 }
 
+static void SweepView_release(SweepView *v);
+
+/* The ILP optimum for the default order at each budget, proven or not tried further. */
+static void Sweep_ilp(SweepView *v) {
+  for (int b = 0; b < v->work->nbudgets && !atomic_load(&v->cancel); b++) {
+    SolveSettings s;
+    SolveSettings_init(&s);
+    s.params = v->params;
+    s.budget = v->work->budgets[b];
+    s.replacement = "ilp";
+    s.time_limit = SWEEP_ILP_SECONDS;
+    s.cancel = &v->cancel;
+    Plan *p = NULL;
+    SpError err;
+    SweepPoint pt = {.done = true};
+    pt.status = Solve_run(v->rawnet, &s, &p, &err);
+    if (!pt.status && p->solver.status != SOLVER_OPTIMAL) pt.status = SP_ERR_LIMIT; /* not proven: not drawn */
+    if (p) pt.traffic = p->metrics.noncompulsory_bytes, pt.spills = p->metrics.spills, pt.peak = p->metrics.peak_bytes;
+    Plan_free(p);
+    pthread_mutex_lock(&v->mu);
+    v->ilp_staged[b] = pt;
+    v->ilp_tried = b + 1;
+    pthread_mutex_unlock(&v->mu);
+  }
+}
+
 static void *Sweep_thread(void *arg) {
   SweepView *v = arg;
   SpError err;
-  Sweep_fill(v->rawnet, &v->opt, v->work, &err);
+  if (!Sweep_fill(v->rawnet, &v->opt, v->work, &err)) Sweep_ilp(v);
+  pthread_mutex_lock(&v->mu);
+  v->finished = true;
+  bool closed = v->closed;
+  pthread_mutex_unlock(&v->mu);
+  if (closed) SweepView_release(v); /* the UI let go while it ran: the last holder frees */
   return NULL;
 }
 
 static void SweepView_free(SweepView *v) {
   if (!v) return;
   if (v->threaded) {
-    atomic_store(&v->cancel, 1); /* stops between solves: a heuristic solve is short */
+    atomic_store(&v->cancel, 1); /* heuristic solves stop between points; a model build may not listen */
+    pthread_mutex_lock(&v->mu);
+    v->closed = true;
+    bool finished = v->finished;
+    if (!finished) pthread_detach(v->thread);
+    pthread_mutex_unlock(&v->mu);
+    if (!finished) return; /* the thread frees it when it ends */
     pthread_join(v->thread, NULL);
   }
+  SweepView_release(v);
+}
+
+static void SweepView_release(SweepView *v) {
   SharedNet_release(v->net);
   pthread_mutex_destroy(&v->mu);
   Sweep_free(v->work);
   Sweep_free(v->shown);
   free(v->staged);
+  free(v->ilp);
+  free(v->ilp_staged);
   free(v);
 }
 
@@ -77,9 +130,13 @@ bool SweepView_poll(App *app) {
   SweepView *v = app->sweep;
   if (!v || !v->threaded) return false;
   pthread_mutex_lock(&v->mu);
-  bool changed = v->done != v->shown_done;
-  if (changed) memcpy(v->shown->points, v->staged, sizeof *v->staged * (size_t)v->total);
+  bool changed = v->done != v->shown_done || v->ilp_tried != v->ilp_shown;
+  if (changed) {
+    memcpy(v->shown->points, v->staged, sizeof *v->staged * (size_t)v->total);
+    memcpy(v->ilp, v->ilp_staged, sizeof *v->ilp * (size_t)v->shown->nbudgets);
+  }
   v->shown_done = v->done;
+  v->ilp_shown = v->ilp_tried;
   pthread_mutex_unlock(&v->mu);
   return changed;
 }
@@ -112,6 +169,8 @@ static int Sweep_open(App *app) {
   }
   v->total = v->work->ncombos * v->work->nbudgets;
   v->staged = calloc((size_t)v->total, sizeof *v->staged);
+  v->ilp = calloc((size_t)v->work->nbudgets, sizeof *v->ilp);
+  v->ilp_staged = calloc((size_t)v->work->nbudgets, sizeof *v->ilp_staged);
   /* the cursor on the current settings' combination and the budget nearest */
   for (int k = 0; k < v->work->ncombos; k++) {
     const SweepCombo *c = &v->work->combos[k];
@@ -125,7 +184,7 @@ static int Sweep_open(App *app) {
     if (v->work->budgets[b] <= app->set.budget) v->budget = b;
   app->sweep = v;
   app->sweep_open = true;
-  if (!v->staged) {
+  if (!v->staged || !v->ilp || !v->ilp_staged) {
     SweepView_close(app);
     return 0;
   }
@@ -235,12 +294,28 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
                  pass ? ROLE_SELECT : ROLE_DIM, cur ? ATTR_REVERSE | ATTR_BOLD : pass ? ATTR_BOLD : 0);
       }
     }
+  for (int bi = 0; bi < sw->nbudgets; bi++) { /* proven ILP optima: the floor the heuristics are measured against */
+    const SweepPoint *p = &v->ilp[bi];
+    if (!p->done || p->status) continue;
+    int r = ph - 1 - (int)((double)Sweep_value(p, v->metric) * (ph - 1) / (double)top + 0.5);
+    Grid_put(g, SWEEP_X(bi), py + r, g->unicode ? 0x2605 : '*', ROLE_OK, ATTR_BOLD);
+  }
   int ccx = SWEEP_X(v->budget);
   for (int r = 0; r < ph; r++) {
     Cell *c = Grid_at(g, ccx, py + r);
     if (c && c->ch == ' ') *c = (Cell){Grid_glyph(g, 0x2502), ROLE_CURSOR, ROLE_DEFAULT, 0};
   }
   Grid_text(g, x, y + h - 2, cw, ROLE_DIM, 0, "Left/Right budget  Up/Down combination  Tab metric  Enter open  Esc close");
+  if (v->threaded) {
+    const SweepPoint *ip = &v->ilp[v->budget];
+    char iv[48];
+    if (!ip->done) snprintf(iv, sizeof iv, "%s", v->ilp_shown < sw->nbudgets && done == v->total ? "proving..." : "-");
+    else if (ip->status) snprintf(iv, sizeof iv, "not proven in %d s", SWEEP_ILP_SECONDS);
+    else if (v->metric == 1) snprintf(iv, sizeof iv, "%d", ip->spills);
+    else App_bytes(Sweep_value(ip, v->metric), iv, sizeof iv);
+    Grid_printf(g, x, y + h - 1, cw, ROLE_OK, 0, "%s ILP optimum, default order, at this budget: %s",
+                g->unicode ? "\u2605" : "*", iv);
+  }
   /* the list: every combination's value at the cursor's budget */
   int lx = x + cw + 1;
   for (int r = y; r < y + h; r++) Grid_put(g, lx - 1, r, 0x2502, ROLE_DIM, 0);
@@ -264,4 +339,20 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     Grid_printf(g, lx + lw - 8, y + 1 + i, 8, sel ? ROLE_SELECT : ROLE_DEFAULT, sel ? ATTR_BOLD : 0, "%8s", val);
   }
   (void)b2;
+}
+
+void SweepView_progress(const App *app, int *done, int *total, int *ilp_tried, int *ncombos, int *nbudgets) {
+  const SweepView *v = app->sweep;
+  *done = v ? (v->threaded ? v->shown_done : v->done) : 0;
+  *total = v ? v->total : 0;
+  *ilp_tried = v ? v->ilp_shown : 0;
+  *ncombos = v ? v->shown->ncombos : 0;
+  *nbudgets = v ? v->shown->nbudgets : 0;
+}
+
+bool SweepView_point(const App *app, int combo, int budget, SweepPoint *out) {
+  const SweepView *v = app->sweep;
+  if (!v || budget < 0 || budget >= v->shown->nbudgets || combo >= v->shown->ncombos) return false;
+  *out = combo < 0 ? v->ilp[budget] : v->shown->points[combo * v->shown->nbudgets + budget];
+  return true;
 }

@@ -4,6 +4,7 @@
 
 #include "app.h"
 #include "grid.h"
+#include "sweep.h"
 
 enum { VIEW_MIN_W = 80, VIEW_MIN_H = 24 };
 
@@ -54,6 +55,9 @@ int SweepView_openKey(App *app);
 int SweepView_key(App *app, int key); /* ACT_* flags */
 void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h);
 bool SweepView_poll(App *app);        /* true when new points arrived */
-void SweepView_close(App *app);       /* stops its thread, frees it */
+void SweepView_close(App *app);       /* lets its thread go (never waits), frees what it can */
+/* What the UI has of the sweep so far; a point (combo -1: the proven ILP point). */
+void SweepView_progress(const App *app, int *done, int *total, int *ilp_tried, int *ncombos, int *nbudgets);
+bool SweepView_point(const App *app, int combo, int budget, SweepPoint *out);
 
 #endif
