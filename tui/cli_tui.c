@@ -100,10 +100,14 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
   }
   SpError err;
   const char *btext = Cli_value(c, a, "--budget"), *preset = NULL;
-  app->set.budget = App_figures(app)->m_r;
+  app->set.params = Cli_value(c, a, "--params") != NULL;
+  app->set.budget = Figures_minRequired(app->net, app->set.params); /* M_R is cheap; M_P is not */
   app->set.preset = 'R';
   if (btext) {
-    if (Budget_parse(btext, App_figures(app), &app->set.budget, &preset, &err)) {
+    /* the exact M_P search only when the text names M_H or M_P: it can take a minute on a big graph */
+    bool needs = strstr(btext, "M_H") || strstr(btext, "M_P") || strstr(btext, "m_h") || strstr(btext, "m_p");
+    NetFigures quick = {.m_r = app->set.budget, .m_h = app->set.budget, .m_p = app->set.budget};
+    if (Budget_parse(btext, needs ? App_figures(app) : &quick, &app->set.budget, &preset, &err)) {
       fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
       return EXIT_USAGE;
     }
