@@ -142,6 +142,8 @@ TEST(file_names_come_from_the_input_files_stem_sanitised) {
   CHECK(strcmp(stem, "_hidden") == 0);
   App_stem("/tmp/we ird$name.json", stem, sizeof stem);
   CHECK(strcmp(stem, "we_ird_name") == 0);
+  App_stem("models/resnet18.onnx", stem, sizeof stem);
+  CHECK(strcmp(stem, "resnet18") == 0);
   App_stem("/tmp/.json", stem, sizeof stem);
   CHECK(strcmp(stem, "_json") == 0);
 }

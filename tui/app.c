@@ -94,7 +94,7 @@ void App_stem(const char *path, char *out, size_t n) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   size_t len = strlen(base);
-  if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+  if (len > 5 && (strcmp(base + len - 5, ".json") == 0 || strcmp(base + len - 5, ".onnx") == 0)) len -= 5;
   size_t k = 0;
   for (size_t i = 0; i < len && k + 1 < n; i++) {
     char c = base[i];

@@ -163,7 +163,7 @@ void App_prefetchFigures(App *app);
 /* Loads another network in place (settings kept, budget M_R, view reset); on
  * failure the old one stays and err says why. */
 Status App_load(App *app, const char *path, SpError *err);
-/* The file name stem of path (no folder, no ".json", only [A-Za-z0-9._-], no
+/* The file name stem of path (no folder, no ".json" or ".onnx", only [A-Za-z0-9._-], no
  * leading '.'): what the explorer names its files after. */
 void App_stem(const char *path, char *out, size_t n);
 /* Starts the terminal session's workers (solves, and figures beside them). */

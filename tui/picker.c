@@ -79,7 +79,7 @@ static bool Picker_contains(const char *hay, const char *needle) {
  * 2 anywhere, 3 not at all. */
 static int Picker_rank(const char *label, const char *filter) {
   size_t n = strlen(filter), stem = strcspn(label, " ");
-  if (stem > 5 && strncmp(label + stem - 5, ".json", 5) == 0) stem -= 5;
+  if (stem > 5 && (strncmp(label + stem - 5, ".json", 5) == 0 || strncmp(label + stem - 5, ".onnx", 5) == 0)) stem -= 5;
   if (n == stem && strncasecmp(label, filter, n) == 0) return 0;
   if (strncasecmp(label, filter, n) == 0) return 1;
   return Picker_contains(label, filter) ? 2 : 3;
