@@ -30,6 +30,8 @@ typedef struct {
   int *block_tensor;
   int nblocks;
   int *todo;
+  SimTrace *trace;                 /* NULL: no eviction records (the usual, fast case) */
+  int for_tensor;                  /* the block being placed (for the trace) */
 } Sim;
 
 static void Sim_release(Sim *m) {
@@ -117,6 +119,29 @@ static void Sim_close(Sim *m, int t, int end, StayOut out) {
   m->open[t] = -1;
 }
 
+static int Sim_nextUse(Sim *m, int t, int s);
+
+/* Records why t is evicted at step s (trace only). */
+static void Sim_note(Sim *m, int t, int s, bool window, double weight) {
+  SimTrace *tr = m->trace;
+  if (tr->n == tr->cap) {
+    int cap = tr->cap ? tr->cap * 2 : 64;
+    SimEviction *ev = realloc(tr->ev, sizeof *ev * (size_t)cap);
+    if (!ev) return; /* the trace is an explanation: a missing record loses no plan */
+    tr->ev = ev, tr->cap = cap;
+  }
+  int64_t at = 0, gap = 0, used = 0;
+  for (int i = 0; i < m->nblocks; i++) {
+    if (m->blocks[i].offset - at > gap) gap = m->blocks[i].offset - at;
+    if (m->blocks[i].offset + m->blocks[i].bytes > at) at = m->blocks[i].offset + m->blocks[i].bytes;
+    used += m->blocks[i].bytes;
+  }
+  if (m->budget - at > gap) gap = m->budget - at;
+  int f = m->for_tensor;
+  tr->ev[tr->n++] = (SimEviction){s, t, f, f >= 0 ? m->net->tensors[f].bytes : 0, gap, m->budget - used, window,
+                                  weight, Sim_nextUse(m, t, s - 1)};
+}
+
 /* Evicts t to make room at step s: its stay ends at s - 1. */
 static void Sim_evict(Sim *m, int t, int s) { Sim_close(m, t, s - 1, m->host[t] ? STAY_DROP : STAY_SPILL); }
 
@@ -171,7 +196,10 @@ static int64_t Sim_evictWindow(Sim *m, int64_t bytes, int s) {
   }
   for (int i = 0; best >= 0 && i < m->nblocks && m->blocks[i].offset < best + bytes;) {
     if (m->blocks[i].offset + m->blocks[i].bytes <= best) i++;
-    else Sim_evict(m, m->block_tensor[i], s); /* removes block i: the next one moves up */
+    else {
+      if (m->trace) Sim_note(m, m->block_tensor[i], s, true, (double)best_cost);
+      Sim_evict(m, m->block_tensor[i], s); /* removes block i: the next one moves up */
+    }
   }
   return best;
 }
@@ -191,6 +219,7 @@ static bool Sim_addStay(Sim *m, int t, int s, int64_t off) {
 
 static bool Sim_placeOne(Sim *m, int t, int s) {
   const Tensor *tt = &m->net->tensors[t];
+  m->for_tensor = t;
   for (;;) {
     int64_t off = m->al->place(m->blocks, m->nblocks, tt->bytes, m->budget);
     if (off < 0 && m->rp->window_evict) {
@@ -200,6 +229,10 @@ static bool Sim_placeOne(Sim *m, int t, int s) {
     if (off >= 0) return Sim_addStay(m, t, s, off);
     int victim = Sim_victim(m, s);
     if (victim < 0) return false;
+    if (m->trace) {
+      EvictCandidate c = {victim, m->net->tensors[victim].bytes, s, Sim_nextUse(m, victim, s - 1), m->last_access[victim]};
+      Sim_note(m, victim, s, false, m->rp->evict_score(&c));
+    }
     Sim_evict(m, victim, s);
   }
 }
@@ -233,6 +266,7 @@ static bool Sim_placeStep(Sim *m, int s, const Op *op, bool joint) {
       }
   if (joint) {
     int64_t total = 0;
+    m->for_tensor = -1;
     for (int i = 0; i < k; i++) total += m->net->tensors[m->todo[i]].bytes;
     int64_t off = Sim_evictWindow(m, total, s);
     for (int i = 0; i < k && off >= 0; i++) {
@@ -277,9 +311,13 @@ static Status Sim_step(Sim *m, int s, SpError *err) {
       if (!placed) Sim_undoStep(m, before);
     }
     if (!placed) {
+      m->for_tensor = -1;
       for (int i = 0; i < op->ninputs; i++) {
         int t = op->inputs[i];
-        if (Net_onChip(net, t, m->params) && m->open[t] >= 0) Sim_evict(m, t, s);
+        if (Net_onChip(net, t, m->params) && m->open[t] >= 0) {
+          if (m->trace) Sim_note(m, t, s, false, 0);
+          Sim_evict(m, t, s);
+        }
       }
       placed = Sim_placeStep(m, s, op, joint);
     }
@@ -341,13 +379,24 @@ Status Plan_computeMetrics(Plan *p, const Net *net) {
   return SP_OK;
 }
 
+void SimTrace_free(SimTrace *trace) {
+  free(trace->ev);
+  memset(trace, 0, sizeof *trace);
+}
+
 Status Sim_run(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
                const PolicyInfo *al, Plan **out, SpError *err) {
+  return Sim_runTraced(net, params, budget, order, rp, al, out, NULL, err);
+}
+
+Status Sim_runTraced(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
+                     const PolicyInfo *al, Plan **out, SimTrace *trace, SpError *err) {
   *out = NULL;
   if (!rp || (!rp->evict_score && !rp->window_evict))
     return SpError_set(err, SP_ERR_ARG, "the simulator needs a scored or window replacement policy");
   if (!al || !al->place) return SpError_set(err, SP_ERR_ARG, "the simulator needs an allocator");
-  Sim m = {.net = net, .params = params, .budget = budget, .order = order, .n = net->nops, .rp = rp, .al = al};
+  Sim m = {.net = net, .params = params, .budget = budget, .order = order, .n = net->nops, .rp = rp, .al = al,
+           .trace = trace};
   Status st = SP_OK;
   m.plan = Plan_new(net, params, budget);
   if (!m.plan || !Sim_prepare(&m)) {

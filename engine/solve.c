@@ -127,37 +127,3 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   *out = plan;
   return SP_OK;
 }
-
-Status Budget_parse(const char *text, const NetFigures *f, int64_t *bytes, const char **preset, SpError *err) {
-  static const char *const names[] = {"M_R", "M_H", "M_P"};
-  if (preset) *preset = "";
-  for (int i = 0; i < 3; i++)
-    if (text && strcasecmp(text, names[i]) == 0) {
-      if (!f) return SpError_set(err, SP_ERR_ARG, "budget %s needs the network's figures", names[i]);
-      *bytes = i == 0 ? f->m_r : i == 1 ? f->m_h : f->m_p;
-      if (preset) *preset = names[i];
-      return SP_OK;
-    }
-  const char *p = text ? text : "";
-  if (!isdigit((unsigned char)*p))
-    return SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected M_R, M_H, M_P or a byte count like 524288, 512K, 2M",
-                       p);
-  char *end;
-  unsigned long long v = strtoull(p, &end, 10);
-  int64_t scale = 1;
-  if (*end) {
-    char unit = (char)toupper((unsigned char)*end);
-    const char *rest = end + 1;
-    if (unit == 'K') scale = 1024;
-    else if (unit == 'M') scale = 1024 * 1024;
-    else if (unit == 'G') scale = 1024LL * 1024 * 1024;
-    else scale = 0;
-    if (scale && *rest && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0) scale = 0;
-    if (!scale)
-      return SpError_set(err, SP_ERR_ARG, "budget \"%s\": unknown unit \"%s\" (expected K, M or G: binary units)", p, end);
-  }
-  if (v > (unsigned long long)(INT64_MAX / scale))
-    return SpError_set(err, SP_ERR_ARG, "budget \"%s\" is too large", p);
-  *bytes = (int64_t)v * scale;
-  return SP_OK;
-}

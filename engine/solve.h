@@ -63,8 +63,10 @@ Status Solve_checkPlan(const Net *net, const Plan *plan, SpError *err);
 /* The order the schedule policy picks (nops entries). */
 Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
 
-/* Budget text: "M_R", "M_H", "M_P" (from f), or bytes with an optional K/M/G
- * suffix (KiB, MiB, GiB). preset gets "M_R"... or "" for a plain size. */
+/* Budget text (budget.c): "M_R", "M_H", "M_P" (from f), a preset times a factor
+ * ("M_P*1.1"), or a size as the tool prints it: bytes with commas or not
+ * ("1,026,880"), or a number with a fraction and a K/M/G unit (KiB, MiB, GiB:
+ * "2.5M", "1.23 MiB"). preset gets "M_R"... or "" for anything else. */
 Status Budget_parse(const char *text, const NetFigures *f, int64_t *bytes, const char **preset, SpError *err);
 
 #endif

@@ -9,9 +9,10 @@ root=$(dirname "$here")
 bin=${1:-$root/build}/tui/spadmap
 nets=$root/data/networks
 [ -x "$bin" ] || { echo "make.sh: build spadmap first ($bin not found)" >&2; exit 1; }
-shot() { # NAME NET SIZE KEYS
-  "$bin" snapshot "$nets/$2.json" --size "$3" --keys "$4" --out "$here/$1.svg"
-  echo "wrote screenshots/$1.svg"
+shot() { # NAME NET SIZE KEYS [more snapshot options]
+  name=$1; net=$2; size=$3; keys=$4; shift 4
+  "$bin" snapshot "$nets/$net.json" --size "$size" --keys "$keys" --out "$here/$name.svg" "$@"
+  echo "wrote screenshots/$name.svg"
 }
 shot resnet50_mr          resnet50 120x40 "x<Tab>"
 shot nasnet_a_pinned_mpmf nasnet_a 120x40 "cs"
@@ -22,6 +23,16 @@ shot resnet50_cosma_vs_default resnet50 120x40 "whcm<Down><Down><Down><Enter>"
 # an ONNX model exported by torch.onnx.export (data/gen/export_onnx.py), opened as it is
 "$bin" snapshot "$root/data/onnx/resnet18.onnx" --size 120x40 --keys "x<Tab>" --out "$here/resnet18_onnx.svg"
 echo "wrote screenshots/resnet18_onnx.svg"
+# the README's walk-through: find a tensor, explain a spill, the sweep, a saved plan, the legend
+shot walk_search          resnet50 140x42 "/layer3.2.conv2<Enter>"
+shot walk_explain         nasnet_a 150x45 "xxzzzz"
+shot walk_sweep           nasnet_a 140x42 "W<Right><Right><Right><Down><Down>"
+tmp=$(mktemp -d)
+"$bin" solve "$nets/diamond.json" --budget 11K --schedule mpmf --out "$tmp/diamond.plan.json" >/dev/null
+shot walk_open_plan       diamond  120x36 "" --plan "$tmp/diamond.plan.json"
+rm -rf "$tmp"
+shot walk_legend          diamond  100x30 "l"
+shot walk_mono            diamond  100x30 "x" --mono
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"

@@ -199,5 +199,20 @@ expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
+# the budget sweep and the budget forms the tool prints
+expect 0 "24 fast combinations x 24 budgets" "$bin" sweep "$dia"
+expect 0 "10240,default,belady,linear,36864,3,10240" "$bin" sweep "$dia" --csv --points 2
+check "sweep --csv: a header and 24 x 3 rows" '[ "$("$bin" sweep "$dia" --csv --points 3 | wc -l)" -eq 73 ]'
+expect 2 "--points wants a count" "$bin" sweep "$dia" --points 1
+expect 0 "budget         11,264 bytes" "$bin" solve "$dia" --budget M_R*1.1
+expect 0 "budget         10,240 bytes" "$bin" solve "$dia" --budget 10,240
+expect 0 "budget         11,264 bytes" "$bin" solve "$dia" --budget 11.0K
+expect 2 "a byte count is whole" "$bin" solve "$dia" --budget 100.5
+# the explorer's settings from the command line, and a plan that does not fit
+"$bin" solve "$dia" --budget 12K --out "$tmp/d.plan.json" >/dev/null
+expect 0 "opened d.plan.json: valid" "$bin" snapshot "$dia" --plan "$tmp/d.plan.json"
+expect 1 "unknown op" "$bin" snapshot "$data/networks/fig1.json" --plan "$tmp/d.plan.json"
+expect 2 "unknown schedule policy \"frob\"" "$bin" snapshot "$dia" --schedule frob
+expect 2 "--time-limit wants seconds" "$bin" snapshot "$dia" --time-limit soon
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -244,6 +244,31 @@ TEST(budget_text_parses) {
   CHECK_EQ(Budget_parse("lots", &f, &b, &preset, &err), SP_ERR_ARG);
   CHECK_HAS(err.text, "expected M_R");
   CHECK_EQ(Budget_parse("99999999999999999999G", &f, &b, &preset, &err), SP_ERR_ARG);
+  /* the forms the tool prints, decimals, and presets with a factor */
+  CHECK_EQ(Budget_parse("2.5M", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 5 * 512 * 1024);
+  CHECK_EQ(Budget_parse("1,026,880", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 1026880);
+  CHECK_EQ(Budget_parse("10.0K", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 10240);
+  CHECK_EQ(Budget_parse("1.5 MiB", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 3 * 512 * 1024);
+  CHECK_EQ(Budget_parse("512B", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 512);
+  CHECK_EQ(Budget_parse("M_P*1.1", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 220);
+  CHECK(preset[0] == '\0'); /* a size, not the preset */
+  CHECK_EQ(Budget_parse("m_r * 2", &f, &b, &preset, &err), SP_OK);
+  CHECK_EQ(b, 200);
+  CHECK_EQ(Budget_parse("M_P*", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "factor");
+  CHECK_EQ(Budget_parse("M_P*-1", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_EQ(Budget_parse("M_Px", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_EQ(Budget_parse("100.5", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "whole");
+  CHECK_EQ(Budget_parse("1,,2", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_EQ(Budget_parse(",12", &f, &b, &preset, &err), SP_ERR_ARG);
+  CHECK_EQ(Budget_parse("M_R", NULL, &b, &preset, &err), SP_ERR_ARG);
 }
 
 TEST_MAIN("figures", T(minpeak_equals_brute_force_on_random_dags), T(minpeak_equals_subset_dp_on_larger_random_dags), T(teaching_graphs_have_known_figures),

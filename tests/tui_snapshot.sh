@@ -7,10 +7,10 @@ bin=$1; data=$2; dir=$3/screens
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
-# case NAME NET SIZE KEYS
+# case NAME NET SIZE KEYS [more snapshot options]
 case_() {
-  name=$1; net=$2; size=$3; keys=$4
-  if ! "$bin" snapshot "$data/networks/$net.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
+  name=$1; net=$2; size=$3; keys=$4; shift 4
+  if ! "$bin" snapshot "$data/networks/$net.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" "$@" 2>"$tmp/err"; then
     echo "FAIL $name: spadmap snapshot failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1)); return
   fi
   if [ -n "$UPDATE_SCREENS" ]; then
@@ -38,14 +38,15 @@ case_ nasnet_a_too_small    nasnet_a 79x23  ""
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"
 case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
-# the layer view (L): CoSA on the op at the cursor (the paper's Fig. 8 layer 3_7_512_512_1),
+# the layer view (I): CoSA on the op at the cursor (the paper's Fig. 8 layer 3_7_512_512_1),
 # random on the 4x PE variant, an op that is no layer
-case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>L"
-case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Lma"
-case_ resnet50_layer_pool   resnet50 80x24  "<Right>L"
+case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
+case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Ima"
+case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
 # SmartShuttle's scheme table and the steps map (ZigZag, stepped to step 4) in the layer view
-case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Lmmm"
-case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>L<Left><Left><Right><Right><Right>"
+case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immm"
+case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
+case_ fig1_picker_prefix     fig1     80x24  "Onasnet"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
 case_ diamond_click_sched   diamond  120x40 "<Click:100,14>"
@@ -55,6 +56,38 @@ case_ diamond_menu          diamond  100x30 "m<Down><Right><Down><Down><Down><Do
 case_ diamond_menu_apply    diamond  80x24  "m<Down><Enter>"
 # the joint COSMA policy from the menu: it decides the order, the addresses and the evictions
 case_ diamond_cosma         diamond  100x30 "m<Down><Down><Down><Enter>"
+# finding: a search and its next match, a step number, the peak, spill events, a tensor's events
+case_ resnet50_search        resnet50 120x40 "/layer2.0.conv<Enter>n"
+case_ resnet50_goto_peak     resnet50 100x30 "g40<Enter>k"
+case_ nasnet_a_spill_walk    nasnet_a 120x40 "xxxx"
+case_ resnet50_tensor_events resnet50 120x40 "x<Home>tt"
+# explaining a spill: the block that needed room, the largest gap, what the policy weighed
+case_ diamond_explain        diamond  120x40 "x"
+case_ nasnet_a_explain_greedy nasnet_a 150x45 "eeexx"
+case_ nasnet_a_explain_belady nasnet_a 150x45 "xx"
+# long names keep their distinctive end; the panel widens with the terminal; a click on a stay
+case_ densenet121_long_names densenet121 160x45 "xx"
+case_ diamond_click_stay     diamond  120x40 "x<Click:90,34>"
+# teaching: the legend, help pages at 80x24, monochrome fills
+case_ diamond_legend         diamond  80x24  "l"
+case_ diamond_help_page2     diamond  80x24  "?<PgDn>"
+case_ diamond_mono           diamond  100x30 "x" --mono
+# what-if: flip to the pinned plan, typed budgets in printed forms, settings from the command line
+case_ diamond_flip           diamond  120x40 "cpv"
+case_ fig1_budget_factor     fig1     80x24  "bM_P*1.25<Enter>"
+case_ diamond_cli_settings   diamond  100x30 "" --budget 11,264 --schedule mpmf --replacement lru
+# the budget sweep: the chart, another metric, and Enter opening a point's plan
+case_ nasnet_a_sweep         nasnet_a 120x40 "W<Right><Right><Right><Down><Down>"
+case_ resnet50_sweep_spills  resnet50 100x30 "W<Tab>"
+case_ diamond_sweep_enter    diamond  100x30 "W<End><Down><Down><Enter>"
+# saving asks for a path (Esc leaves without writing)
+case_ diamond_save_prompt    diamond  80x24  "S"
+# a saved plan opened with --plan (written by solve first)
+if "$bin" solve "$data/networks/diamond.json" --budget 12K --schedule mpmf --out "$tmp/d.plan.json" >/dev/null; then
+  case_ diamond_open_plan    diamond  100x30 "" --plan "$tmp/d.plan.json"
+else
+  echo "FAIL diamond_open_plan: solve --out failed"; fail=$((fail + 1))
+fi
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

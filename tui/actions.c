@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "find.h"
 #include "policy.h"
 #include "solve.h"
 #include "layer_view.h"
@@ -17,17 +18,25 @@ static int Act_quit(App *app) {
 
 static int Act_help(App *app) {
   app->help = true;
+  app->help_page = 0;
   return ACT_REDRAW;
 }
 
-static int Act_setBudget(App *app, int64_t b) {
+static int Act_legend(App *app) {
+  app->legend = !app->legend;
+  return ACT_REDRAW;
+}
+
+/* preset: 'R' / 'H' / 'P' when asked for by name (kept even where M_R = M_P), 0 for a size */
+static int Act_setBudget(App *app, int64_t b, char preset) {
   app->set.budget = b;
+  app->set.preset = preset;
   app->message[0] = '\0';
   return ACT_REDRAW | ACT_RESOLVE;
 }
 static int Act_budgetMR(App *app) {
   app->await_preset = 0;
-  return Act_setBudget(app, App_figures(app)->m_r);
+  return Act_setBudget(app, App_figures(app)->m_r, 'R');
 }
 /* M_H and M_P need the figures: while the worker computes them, the preset waits
  * for them (App_poll applies it and solves). */
@@ -38,7 +47,7 @@ static int Act_budgetPreset(App *app, char which) {
     return ACT_REDRAW;
   }
   app->await_preset = 0;
-  return Act_setBudget(app, which == 'H' ? App_figures(app)->m_h : App_figures(app)->m_p);
+  return Act_setBudget(app, which == 'H' ? App_figures(app)->m_h : App_figures(app)->m_p, which);
 }
 static int Act_budgetMH(App *app) { return Act_budgetPreset(app, 'H'); }
 static int Act_budgetMP(App *app) { return Act_budgetPreset(app, 'P'); }
@@ -50,7 +59,7 @@ static int64_t Act_budgetStep(App *app) {
 }
 static int Act_budgetUp(App *app) {
   app->await_preset = 0;
-  return Act_setBudget(app, app->set.budget + Act_budgetStep(app)); }
+  return Act_setBudget(app, app->set.budget + Act_budgetStep(app), 0); }
 static int Act_budgetDown(App *app) {
   app->await_preset = 0;
   int64_t b = app->set.budget - Act_budgetStep(app), m_r = App_figures(app)->m_r;
@@ -59,18 +68,37 @@ static int Act_budgetDown(App *app) {
     App_setMessage(app, true, "budget is at M_R: no plan exists below it");
     return ACT_REDRAW;
   }
-  return Act_setBudget(app, b);
+  return Act_setBudget(app, b, 0);
 }
 
-static int Act_budgetType(App *app) {
+static int Act_prompt(App *app, PromptKind kind, const char *initial) {
   app->prompt = true;
-  app->prompt_buf[0] = '\0';
+  app->prompt_kind = kind;
+  snprintf(app->prompt_buf, sizeof app->prompt_buf, "%s", initial);
   return ACT_REDRAW;
 }
+static int Act_budgetType(App *app) { return Act_prompt(app, PROMPT_BUDGET, ""); }
+static int Act_timeLimit(App *app) { return Act_prompt(app, PROMPT_TIME, ""); }
+static int Act_search(App *app) { return Act_prompt(app, PROMPT_SEARCH, ""); }
+static int Act_goto(App *app) { return Act_prompt(app, PROMPT_GOTO, ""); }
+static int Act_searchNext(App *app) { return Find_search(app, 1); }
+static int Act_searchPrev(App *app) { return Find_search(app, -1); }
+static int Act_peak(App *app) { return Find_peak(app); }
+static int Act_tensorNext(App *app) { return Find_tensorEvent(app, 1); }
+static int Act_tensorPrev(App *app) { return Find_tensorEvent(app, -1); }
 
+/* The keys cycle the fast policies only: an ILP search of minutes is chosen in
+ * the menu (m), never started by surprise. */
 static int Act_cycle(App *app, int *idx, PolicyKind k) {
-  *idx = (*idx + 1) % App_policyCount(k);
-  App_setMessage(app, false, "%s policy: %s", PolicyKind_name(k), App_policy(k, *idx)->name);
+  int n = App_policyCount(k);
+  for (int step = 1; step <= n; step++) {
+    int i = (*idx + step) % n;
+    if (App_policy(k, i)->searching) continue;
+    *idx = i;
+    break;
+  }
+  App_setMessage(app, false, "%s policy: %s (the menu m has the ILP ones)", PolicyKind_name(k),
+                 App_policy(k, *idx)->name);
   return ACT_REDRAW | ACT_RESOLVE;
 }
 static int Act_menu(App *app) {
@@ -83,7 +111,7 @@ static int Act_allocator(App *app) { return Act_cycle(app, &app->set.alloc, POLI
 
 static int Act_params(App *app) {
   /* a preset budget follows the setting (M_R stays M_R); a plain size stays put */
-  const char *preset = App_preset(app, app->set.budget, app->set.params);
+  const char *preset = App_settingPreset(app, &app->set);
   if (app->await_preset) preset = app->await_preset == 'H' ? "M_H" : "M_P";
   app->set.params = !app->set.params;
   const NetFigures *f = App_figures(app);
@@ -95,6 +123,7 @@ static int Act_params(App *app) {
     return ACT_REDRAW;
   }
   if (preset) app->set.budget = preset[2] == 'R' ? f->m_r : preset[2] == 'H' ? f->m_h : f->m_p;
+  app->set.preset = preset ? preset[2] : 0;
   App_setMessage(app, false, "%s", what);
   return ACT_REDRAW | ACT_RESOLVE;
 }
@@ -202,54 +231,65 @@ static int Act_unselect(App *app) {
   return ACT_REDRAW;
 }
 
-static int Act_jumpSpill(App *app, int dir) {
-  if (!app->plan || !app->steps.spills) return 0;
-  for (int t = app->cursor + dir; t >= 0 && t < app->plan->nsteps; t += dir)
-    if (app->steps.spills[t]) {
-      app->cursor = t;
-      for (int i = 0; i < app->plan->nstays; i++)
-        if (app->plan->stays[i].end == t && app->plan->stays[i].out == STAY_SPILL) {
-          app->selected = app->plan->stays[i].tensor;
-          break;
-        }
-      App_clampView(app);
-      app->message[0] = '\0';
-      return ACT_REDRAW;
-    }
-  App_setMessage(app, false, "no spill %s step %d", dir > 0 ? "after" : "before", app->cursor);
-  return ACT_REDRAW;
-}
-static int Act_nextSpill(App *app) { return Act_jumpSpill(app, 1); }
-static int Act_prevSpill(App *app) { return Act_jumpSpill(app, -1); }
+static int Act_nextSpill(App *app) { return Find_spill(app, 1); }
+static int Act_prevSpill(App *app) { return Find_spill(app, -1); }
 
 static int Act_pin(App *app) {
   if (app->pinned) {
+    if (app->trace_plan == app->pinned && app->pinned != app->plan) app->trace_plan = NULL;
     if (app->pinned != app->plan) Plan_free(app->pinned);
     app->pinned = NULL;
+    app->show_pinned = false;
+    PlanSteps_free(&app->pinned_steps);
     App_setMessage(app, false, "unpinned");
     return ACT_REDRAW;
   }
   if (!app->plan) return 0;
   app->pinned = app->plan;
   app->pinned_set = app->plan_set;
+  PlanSteps_build(&app->pinned_steps, app->pinned, app->net);
   App_setMessage(app, false, "pinned this plan: change settings to compare, c again to unpin");
   return ACT_REDRAW;
 }
 
-static int Act_save(App *app) {
-  if (!app->plan) return 0;
-  char path[512];
-  snprintf(path, sizeof path, "%s.plan.json", app->net->name);
-  SpError err;
-  if (Plan_write(app->plan, app->net, path, &err)) App_setMessage(app, true, "%s", err.text);
-  else App_setMessage(app, false, "saved %s", path);
+static int Act_flip(App *app) {
+  if (!app->pinned) {
+    App_setMessage(app, false, "pin a plan first (c), then change a setting: v flips between the two");
+    return ACT_REDRAW;
+  }
+  app->show_pinned = !app->show_pinned;
+  App_clampView(app);
+  App_setMessage(app, false, "the map shows the %s plan", app->show_pinned ? "PINNED" : "current");
   return ACT_REDRAW;
+}
+
+/* Save asks where (default NAME.plan.json after the file's own name), never
+ * overwrites without a yes, and saves the plan the map shows. */
+static int Act_save(App *app) {
+  if (!App_shownPlan(app)) {
+    App_setMessage(app, true, "no plan to save yet");
+    return ACT_REDRAW;
+  }
+  char def[256];
+  snprintf(def, sizeof def, "%s.plan.json", app->stem);
+  return Act_prompt(app, PROMPT_SAVE, def);
+}
+
+static void Act_writePlan(App *app, const char *path) {
+  const Plan *p = App_shownPlan(app);
+  SpError err;
+  char b[16], pol[96];
+  if (Plan_write(p, app->net, path, &err)) App_setMessage(app, true, "%s", err.text);
+  else
+    App_setMessage(app, false, "saved the %s plan (%s, %s) to %s", app->show_pinned ? "pinned" : "shown",
+                   App_bytes(p->budget, b, sizeof b),
+                   App_policies(app->show_pinned ? &app->pinned_set : &app->plan_set, pol, sizeof pol), path);
 }
 
 static int Act_screen(App *app) {
   if (!app->grid) return 0;
   char path[512];
-  snprintf(path, sizeof path, "%s.screen.txt", app->net->name);
+  snprintf(path, sizeof path, "%s.screen.txt", app->stem);
   char *text = Grid_toText(app->grid);
   FILE *f = text ? fopen(path, "w") : NULL;
   bool ok = f && fputs(text, f) >= 0;
@@ -272,6 +312,7 @@ static int Act_open(App *app) {
 }
 
 static int Act_layer(App *app) { return LayerView_open(app); }
+static int Act_sweep(App *app) { return SweepView_openKey(app); }
 
 static int Act_mouse(App *app) {
   app->mouse = !app->mouse;
@@ -282,21 +323,28 @@ static int Act_mouse(App *app) {
 static Action Actions_table[] = {
   {"quit", 'q', 0, "quit", Act_quit},
   {"help", '?', 0, "show this help", Act_help},
+  {"legend", 'l', 0, "what the colours and marks mean", Act_legend},
   {"budget_mr", 'r', 0, "budget = M_R (largest op)", Act_budgetMR},
   {"budget_mh", 'h', 0, "budget = M_H", Act_budgetMH},
   {"budget_mp", 'p', 0, "budget = M_P (minimum peak)", Act_budgetMP},
   {"budget_up", '+', '=', "budget + M_R/16", Act_budgetUp},
   {"budget_down", '-', '_', "budget - M_R/16", Act_budgetDown},
-  {"budget_type", 'b', 0, "type a budget (512K, 2M, M_P)", Act_budgetType},
+  {"budget_type", 'b', 0, "type a budget (512K, 2.5M, 1,026,880, M_P*1.1)", Act_budgetType},
+  {"time_limit", 'L', 0, "type the ILP policies' time limit (seconds)", Act_timeLimit},
   {"policies", 'm', 0, "choose the policies from a menu", Act_menu},
-  {"schedule", 's', 0, "next schedule policy", Act_schedule},
-  {"replacement", 'e', 0, "next replacement policy", Act_replacement},
-  {"allocator", 'a', 0, "next allocator", Act_allocator},
+  {"schedule", 's', 0, "next fast schedule policy (ILP ones: menu)", Act_schedule},
+  {"replacement", 'e', 0, "next fast replacement policy", Act_replacement},
+  {"allocator", 'a', 0, "next fast allocator", Act_allocator},
   {"params", 'w', 0, "toggle params (weights) on chip", Act_params},
   {"step_left", K_LEFT, 0, "cursor one step back", Act_left},
   {"step_right", K_RIGHT, 0, "cursor one step on", Act_right},
   {"first_step", K_HOME, 0, "cursor to the first step", Act_home},
   {"last_step", K_END, 0, "cursor to the last step", Act_end},
+  {"goto_step", 'g', 0, "go to a step number", Act_goto},
+  {"peak", 'k', 0, "go to the peak step", Act_peak},
+  {"search", '/', 0, "search tensor and op names", Act_search},
+  {"search_next", 'n', 0, "next match of the search", Act_searchNext},
+  {"search_prev", 'N', 0, "previous match of the search", Act_searchPrev},
   {"zoom_in", '>', 'z', "zoom in (time)", Act_zoomIn},
   {"zoom_out", '<', 'Z', "zoom out (time)", Act_zoomOut},
   {"pan_left", '[', 0, "pan a quarter window back", Act_panLeft},
@@ -308,23 +356,92 @@ static Action Actions_table[] = {
   {"addr_up", K_UP, 0, "pan to higher addresses", Act_addrUp},
   {"addr_down", K_DOWN, 0, "pan to lower addresses", Act_addrDown},
   {"reset_view", '0', 0, "show the whole plan", Act_resetView},
-  {"next_tensor", K_TAB, 'n', "select the next tensor at the cursor", Act_nextTensor},
-  {"prev_tensor", K_BTAB, 'N', "select the previous tensor", Act_prevTensor},
+  {"next_tensor", K_TAB, 0, "select the next tensor at the cursor", Act_nextTensor},
+  {"prev_tensor", K_BTAB, 0, "select the previous tensor", Act_prevTensor},
   {"unselect", K_ESC, 0, "clear the selection", Act_unselect},
-  {"next_spill", 'x', 0, "jump to the next spill", Act_nextSpill},
-  {"prev_spill", 'X', 0, "jump to the previous spill", Act_prevSpill},
+  {"next_spill", 'x', 0, "next spill event (each spilled tensor)", Act_nextSpill},
+  {"prev_spill", 'X', 0, "previous spill event", Act_prevSpill},
+  {"tensor_next", 't', 0, "the selected tensor's next event", Act_tensorNext},
+  {"tensor_prev", 'T', 0, "the selected tensor's previous event", Act_tensorPrev},
+  {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P", Act_sweep},
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
-  {"save_plan", 'S', 0, "save the plan as NETWORK.plan.json", Act_save},
-  {"screen_dump", 'P', 0, "write the screen to NETWORK.screen.txt", Act_screen},
+  {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
+  {"save_plan", 'S', 0, "save the plan shown (asks where)", Act_save},
+  {"screen_dump", 'P', 0, "write the screen to FILE.screen.txt", Act_screen},
   {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},
   {"open", 'O', 0, "open another network (file picker)", Act_open},
   {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
-  {"layer", 'L', 0, "the op at the cursor as a layer: loop nest, tiles, costs (CoSA)", Act_layer},
+  {"layer", 'I', 0, "the op at the cursor as a layer: loop nest, tiles, costs (CoSA)", Act_layer},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 
 int Actions_count(void) { return ACTIONS_N; }
 const Action *Actions_at(int i) { return i >= 0 && i < ACTIONS_N ? &Actions_table[i] : NULL; }
+
+static int Actions_enter(App *app) {
+  char *text = app->prompt_buf;
+  app->prompt = false;
+  switch (app->prompt_kind) {
+  case PROMPT_BUDGET: {
+    int64_t b;
+    SpError err;
+    const char *preset = NULL;
+    if (strstr(text, "M_") && strncasecmp(text, "M_R", 3) != 0 && !App_figuresReady(app)) {
+      App_setMessage(app, true, "computing figures... type %s again in a moment", text);
+      return ACT_REDRAW;
+    }
+    if (Budget_parse(text, App_figures(app), &b, &preset, &err)) {
+      App_setMessage(app, true, "%s", err.text);
+      return ACT_REDRAW;
+    }
+    app->await_preset = 0;
+    return Act_setBudget(app, b, preset && preset[0] ? preset[2] : 0);
+  }
+  case PROMPT_TIME: {
+    char *end;
+    double v = strtod(text, &end);
+    while (*end == ' ' || *end == 's') end++;
+    if (strcasecmp(text, "none") == 0) v = 0, end = text + strlen(text);
+    if (end == text || *end || v < 0 || v != v) {
+      App_setMessage(app, true, "time limit: expected seconds (e.g. 10, 0.5) or \"none\" (got \"%s\")", text);
+      return ACT_REDRAW;
+    }
+    app->set.time_limit = v;
+    if (v > 0) App_setMessage(app, false, "ILP time limit: %g s", v);
+    else App_setMessage(app, false, "ILP time limit: none (C cancels)");
+    /* only a searching policy uses it: re-solve then */
+    const AppSettings *s = &app->set;
+    bool searching = App_policy(POLICY_SCHEDULE, s->sched)->searching ||
+                     App_policy(POLICY_REPLACEMENT, s->repl)->searching ||
+                     App_policy(POLICY_ALLOCATOR, s->alloc)->searching;
+    return ACT_REDRAW | (searching ? ACT_RESOLVE : 0);
+  }
+  case PROMPT_SEARCH:
+    if (!text[0]) return ACT_REDRAW;
+    snprintf(app->search, sizeof app->search, "%.63s", text);
+    return Find_search(app, 1);
+  case PROMPT_GOTO: return Find_goto(app, text);
+  case PROMPT_SAVE: {
+    if (!text[0]) {
+      App_setMessage(app, false, "not saved");
+      return ACT_REDRAW;
+    }
+    FILE *f = fopen(text, "r");
+    if (f) { /* never overwrite without a yes */
+      fclose(f);
+      snprintf(app->save_path, sizeof app->save_path, "%s", text);
+      return Act_prompt(app, PROMPT_OVERWRITE, "");
+    }
+    Act_writePlan(app, text);
+    return ACT_REDRAW;
+  }
+  case PROMPT_OVERWRITE:
+    if (text[0] == 'y' || text[0] == 'Y') Act_writePlan(app, app->save_path);
+    else App_setMessage(app, false, "not saved (%s exists)", app->save_path);
+    return ACT_REDRAW;
+  }
+  return ACT_REDRAW;
+}
 
 static int Actions_prompt(App *app, int key) {
   size_t len = strlen(app->prompt_buf);
@@ -336,26 +453,23 @@ static int Actions_prompt(App *app, int key) {
     if (len) app->prompt_buf[len - 1] = '\0';
     return ACT_REDRAW;
   }
-  if (key == K_ENTER || key == '\r') {
-    app->prompt = false;
-    int64_t b;
-    SpError err;
-    if (strncasecmp(app->prompt_buf, "M_", 2) == 0 && strcasecmp(app->prompt_buf, "M_R") != 0 &&
-        !App_figuresReady(app)) {
-      App_setMessage(app, true, "computing figures... type %s again in a moment", app->prompt_buf);
-      return ACT_REDRAW;
-    }
-    if (Budget_parse(app->prompt_buf, App_figures(app), &b, NULL, &err)) {
-      App_setMessage(app, true, "%s", err.text);
-      return ACT_REDRAW;
-    }
-    return Act_setBudget(app, b);
+  if (key == K_ENTER || key == '\r') return Actions_enter(app);
+  if (app->prompt_kind == PROMPT_OVERWRITE) { /* one key answers */
+    app->prompt_buf[0] = (char)(key == 'y' || key == 'Y' ? 'y' : 'n');
+    app->prompt_buf[1] = '\0';
+    return Actions_enter(app);
   }
   if (key >= 0x20 && key < 0x7F && len + 1 < sizeof app->prompt_buf) {
     app->prompt_buf[len] = (char)key;
     app->prompt_buf[len + 1] = '\0';
   }
   return ACT_REDRAW;
+}
+
+int Actions_keyOf(const char *name) {
+  for (int i = 0; i < ACTIONS_N; i++)
+    if (strcmp(Actions_table[i].name, name) == 0) return Actions_table[i].key;
+  return 0;
 }
 
 int Actions_key(App *app, int key) {
@@ -366,12 +480,18 @@ int Actions_key(App *app, int key) {
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
+  if (app->sweep_open && app->sweep && !app->prompt && !app->help) return SweepView_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
   if (LayerView_isOpen(app)) return LayerView_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
-  if (app->help) { /* any key closes the help; q still quits */
-    app->help = false;
-    return key == 'q' ? ACT_QUIT : ACT_REDRAW;
+  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ')) { /* pages */
+    int pages = HelpView_pages(app->grid);
+    app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
+    return ACT_REDRAW;
+  }
+  if (app->help || app->legend) { /* any key closes them; the quit key (as bound) still quits */
+    app->help = app->legend = false;
+    return key == Actions_keyOf("quit") ? ACT_QUIT : ACT_REDRAW;
   }
   for (int i = 0; i < ACTIONS_N; i++)
     if (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key))
@@ -463,6 +583,13 @@ const char *Actions_configure(const char *spec) {
       snprintf(why, sizeof why, "unknown action or key in \"%.*s\"", (int)strcspn(p, ",\n"), p);
       return why;
     }
+    for (int j = 0; j < ACTIONS_N; j++) /* a key does one thing: refuse one that would hide another action */
+      if (j != i && (Actions_table[j].key == key || Actions_table[j].key2 == key)) {
+        char kn[16];
+        snprintf(why, sizeof why, "key %s is already bound to %s (rebind that first)", Key_name(key, kn, sizeof kn),
+                 Actions_table[j].name);
+        return why;
+      }
     Actions_table[i].key = key;
     Actions_table[i].key2 = 0;
     p = eq + 1 + used;

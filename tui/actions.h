@@ -26,6 +26,8 @@ typedef struct {
 } Action;
 
 int Actions_count(void);
+/* The key bound to the named action (0 if none): help, footer and legend show it. */
+int Actions_keyOf(const char *name);
 const Action *Actions_at(int i);
 /* Handles one key: prompt and help modes first, then the table. Returns ACT_* flags. */
 int Actions_key(App *app, int key);

@@ -7,6 +7,7 @@
 
 #include "import.h"
 #include "layer_view.h"
+#include "clock.h"
 #include "policy.h"
 #include "validate.h"
 #include "views.h"
@@ -50,10 +51,14 @@ static void App_takeFigures(App *app, int p, Status st, const NetFigures *f, int
   app->fig_asked[p] = false;
 }
 
+/* Figures go to their own worker when there is one: a long M_P search never
+ * holds the first plan back. */
+static Worker *App_figWorker(App *app) { return app->figworker ? app->figworker : app->worker; }
+
 static void App_askFigures(App *app, int p) {
   if (app->fig_ok[p] || app->fig_asked[p] || !app->worker) return;
   App_provisional(app, p);
-  Worker_postFigures(app->worker, p);
+  Worker_postFigures(App_figWorker(app), p);
   app->fig_asked[p] = true;
 }
 
@@ -83,9 +88,31 @@ bool App_figuresReady(App *app) {
 }
 
 /* The app around a loaded network (settings and worker kept by the caller). */
+/* The file's own name without folder and ".json", every byte that is not a
+ * letter, digit, '-', '_' or '.' replaced by '_' and no leading '.': file names
+ * the explorer makes (NAME.plan.json, NAME.screen.txt) never leave the working
+ * directory, whatever the network's "name" field says. */
+void App_stem(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strlen(base);
+  if (len > 5 && (strcmp(base + len - 5, ".json") == 0 || strcmp(base + len - 5, ".onnx") == 0)) len -= 5;
+  size_t k = 0;
+  for (size_t i = 0; i < len && k + 1 < n; i++) {
+    char c = base[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              (c == '.' && k > 0);
+    out[k++] = ok ? c : '_';
+  }
+  if (k == 0 && n > 8) k = (size_t)snprintf(out, n, "network");
+  out[k < n ? k : n - 1] = '\0';
+}
+
 static void App_attach(App *app, Net *net, const char *path) {
   app->net = net;
+  app->shared = SharedNet_new(net);
   snprintf(app->path, sizeof app->path, "%s", path);
+  App_stem(path, app->stem, sizeof app->stem);
   app->selected = -1;
   app->violations = -1;
   App_provisional(app, 0);
@@ -106,18 +133,24 @@ Status App_init(App *app, const char *path, SpError *err) {
   app->set.sched = App_policyIndex(POLICY_SCHEDULE, d.schedule);
   app->set.repl = App_policyIndex(POLICY_REPLACEMENT, d.replacement);
   app->set.alloc = App_policyIndex(POLICY_ALLOCATOR, d.allocator);
+  app->set.time_limit = d.time_limit;
   App_attach(app, net, path);
+  if (!app->shared) {
+    Net_free(net);
+    app->net = NULL;
+    return SpError_set(err, SP_ERR_NOMEM, "out of memory");
+  }
   return SP_OK;
 }
 
-static void PlanSteps_free(PlanSteps *ps) {
+void PlanSteps_free(PlanSteps *ps) {
   free(ps->resident);
   free(ps->spills);
   free(ps->retrievals);
   memset(ps, 0, sizeof *ps);
 }
 
-static void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
+void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
   PlanSteps_free(ps);
   size_t n = (size_t)(p->nsteps > 0 ? p->nsteps : 1);
   ps->resident = calloc(n, sizeof(int64_t));
@@ -139,21 +172,38 @@ static void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
 }
 
 /* Everything that belongs to the network (the worker too: it holds the net). */
-static void App_release(App *app) {
+static void App_release(App *app, bool keep_pin) {
   LayerView_free(app);
-  Worker_stop(app->worker);
-  app->worker = NULL;
-  if (app->pinned != app->plan) Plan_free(app->pinned);
-  Plan_free(app->plan);
-  app->pinned = app->plan = NULL;
+  SweepView_close(app);
+  Worker_stop(app->worker); /* at most WORKER_GRACE_MS each: never a frozen screen */
+  Worker_stop(app->figworker);
+  app->worker = app->figworker = NULL;
+  if (!keep_pin) {
+    if (app->pinned != app->plan) Plan_free(app->pinned);
+    app->pinned = NULL;
+    PlanSteps_free(&app->pinned_steps);
+  }
+  if (app->plan != app->pinned) Plan_free(app->plan);
+  app->plan = NULL;
   PlanSteps_free(&app->steps);
+  SimTrace_free(&app->trace);
+  app->trace_plan = NULL;
   free(app->mp_order[0]);
   free(app->mp_order[1]);
-  Net_free(app->net);
+  if (app->shared) SharedNet_release(app->shared); /* a worker still running keeps it */
+  else Net_free(app->net);
+  app->shared = NULL;
+  app->net = NULL;
+}
+
+/* The workers of a terminal session: solves, and figures beside them. */
+void App_startWorkers(App *app) {
+  app->worker = Worker_startShared(app->shared);
+  app->figworker = app->worker ? Worker_startShared(app->shared) : NULL;
 }
 
 void App_free(App *app) {
-  App_release(app);
+  App_release(app, false);
   Picker_close(app);
   memset(app, 0, sizeof *app);
 }
@@ -163,22 +213,37 @@ Status App_load(App *app, const char *path, SpError *err) {
   Status st = Import_open(path, NULL, &net, err);
   if (st) return st; /* the old network stays */
   bool had_worker = app->worker != NULL;
-  App_release(app);
+  /* the pin stays only for the same network (same file, same shape) */
+  bool same = app->pinned && strcmp(app->path, path) == 0 && app->net->nops == net->nops &&
+              app->net->ntensors == net->ntensors;
+  bool dropped = app->pinned && !same;
+  App_release(app, same);
   AppSettings set = app->set;
   bool det = app->deterministic, mouse = app->mouse;
   Picker picker = app->picker;
   Grid *grid = app->grid;
+  Plan *pinned = app->pinned;
+  AppSettings pinned_set = app->pinned_set;
+  PlanSteps pinned_steps = app->pinned_steps;
   memset(app, 0, sizeof *app);
   app->set = set;
+  app->set.preset = 'R';
   app->deterministic = det;
   app->mouse = mouse;
   app->picker = picker;
   app->grid = grid;
+  app->pinned = pinned;
+  app->pinned_set = pinned_set;
+  app->pinned_steps = pinned_steps;
   App_attach(app, net, path);
+  if (!app->shared) { /* no memory for the holder: keep going without workers */
+    had_worker = false;
+  }
   if (had_worker) {
-    app->worker = Worker_start(app->net);
+    App_startWorkers(app);
     App_prefetchFigures(app);
   }
+  if (dropped) App_setMessage(app, false, "the pinned plan was for another network: unpinned");
   return SP_OK;
 }
 
@@ -207,10 +272,12 @@ static void App_accept(App *app, SolveResult *r) {
   }
   if (r->status) {
     snprintf(app->error, sizeof app->error, "%s", r->error);
+    App_setMessage(app, true, "%s", r->error); /* newer messages replace it; the status line keeps it */
     return;
   }
   app->error[0] = '\0';
   if (app->plan != app->pinned) Plan_free(app->plan);
+  if (app->trace_plan == app->plan) app->trace_plan = NULL; /* freed: never compare a stale pointer */
   app->plan = r->plan;
   app->plan_set = app->set;
   PlanSteps_build(&app->steps, app->plan, app->net);
@@ -234,11 +301,32 @@ void App_resolve(App *app) {
   job.s.schedule = App_policy(POLICY_SCHEDULE, app->set.sched)->name;
   job.s.replacement = App_policy(POLICY_REPLACEMENT, app->set.repl)->name;
   job.s.allocator = App_policy(POLICY_ALLOCATOR, app->set.alloc)->name;
+  job.s.time_limit = app->set.time_limit;
   /* mpmf's order depends only on (network, params): reuse the one computed with the figures */
   if (strcmp(job.s.schedule, "mpmf") == 0 && app->fig_ok[app->set.params] && app->fig[app->set.params].m_p_exact &&
       app->mp_order[app->set.params])
     job.s.order = app->mp_order[app->set.params];
+  const AppSettings *st = &app->set;
+  bool searching = App_policy(POLICY_SCHEDULE, st->sched)->searching ||
+                   App_policy(POLICY_REPLACEMENT, st->repl)->searching || App_policy(POLICY_ALLOCATOR, st->alloc)->searching;
+  if (app->worker && !app->plan && searching) { /* nothing on screen yet: a fast plan first (milliseconds) */
+    SolveJob fast = job;
+    SolveSettings_init(&fast.s);
+    fast.s.params = job.s.params;
+    fast.s.budget = job.s.budget;
+    SolveResult r;
+    Worker_solve(app->net, &fast, NULL, &r);
+    if (r.plan) {
+      AppSettings want = app->set;
+      app->set.sched = App_policyIndex(POLICY_SCHEDULE, fast.s.schedule);
+      app->set.repl = App_policyIndex(POLICY_REPLACEMENT, fast.s.replacement);
+      app->set.alloc = App_policyIndex(POLICY_ALLOCATOR, fast.s.allocator);
+      App_accept(app, &r); /* plan_set says what it is */
+      app->set = want;
+    } else Plan_free(r.plan);
+  }
   app->solving = true;
+  app->solve_t0 = Clock_now();
   app->has_progress = false;
   app->cancel_asked = app->cancelled = false;
   if (app->worker) {
@@ -250,15 +338,38 @@ void App_resolve(App *app) {
   App_accept(app, &r);
 }
 
+/* A solve told to stop that does not (GLPK building a model, say) is abandoned
+ * after APP_STUCK_MS: a fresh worker takes the newest job, or the cancel is
+ * done. The old thread finishes on its own references; its result is dropped. */
+enum { APP_STUCK_MS = 120 };
+static bool App_unstick(App *app) {
+  if (!app->worker || !app->figworker || !Worker_stuck(app->worker, APP_STUCK_MS)) return false;
+  Worker *fresh = Worker_startShared(app->shared);
+  if (!fresh) return false;
+  Worker_stop(app->worker);
+  app->worker = fresh;
+  if (app->cancel_asked) { /* the user's cancel: done, the last plan stays */
+    app->solving = app->has_progress = app->cancel_asked = false;
+    app->cancelled = true;
+    app->error[0] = '\0';
+    app->message[0] = '\0';
+  } else if (app->solving) { /* superseded: the newest settings, on the fresh worker */
+    long seq = app->seq;
+    App_resolve(app);
+    (void)seq;
+  }
+  return true;
+}
+
 bool App_poll(App *app) {
   SolveResult r;
   if (!app->worker) return false;
-  bool changed = false;
+  bool changed = App_unstick(app) | SweepView_poll(app);
   for (int p = 0; p < 2; p++) {
     NetFigures f;
     int *order;
     Status st;
-    if (!Worker_takeFigures(app->worker, p, &f, &order, &st)) continue;
+    if (!Worker_takeFigures(App_figWorker(app), p, &f, &order, &st)) continue;
     App_takeFigures(app, p, st, &f, order);
     changed = true;
     if (p == app->set.params && app->await_preset) { /* the preset asked for while they were computed */
@@ -321,4 +432,82 @@ const char *App_bytes(int64_t b, char *buf, int n) {
   else if (a < 1024LL * 1024 * 1024) snprintf(buf, (size_t)n, "%s%.2fM", sign, (double)a / 1048576.0);
   else snprintf(buf, (size_t)n, "%s%.2fG", sign, (double)a / 1073741824.0);
   return buf;
+}
+
+const char *App_settingPreset(App *app, const AppSettings *s) {
+  if (s->preset) {
+    const NetFigures *f = &app->fig[s->params];
+    int64_t v = s->preset == 'R' ? f->m_r : s->preset == 'H' ? f->m_h : f->m_p;
+    bool known = s->preset == 'R' || app->fig_ok[s->params];
+    if (known && v == s->budget) return s->preset == 'R' ? "M_R" : s->preset == 'H' ? "M_H" : "M_P";
+  }
+  return App_preset(app, s->budget, s->params);
+}
+
+const Plan *App_shownPlan(const App *app) { return app->show_pinned && app->pinned ? app->pinned : app->plan; }
+const PlanSteps *App_shownSteps(const App *app) {
+  return app->show_pinned && app->pinned ? &app->pinned_steps : &app->steps;
+}
+
+Status App_openPlan(App *app, const char *path, SpError *err) {
+  Plan *p;
+  Status st = Plan_load(path, app->net, &p, err);
+  if (st) return st;
+  ValidateReport rep;
+  st = Validate_plan(app->net, p, &rep);
+  if (st) {
+    if (st == SP_ERR_NOMEM) SpError_set(err, st, "out of memory validating %s", path);
+    else
+      SpError_set(err, st, "%s does not fit %s: %s%s", path, app->net->name, rep.nlines ? rep.lines[0] : "invalid",
+                  rep.count > 1 ? " (and more: spadmap validate lists them)" : "");
+    ValidateReport_free(&rep);
+    Plan_free(p);
+    return st;
+  }
+  if (rep.metrics_known) p->metrics = rep.metrics;
+  ValidateReport_free(&rep);
+  AppSettings s = app->set;
+  s.params = p->params;
+  s.budget = p->budget;
+  s.preset = 0;
+  const char *names[3] = {p->schedule_policy, p->replacement_policy, p->allocator_policy};
+  int *idx[3] = {&s.sched, &s.repl, &s.alloc};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; names[k] && i < App_policyCount((PolicyKind)k); i++)
+      if (strcmp(App_policy((PolicyKind)k, i)->name, names[k]) == 0) *idx[k] = i;
+  if (app->plan != app->pinned) Plan_free(app->plan);
+  if (app->trace_plan == app->plan) app->trace_plan = NULL;
+  app->plan = p;
+  app->set = app->plan_set = s;
+  app->error[0] = '\0';
+  app->violations = 0;
+  PlanSteps_build(&app->steps, p, app->net);
+  App_clampView(app);
+  char b[16];
+  const char *base = strrchr(path, '/');
+  App_setMessage(app, false, "opened %s: valid, budget %s (%s/%s/%s); a setting change re-solves", base ? base + 1 : path,
+                 App_bytes(p->budget, b, sizeof b), names[0] ? names[0] : "?", names[1] ? names[1] : "?",
+                 names[2] ? names[2] : "?");
+  return SP_OK;
+}
+
+const SimTrace *App_trace(App *app, const Plan *p) {
+  if (!p) return NULL;
+  if (app->trace_plan == p) return &app->trace;
+  SimTrace_free(&app->trace);
+  app->trace_plan = NULL;
+  const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, p->replacement_policy);
+  const PolicyInfo *al = Policy_find(POLICY_ALLOCATOR, p->allocator_policy);
+  if (!rp || !al || (!rp->evict_score && !rp->window_evict) || !al->place) return NULL;
+  Plan *again = NULL;
+  SpError err;
+  /* the same run again, recording why: a heuristic solve is about a millisecond */
+  Status st = Sim_runTraced(app->net, p->params, p->budget, p->order, rp, al, &again, &app->trace, &err);
+  Plan_free(again);
+  if (st) {
+    SimTrace_free(&app->trace);
+    return NULL;
+  }
+  app->trace_plan = p;
+  return &app->trace;
 }

@@ -5,6 +5,7 @@
 #define SPADMAP_APP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "figures.h"
@@ -12,13 +13,19 @@
 #include "net.h"
 #include "plan.h"
 #include "policy.h"
+#include "sim.h"
 #include "worker.h"
 
 typedef struct {
   bool params;
   int64_t budget;
   int sched, repl, alloc; /* indices into the policy table (Policy_at) */
+  char preset;            /* 'R' / 'H' / 'P': the budget was asked for by that name (M_R may equal M_P) */
+  double time_limit;      /* seconds for the searching (ILP) policies; <= 0: none */
 } AppSettings;
+
+/* What the bottom line is reading (app->prompt is true while one is open). */
+typedef enum { PROMPT_BUDGET, PROMPT_SAVE, PROMPT_OVERWRITE, PROMPT_SEARCH, PROMPT_GOTO, PROMPT_TIME } PromptKind;
 
 /* What the shown plan implies per step, computed once per plan. */
 typedef struct {
@@ -45,6 +52,13 @@ typedef struct {
   int x, w, y, rows, first; /* row i (at y + i) shows step first + i */
 } SchedGeom;
 
+/* Where the tensor panel's stay rows were last drawn (a click selects one). */
+typedef struct {
+  bool valid;
+  int x, w, y, rows;
+  int stay[64];           /* row i shows plan stay stay[i] */
+} StayGeom;
+
 /* The file picker overlay (picker.c). */
 typedef struct {
   bool open;
@@ -52,7 +66,10 @@ typedef struct {
   int n;
   int *shown, nshown;     /* indices matching the filter */
   int sel, top;           /* selected row of shown, first visible row */
-  char filter[64];
+  char filter[512];       /* typed: a filter, or a path (with a '/') */
+  char dir[1024];         /* the folder browsed ("" until one is) */
+  char dirs[8][1024];     /* the folders of networks opened this session (kept across opens) */
+  int ndirs;
 } Picker;
 
 /* The policy menu overlay (menu.c): one column per policy kind. */
@@ -62,9 +79,13 @@ typedef struct {
   int sel[POLICY_KIND_COUNT]; /* the highlighted policy of each column */
 } PolicyMenu;
 
+typedef struct SweepView SweepView; /* sweep_view.c */
+
 typedef struct App {
   Net *net;
+  SharedNet *shared;      /* net, shared with the workers (an abandoned one keeps it alive) */
   char path[1024];        /* the network file */
+  char stem[128];         /* the file's name without folder and .json, safe as a file name */
   NetFigures fig[2];      /* [params]; until fig_ok, only m_r is real (the others equal it) */
   int *mp_order[2];       /* the exact M_P order per params setting (the mpmf schedule) */
   bool fig_ok[2];
@@ -78,9 +99,12 @@ typedef struct App {
   int violations;         /* the validator's count for plan, -1: not checked */
   Plan *pinned;           /* for compare; owned separately from plan */
   AppSettings pinned_set;
+  PlanSteps pinned_steps;
 
   Worker *worker;         /* NULL: solve synchronously (snapshot mode) */
+  Worker *figworker;      /* computes the figures beside the solves (NULL: worker does) */
   long seq;
+  double solve_t0;        /* when the running solve was posted (the elapsed timer) */
   bool solving;
   bool has_progress;      /* a searching policy reported (progress, progress_stage) */
   SolveProgress progress;
@@ -96,17 +120,29 @@ typedef struct App {
   int64_t a0, aspan;      /* visible addresses [a0, a0 + aspan); aspan 0: whole budget */
   int selected;           /* tensor or -1 */
   bool help;
-  bool prompt;            /* typing a budget */
-  char prompt_buf[64];
+  int help_page;
+  bool prompt;            /* typing into the bottom line (prompt_kind says what) */
+  PromptKind prompt_kind;
+  char prompt_buf[512];
+  char search[64];        /* the last search (n / N repeat it) */
+  char save_path[512];    /* the path Save asks to overwrite */
+  bool legend;            /* the legend overlay */
+  SweepView *sweep;       /* the budget sweep (kept while the network and params stay) */
+  bool sweep_open;
+  bool show_pinned;       /* the map shows the pinned plan (flip) */
   char message[256];      /* one-line feedback ("saved ...") */
   bool message_warn;
   Grid *grid;             /* the last drawn screen (for P) */
   MapGeom map_geom;
   SchedGeom sched_geom;
+  StayGeom stay_geom;
+  SimTrace trace;         /* the simulator's evictions for trace_plan (explains spills) */
+  const Plan *trace_plan;
   Picker picker;
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
   void *layer_view;       /* the layer view (layer_view.c), NULL when closed */
+  bool mono;              /* no colours: the map tells blocks apart by their fills */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */
@@ -128,6 +164,14 @@ void App_prefetchFigures(App *app);
 /* Loads another network in place (settings kept, budget M_R, view reset); on
  * failure the old one stays and err says why. */
 Status App_load(App *app, const char *path, SpError *err);
+/* The file name stem of path (no folder, no ".json" or ".onnx", only [A-Za-z0-9._-], no
+ * leading '.'): what the explorer names its files after. */
+void App_stem(const char *path, char *out, size_t n);
+/* Starts the terminal session's workers (solves, and figures beside them). */
+void App_startWorkers(App *app);
+/* Opens a saved plan for this network: validated first, and refused (err says
+ * the validator's reason) when it does not match; the settings become the plan's. */
+Status App_openPlan(App *app, const char *path, SpError *err);
 /* Cancels the running solve (worker only); false if nothing was running. */
 bool App_cancel(App *app);
 /* Starts a solve of app->set (worker or synchronous). */
@@ -137,6 +181,16 @@ bool App_poll(App *app);
 void App_setMessage(App *app, bool warn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The preset name budget equals ("M_R", ...), or NULL. */
 const char *App_preset(App *app, int64_t budget, bool params);
+/* The preset of a setting: the name it was asked by while that still holds, else App_preset. */
+const char *App_settingPreset(App *app, const AppSettings *s);
+/* The plan the map shows (the pinned one while flipped) and its per-step figures. */
+const Plan *App_shownPlan(const App *app);
+const PlanSteps *App_shownSteps(const App *app);
+void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net);
+void PlanSteps_free(PlanSteps *ps);
+/* The simulator's eviction records for plan p (re-simulated once per plan; NULL
+ * when p came from a policy that does not simulate, e.g. an ILP). */
+const SimTrace *App_trace(App *app, const Plan *p);
 /* Keeps the cursor inside the plan and the visible window. */
 void App_clampView(App *app);
 /* Short byte size: "512B", "10.0K", "2.30M". */

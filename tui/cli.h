@@ -76,6 +76,7 @@ extern const CliCommand Cli_benchSteps;
 extern const CliCommand Cli_benchShuttle;
 extern const CliCommand Cli_layers;
 extern const CliCommand Cli_layer;
+extern const CliCommand Cli_sweep;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

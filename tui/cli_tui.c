@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
+#include "policy.h"
 #include "actions.h"
 #include "cli.h"
 #include "fileio.h"
@@ -56,7 +58,70 @@ static bool Tui_keys(void) {
   return true;
 }
 
-static const CliOption Tui_options[] = {{NULL, NULL, NULL}};
+#define TUI_SETTING_OPTIONS                                                                                     \
+  {"--plan", "FILE", "open a saved plan (validated against NET; refused with the reason if it does not match)"},      \
+  {"--budget", "SIZE", "M_R (default), M_H, M_P, M_P*1.1 or a size: 512K, 2.5M, 1,026,880"},                          \
+  {"--schedule", "NAME", "schedule policy (spadmap solve --list)"},                                                   \
+  {"--replacement", "NAME", "replacement policy"},                                                                     \
+  {"--allocator", "NAME", "allocator"},                                                                               \
+  {"--params", NULL, "hold parameter tensors on chip too"},                                                           \
+  {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"}
+
+static int Tui_policy(const char *cmd, PolicyKind k, const char *name, int *idx) {
+  if (!name) return 0;
+  for (int i = 0; i < App_policyCount(k); i++)
+    if (strcmp(App_policy(k, i)->name, name) == 0) {
+      *idx = i;
+      return 0;
+    }
+  fprintf(stderr, "spadmap %s: unknown %s policy \"%s\" (", cmd, PolicyKind_name(k), name);
+  for (int i = 0; i < App_policyCount(k); i++) fprintf(stderr, "%s%s", i ? ", " : "", App_policy(k, i)->name);
+  fprintf(stderr, ")\n");
+  return EXIT_USAGE;
+}
+
+/* The settings options of tui and snapshot onto the app; an exit code, or -1 to go on. */
+static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
+  int rc;
+  if ((rc = Tui_policy(c->name, POLICY_SCHEDULE, Cli_value(c, a, "--schedule"), &app->set.sched)) ||
+      (rc = Tui_policy(c->name, POLICY_REPLACEMENT, Cli_value(c, a, "--replacement"), &app->set.repl)) ||
+      (rc = Tui_policy(c->name, POLICY_ALLOCATOR, Cli_value(c, a, "--allocator"), &app->set.alloc)))
+    return rc;
+  app->set.params = Cli_value(c, a, "--params") != NULL;
+  const char *tl = Cli_value(c, a, "--time-limit");
+  if (tl) {
+    char *end;
+    double v = strtod(tl, &end);
+    if (end == tl || *end || !(v >= 0)) {
+      fprintf(stderr, "spadmap %s: --time-limit wants seconds, e.g. 10 or 0.5 (got \"%s\")\n", c->name, tl);
+      return EXIT_USAGE;
+    }
+    app->set.time_limit = v;
+  }
+  SpError err;
+  const char *btext = Cli_value(c, a, "--budget"), *preset = NULL;
+  app->set.params = Cli_value(c, a, "--params") != NULL;
+  app->set.budget = Figures_minRequired(app->net, app->set.params); /* M_R is cheap; M_P is not */
+  app->set.preset = 'R';
+  if (btext) {
+    /* the exact M_P search only when the text names M_H or M_P: it can take a minute on a big graph */
+    bool needs = strstr(btext, "M_H") || strstr(btext, "M_P") || strstr(btext, "m_h") || strstr(btext, "m_p");
+    NetFigures quick = {.m_r = app->set.budget, .m_h = app->set.budget, .m_p = app->set.budget};
+    if (Budget_parse(btext, needs ? App_figures(app) : &quick, &app->set.budget, &preset, &err)) {
+      fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
+      return EXIT_USAGE;
+    }
+    app->set.preset = preset && preset[0] ? preset[2] : 0;
+  }
+  const char *plan = Cli_value(c, a, "--plan");
+  if (plan && App_openPlan(app, plan, &err)) {
+    fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
+    return EXIT_INVALID;
+  }
+  return -1;
+}
+
+static const CliOption Tui_options[] = {TUI_SETTING_OPTIONS, {NULL, NULL, NULL}};
 
 static int Tui_run(int argc, char **argv) {
   CliArgs a;
@@ -65,12 +130,22 @@ static int Tui_run(int argc, char **argv) {
   if (!Tui_keys()) return EXIT_USAGE;
   App app;
   if (!Tui_app(&app, a.npos ? a.pos[0] : Cli_defaultNet)) return EXIT_INVALID;
+  if ((rc = Tui_settings(&Cli_tui, &a, &app)) >= 0) {
+    App_free(&app);
+    return rc;
+  }
   rc = Term_run(&app);
   App_free(&app);
-  return rc ? EXIT_INVALID : EXIT_OK;
+  rc = rc ? EXIT_INVALID : EXIT_OK;
+  if (Worker_abandoned()) { /* a solve that does not listen still runs: leave without running exit handlers under it */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(rc);
+  }
+  return rc;
 }
 
-const CliCommand Cli_tui = {"tui", "[NET]",
+const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
                             Tui_options, Tui_run};
 
@@ -89,6 +164,8 @@ static const CliOption Snapshot_options[] = {
   {"--size", "WxH", "screen size (default 120x40)"},
   {"--out", "FILE", "write FILE.txt (text) or FILE.svg (colors); default: text on stdout"},
   {"--ascii", NULL, "draw as a non-UTF-8 terminal would"},
+  {"--mono", NULL, "draw as a terminal without colours would (blocks told apart by their fills)"},
+  TUI_SETTING_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -102,7 +179,12 @@ static int Snapshot_run(int argc, char **argv) {
   App app;
   if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
   app.deterministic = true;
-  App_resolve(&app);
+  app.mono = Cli_value(c, &a, "--mono") != NULL;
+  if ((rc = Tui_settings(c, &a, &app)) >= 0) {
+    App_free(&app);
+    return rc;
+  }
+  if (!app.plan) App_resolve(&app);
   Grid *g = Grid_new(w, h, !Cli_value(c, &a, "--ascii"));
   if (!g) {
     App_free(&app);
@@ -139,7 +221,7 @@ static int Snapshot_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_snapshot = {"snapshot", "NET [--keys KEYS] [--size WxH] [--out F.txt|F.svg]",
+const CliCommand Cli_snapshot = {"snapshot", "NET [--keys KEYS] [--size WxH] [--out F.txt|F.svg] [tui's settings]",
                                  "Renders the explorer's screen after a key script, deterministically, without a terminal.",
                                  Snapshot_options, Snapshot_run};
 

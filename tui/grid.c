@@ -113,6 +113,7 @@ char Grid_ascii(uint32_t ch) {
   case 0x25B6: case 0x2192: return '>';                        /* ▶ → */
   case 0x25C0: case 0x2190: return '<';                        /* ◀ ← */
   case 0x25C6: case 0x2666: return '*';                        /* ◆ */
+  case 0x2195: return '%';                                     /* ↕ */
   case 0x2713: return '+';                                     /* ✓ */
   case 0x2717: return 'x';                                     /* ✗ */
   case 0x2026: return '~';                                     /* … */
@@ -174,7 +175,7 @@ static const RoleStyle Grid_styles[ROLE_COUNT] = {
   [ROLE_BUDGET] = {"budget", 1, -1, 203, 0, ATTR_BOLD, "#ff7070", NULL},
   [ROLE_PEAK] = {"peak", 5, -1, 213, ATTR_BOLD, ATTR_BOLD, "#ff80ff", NULL},
   [ROLE_CURSOR] = {"cursor", 7, -1, 255, ATTR_BOLD, ATTR_BOLD, "#ffffff", NULL},
-  [ROLE_SELECT] = {"select", 7, -1, 231, ATTR_BOLD, ATTR_REVERSE, "#ffffff", NULL},
+  [ROLE_SELECT] = {"select", 5, -1, 201, ATTR_BOLD, ATTR_BOLD, "#ff3dff", NULL}, /* reads on dark and light */
   [ROLE_FREE] = {"free", 7, -1, 240, 0, 0, "#5a5a5a", NULL},
   [ROLE_STATUS] = {"status", 0, 6, -1, 0, ATTR_REVERSE, "#101010", "#4fb3bf"},
   [ROLE_TITLE] = {"title", 6, -1, 80, ATTR_BOLD, ATTR_BOLD, "#80deea", NULL},

@@ -1,29 +1,138 @@
-/* help_view: the help overlay, generated from the action table. */
+/* help_view: the help overlay, generated from the action table (keys as bound
+ * now), with each line's text wrapped to its column; and the legend overlay:
+ * what the colours, marks and units mean. */
 #include <stdio.h>
+#include <string.h>
 
 #include "actions.h"
 #include "views.h"
 
+enum { HELP_KEYW = 9 };
+
+/* Lines `text` takes wrapped at width w (words kept whole where they fit); with
+ * g, draws them from (x, y). */
+static int Help_wrap(Grid *g, int x, int y, int w, Role role, const char *text) {
+  int lines = 0;
+  const char *p = text;
+  if (w < 8) w = 8;
+  while (*p) {
+    int len = (int)strlen(p), cut = len;
+    if (len > w) {
+      cut = w;
+      while (cut > 0 && p[cut] != ' ') cut--;
+      if (cut == 0) cut = w;
+    }
+    if (g) Grid_printf(g, x, y + lines, cut, role, 0, "%.*s", cut, p);
+    lines++;
+    p += cut;
+    while (*p == ' ') p++;
+  }
+  return lines ? lines : 1;
+}
+
+int View_wrap(Grid *g, int x, int y, int w, Role role, const char *text) { return Help_wrap(g, x, y, w, role, text); }
+
+static const char *Help_keys(const Action *a, char *keys, int n) {
+  char k1[16], k2[16];
+  Key_name(a->key, k1, sizeof k1);
+  if (a->key2) snprintf(keys, (size_t)n, "%s %s", k1, Key_name(a->key2, k2, sizeof k2));
+  else snprintf(keys, (size_t)n, "%s", k1);
+  return keys;
+}
+
+/* Columns needed at column width cw when entries flow down columns of `avail` lines. */
+static int Help_columns(int cw, int avail) {
+  int col = 0, y = 0;
+  for (int i = 0; i < Actions_count(); i++) {
+    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Actions_at(i)->help);
+    if (y + lines > avail && y > 0) col++, y = 0;
+    y += lines;
+  }
+  return col + 1;
+}
+
+/* The fewest columns (at least 38 wide, at most 60) that hold every entry, or as
+ * many as fit with more pages (PgDn / PgUp in the help). */
+static void Help_layout(const Grid *g, int *cols, int *cw, int *pages) {
+  int avail = g->h - 5, most = (g->w - 4) / 38 < 1 ? 1 : (g->w - 4) / 38;
+  for (*cols = 1; *cols <= most; (*cols)++) {
+    *cw = (g->w - 4) / *cols > 60 ? 60 : (g->w - 4) / *cols;
+    int need = Help_columns(*cw, avail);
+    if (need <= *cols || *cols == most) {
+      *pages = (need + *cols - 1) / *cols;
+      return;
+    }
+  }
+}
+
+int HelpView_pages(const Grid *g) {
+  int cols, cw, pages;
+  Help_layout(g, &cols, &cw, &pages);
+  return pages;
+}
+
 void HelpView_draw(App *app, Grid *g) {
-  (void)app;
-  int n = Actions_count();
-  int cols = g->h - 4 >= n + 2 ? 1 : 2;
-  int per = (n + cols - 1) / cols;
-  int cw = (g->w - 4) / cols < 46 ? (g->w - 4) / cols : 46, w = cw * cols + 2, h = per + 4;
+  int n = Actions_count(), avail = g->h - 5, cols, cw, pages;
+  Help_layout(g, &cols, &cw, &pages);
+  if (app->help_page >= pages) app->help_page = pages - 1;
+  if (app->help_page < 0) app->help_page = 0;
+  int w = cw * cols + 2, h = g->h - 2;
   if (w > g->w) w = g->w;
-  if (h > g->h) h = g->h;
-  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2;
+  int x0 = (g->w - w) / 2, y0 = 1;
   Grid_box(g, x0, y0, w, h);
-  Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " keys (any key closes) ");
+  char qk[16], lk[16], title[160], pg[48] = "";
+  if (pages > 1) snprintf(pg, sizeof pg, ", page %d/%d: PgDn PgUp", app->help_page + 1, pages);
+  snprintf(title, sizeof title, " keys (any key closes, %s quits, %s legend%s) ",
+           Key_name(Actions_keyOf("quit"), qk, sizeof qk), Key_name(Actions_keyOf("legend"), lk, sizeof lk), pg);
+  Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, title);
+  int col = 0, y = 0;
   for (int i = 0; i < n; i++) {
     const Action *a = Actions_at(i);
-    char k1[16], k2[16], keys[40];
-    Key_name(a->key, k1, sizeof k1);
-    if (a->key2) snprintf(keys, sizeof keys, "%s %s", k1, Key_name(a->key2, k2, sizeof k2));
-    else snprintf(keys, sizeof keys, "%s", k1);
-    int cx = x0 + 2 + (i / per) * cw, cy = y0 + 2 + i % per;
-    Grid_printf(g, cx, cy, 9, ROLE_TITLE, ATTR_BOLD, "%-9s", keys);
-    Grid_text(g, cx + 10, cy, cw - 11, ROLE_DEFAULT, 0, a->help);
+    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, a->help);
+    if (y + lines > avail && y > 0) col++, y = 0;
+    int page = col / cols, cx = x0 + 2 + (col % cols) * cw, cy = y0 + 2 + y;
+    y += lines;
+    if (page != app->help_page) continue;
+    char keys[40];
+    Grid_printf(g, cx, cy, HELP_KEYW, ROLE_TITLE, ATTR_BOLD, "%-9s", Help_keys(a, keys, sizeof keys));
+    Help_wrap(g, cx + HELP_KEYW + 1, cy, cw - HELP_KEYW - 2, ROLE_DEFAULT, a->help);
   }
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " SPADMAP_KEYS=\"action=key,...\" rebinds ");
+}
+
+void LegendView_draw(App *app, Grid *g) {
+  (void)app;
+  static const struct {
+    uint32_t glyph;
+    Role role;
+    const char *text;
+  } rows[] = {
+    {0x2588, ROLE_TENSOR0, "a tensor's stay on chip: steps across, addresses up (one colour per tensor; "
+                           "without colour, alternating solid and shaded fills)"},
+    {0x2592, ROLE_SELECT, "the selected tensor (shaded: visible without colour)"},
+    {0x25BC, ROLE_SPILL, "spill: the tensor leaves the chip after this step (copied to the host)"},
+    {0x25B2, ROLE_RETRIEVE, "retrieve: it comes back from the host for this step"},
+    {0x2195, ROLE_WARN, "spill row: spills and retrieves on the same step"},
+    {0x00B7, ROLE_FREE, "free bytes below the column's highest block (fragmentation)"},
+    {0x2502, ROLE_CURSOR, "the cursor's step (and the mark under the step axis)"},
+    {0x25C6, ROLE_PEAK, "the peak step (most bytes resident), also on the budget line"},
+    {0x2500, ROLE_BUDGET, "the budget (dashed when the addresses are zoomed)"},
+  };
+  int n = (int)(sizeof rows / sizeof rows[0]);
+  int w = g->w - 8 < 76 ? g->w - 8 : 76, tw = w - 8, lines = 0;
+  for (int i = 0; i < n; i++) lines += Help_wrap(NULL, 0, 0, tw, ROLE_DEFAULT, rows[i].text);
+  const char *units = "sizes: B bytes, K KiB (1024 B), M MiB, G GiB, as the CLI prints them; "
+                      "the address axis counts bytes from 0 up to the budget";
+  lines += Help_wrap(NULL, 0, 0, w - 4, ROLE_DEFAULT, units) + 1;
+  int h = lines + 4;
+  if (h > g->h) h = g->h;
+  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, y = y0 + 2;
+  Grid_box(g, x0, y0, w, h);
+  Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " legend (any key closes) ");
+  for (int i = 0; i < n && y < y0 + h - 1; i++) {
+    Grid_put(g, x0 + 3, y, Grid_glyph(g, rows[i].glyph), rows[i].role, ATTR_BOLD);
+    y += Help_wrap(g, x0 + 6, y, tw, ROLE_DEFAULT, rows[i].text);
+  }
+  y++;
+  if (y < y0 + h - 1) Help_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, units);
 }

@@ -184,12 +184,11 @@ int LayerView_key(App *app, int key) {
   bool stepped = !v->busy && v->method >= LayerMap_nmethods && ShuttlePane_key(v->sres, key);
   pthread_mutex_unlock(&v->lock);
   if (stepped) return ACT_REDRAW;
-  switch (key) {
-  case K_ESC:
-  case 'q':
-  case 'L':
+  if (key == K_ESC || key == Actions_keyOf("quit") || key == Actions_keyOf("layer")) { /* as bound */
     LayerView_free(app);
     return ACT_REDRAW;
+  }
+  switch (key) {
   case 'm':
   case K_RIGHT:
     v->method = (v->method + 1) % LayerView_nmethods();
@@ -286,7 +285,10 @@ void LayerView_draw(App *app, Grid *g) {
   }
   pthread_mutex_unlock(&v->lock);
   bool stepping = v->method > LayerMap_nmethods; /* the steps map has the cursor keys */
-  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
-            stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/L close "
-                     : " m/Left/Right method, a arch, C cancel, Esc/L close ");
+  char close[16]; /* the layer key as bound, not a hard-coded letter */
+  Key_name(Actions_keyOf("layer"), close, sizeof close);
+  Grid_printf(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
+              stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
+                       : " m/Left/Right method, a arch, C cancel, Esc/%s close ",
+              close);
 }

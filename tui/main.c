@@ -16,6 +16,7 @@ static const CliCommand *const Main_commands[] = {
     &Cli_import,
     &Cli_layers,
     &Cli_layer,
+    &Cli_sweep,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 
@@ -40,7 +41,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
     if (strcmp(argv[1], Main_commands[i]->name) == 0) return Main_commands[i]->run(argc - 1, argv + 1);
   /* an argument that names a file, not a command, opens it in the explorer */
-  if (argc == 2 && argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json")))
+  if (argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json"))) /* spadmap NET [tui options] */
     return Cli_tui.run(argc, argv);
   fprintf(stderr, "spadmap: unknown command \"%s\"\n\n", argv[1]);
   Main_usage(stderr);

@@ -39,13 +39,43 @@ static Role Map_role(const App *app, const Stay *s) {
   return s->tensor == app->selected ? ROLE_SELECT : Role_tensor(s->tensor);
 }
 
-static void Map_labels(App *app, Grid *g, int x, int y, int mh, int sub, int64_t a0, double bps) {
+/* Without colour (or Unicode) blocks differ by their fill: neighbours in the
+ * palette alternate solid and shaded, the selection is a light shade. */
+static uint32_t Map_fill(const App *app, const Grid *g, const Stay *s) {
+  bool sel = s->tensor == app->selected, odd = (Role_tensor(s->tensor) - ROLE_TENSOR0) % 2;
+  if (!g->unicode) return sel ? '@' : odd ? '=' : '#';
+  return sel ? 0x2592 : odd ? 0x2593 : 0x2588;
+}
+
+/* A round address as a short label with its unit: "512K", "1.5M", "1.375M";
+ * false when it would not fit in n - 1 columns (the label is then left out,
+ * never shown without its unit). */
+bool MapView_tickLabel(int64_t v, char *buf, int n) {
+  static const char units[] = "BKMG";
+  int u = 0;
+  double x = (double)v;
+  while (u < 3 && x >= 1024) x /= 1024, u++;
+  int len = snprintf(buf, (size_t)n, "%.3f", x);
+  while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+  if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
+  len += snprintf(buf + len, (size_t)(n - len > 0 ? n - len : 0), "%c", units[u]);
+  return len < n && len <= MAP_LABEL_W - 1;
+}
+
+/* Ticks at round multiples (a power of two bytes) at least 3 rows apart. */
+static void Map_labels(Grid *g, int x, int y, int mh, int sub, int64_t a0, double bps) {
   char buf[16];
-  for (int r = 0; r < mh; r += 4) { /* r counts rows up from the bottom */
-    App_bytes(a0 + (int64_t)(r * sub * bps + 0.5), buf, sizeof buf);
+  double rows_per_byte = 1.0 / (bps * sub);
+  int64_t step = 1;
+  while ((double)step * rows_per_byte < 3 && step < ((int64_t)1 << 60)) step *= 2;
+  int last = -100;
+  for (int64_t v = (a0 + step - 1) / step * step; ; v += step) {
+    int r = (int)((double)(v - a0) * rows_per_byte); /* rows up from the bottom */
+    if (r >= mh - 1) break; /* the budget's own label is just above */
+    if (r - last < 2 || !MapView_tickLabel(v, buf, sizeof buf)) continue;
     Grid_printf(g, x, y + mh - 1 - r, MAP_LABEL_W - 1, ROLE_AXIS, 0, "%6s", buf);
+    last = r;
   }
-  (void)app;
 }
 
 /* The address bands [*lo, *hi] a stay covers (0 = the bottom band of the view);
@@ -62,7 +92,7 @@ static bool Map_bands(const App *app, const Stay *s, int64_t a0, double bps, int
 
 bool MapView_hit(const App *app, int x, int y, int *step, int *stay) {
   const MapGeom *m = &app->map_geom;
-  const Plan *p = app->plan;
+  const Plan *p = App_shownPlan(app);
   *stay = -1;
   if (!m->valid || !p || x < m->x || x >= m->x + m->cols || y < m->y - 1 || y > m->axis_y + 1) return false;
   TimeAxis ax = Map_axis(m->t0, m->span, m->mw);
@@ -96,11 +126,38 @@ bool MapView_hit(const App *app, int x, int y, int *step, int *stay) {
   return true;
 }
 
+/* Free bytes at step t of plan p, the largest free gap, and the tensors there. */
+static void Map_free(const App *app, const Plan *p, int t, int64_t *free_bytes, int64_t *gap) {
+  int64_t used = 0, best = 0, at = 0;
+  int n = 0, *live = malloc(sizeof(int) * (size_t)(p->nstays + 1));
+  *free_bytes = *gap = 0;
+  if (!live) return;
+  for (int i = 0; i < p->nstays; i++)
+    if (p->stays[i].start <= t && t <= p->stays[i].end) {
+      int j = n++;
+      while (j > 0 && p->stays[live[j - 1]].offset > p->stays[i].offset) live[j] = live[j - 1], j--;
+      live[j] = i;
+    }
+  for (int k = 0; k < n; k++) {
+    const Stay *s = &p->stays[live[k]];
+    int64_t b = app->net->tensors[s->tensor].bytes;
+    if (s->offset - at > best) best = s->offset - at;
+    if (s->offset + b > at) at = s->offset + b;
+    used += b;
+  }
+  if (p->budget - at > best) best = p->budget - at;
+  *free_bytes = p->budget - used;
+  *gap = best;
+  free(live);
+}
+
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
-  const Plan *p = app->plan;
-  int mw = w - MAP_LABEL_W - 1, mh = h - 6, mx = x + MAP_LABEL_W;
+  const Plan *p = App_shownPlan(app);
+  const PlanSteps *ps = App_shownSteps(app);
+  int mw = w - MAP_LABEL_W - 1, mh = h - 7, mx = x + MAP_LABEL_W;
   app->map_geom.valid = false;
-  Grid_text(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "memory map");
+  int tw = Grid_text(g, x, y, w, app->show_pinned ? ROLE_WARN : ROLE_TITLE, ATTR_BOLD,
+                     app->show_pinned ? "PINNED plan (v: back)" : "memory map");
   if (!p || mw < 4 || mh < 2) {
     Grid_text(g, x + 2, y + 2, w - 2, ROLE_DIM, 0, app->solving ? "solving..." : "no plan (see the status line)");
     return;
@@ -110,9 +167,10 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int used_cols = ax.colw ? ax.span * ax.colw : mw;
   int64_t a0 = app->a0, aspan = app->aspan ? app->aspan : p->budget;
   if (aspan < 1) aspan = 1;
-  int sub = g->unicode ? 2 : 1, sr = mh * sub;
+  int sub = g->unicode && !app->mono ? 2 : 1, sr = mh * sub;
   double bps = (double)aspan / sr; /* bytes per sub-row */
-  Grid_printf(g, x + 11, y, w - 12, ROLE_DIM, 0, "steps %d-%d of %d%s", ax.t0, ax.t0 + ax.span - 1, p->nsteps,
+  Grid_printf(g, x + tw + 1, y, w - tw - 2, ROLE_DIM, 0, "address %s, steps %d-%d of %d %s%s",
+              g->unicode ? "\u2191" : "up", ax.t0, ax.t0 + ax.span - 1, p->nsteps, g->unicode ? "\u2192" : "across",
               app->aspan ? ", addresses zoomed" : "");
 
   /* occupancy: the stay seen in each (column, sub-row), -1 for free */
@@ -142,7 +200,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   Grid_fill(g, mx, y + 1, used_cols, 1, at_budget ? 0x2500 : 0x254C, at_budget ? ROLE_BUDGET : ROLE_DIM, 0);
   Grid_printf(g, x, y + 1, MAP_LABEL_W - 1, at_budget ? ROLE_BUDGET : ROLE_AXIS, 0, "%6s",
               App_bytes(a0 + aspan, buf, sizeof buf));
-  int cur0 = -1, cur1 = -1, peak = app->steps.peak_step;
+  int cur0 = -1, cur1 = -1, peak = ps->peak_step;
   if (at_budget) { /* the label goes at the end away from the peak mark */
     int pc = peak >= ax.t0 && peak < ax.t0 + ax.span ? Map_colOf(&ax, peak) : -1;
     int lx = pc >= 0 && pc < 10 ? used_cols - 9 : 1;
@@ -166,9 +224,11 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
         continue;
       }
       int attr = oncur ? ATTR_BOLD : 0;
-      if (!g->unicode) {
-        const Stay *s = &p->stays[su >= 0 ? su : sl];
-        *cell = (Cell){s->tensor == app->selected ? '@' : '#', Map_role(app, s), ROLE_DEFAULT, (uint8_t)attr};
+      const Stay *s0 = &p->stays[su >= 0 ? su : sl];
+      bool sel = (su >= 0 && p->stays[su].tensor == app->selected) || (sl >= 0 && p->stays[sl].tensor == app->selected);
+      if (sub == 1 || sel) { /* one band a cell: fills tell blocks apart; the selection is shaded */
+        const Stay *s = sel ? (su >= 0 && p->stays[su].tensor == app->selected ? &p->stays[su] : &p->stays[sl]) : s0;
+        *cell = (Cell){Map_fill(app, g, s), Map_role(app, s), ROLE_DEFAULT, (uint8_t)(attr | (sel ? ATTR_BOLD : 0))};
       } else if (su >= 0 && sl >= 0 && p->stays[su].tensor == p->stays[sl].tensor) {
         *cell = (Cell){0x2588, Map_role(app, &p->stays[su]), ROLE_DEFAULT, (uint8_t)attr};
       } else if (sl < 0) {
@@ -195,7 +255,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     if (sp) Grid_put(g, mx + Map_colEnd(&ax, s->end), y + 2 + row, 0x25BC, ROLE_SPILL, ATTR_BOLD);
     if (rt) Grid_put(g, mx + Map_colOf(&ax, s->start), y + 2 + row, 0x25B2, ROLE_RETRIEVE, ATTR_BOLD);
   }
-  Map_labels(app, g, x, y + 2, mh, sub, a0, bps);
+  Map_labels(g, x, y + 2, mh, sub, a0, bps);
 
   /* events row, step axis, markers */
   int ey = y + 2 + mh;
@@ -203,12 +263,12 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   Grid_text(g, x, ey, MAP_LABEL_W - 1, ROLE_AXIS, 0, "spill");
   Grid_text(g, x, ey + 1, MAP_LABEL_W - 1, ROLE_AXIS, 0, "  step");
   for (int t = ax.t0; t < ax.t0 + ax.span; t++) {
-    int nsp = app->steps.spills ? app->steps.spills[t] : 0, nrt = app->steps.retrievals ? app->steps.retrievals[t] : 0;
+    int nsp = ps->spills ? ps->spills[t] : 0, nrt = ps->retrievals ? ps->retrievals[t] : 0;
     if (!nsp && !nrt) continue;
     int c = Map_colOf(&ax, t);
     Cell *cell = Grid_at(g, mx + c, ey);
     if (cell && cell->ch != ' ') continue; /* several steps in this column: keep the first mark */
-    if (nsp && nrt) Grid_put(g, mx + c, ey, 0x25C6, ROLE_WARN, ATTR_BOLD);
+    if (nsp && nrt) Grid_put(g, mx + c, ey, 0x2195, ROLE_WARN, ATTR_BOLD); /* ◆ is the peak's */
     else Grid_put(g, mx + c, ey, nsp ? 0x25BC : 0x25B2, nsp ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
   }
   /* step numbers: every k steps, k a round number that leaves room for the labels */
@@ -233,13 +293,25 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     if (lx >= 0 && !(cur0 >= 0 && curmid >= lx && curmid < lx + 4)) Grid_text(g, mx + lx, ey + 2, 4, ROLE_PEAK, 0, "peak");
   }
 
-  /* the cursor's step in words */
+  /* the cursor's step in words: what runs, what is resident, how the rest is cut up */
   int op = p->order[app->cursor];
-  char r1[16], r2[16];
-  int64_t res = app->steps.resident ? app->steps.resident[app->cursor] : 0;
+  char r1[16], r2[16], r3[16], r4[16];
+  int64_t res = ps->resident ? ps->resident[app->cursor] : 0, fb, gap;
   int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
   Grid_printf(g, x + n, ey + 3, w - 1 - n, ROLE_DEFAULT, 0, "  resident %s of peak %s  %s (%s)", App_bytes(res, r1, sizeof r1),
               App_bytes(p->metrics.peak_bytes, r2, sizeof r2), app->net->ops[op].name, app->net->ops[op].type);
+  Map_free(app, p, app->cursor, &fb, &gap);
+  n = Grid_printf(g, x, ey + 4, w - 1, ROLE_DEFAULT, 0, "free %s, largest gap %s, fragmentation %d%%",
+                  App_bytes(fb, r1, sizeof r1), App_bytes(gap, r2, sizeof r2),
+                  fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0);
+  const Plan *other = app->show_pinned ? app->plan : app->pinned;
+  const PlanSteps *ops = app->show_pinned ? &app->steps : &app->pinned_steps;
+  if (other && ops->resident && app->cursor < other->nsteps) { /* the per-step difference */
+    int64_t d = res - ops->resident[app->cursor];
+    Grid_printf(g, x + n, ey + 4, w - 1 - n, d < 0 ? ROLE_OK : d > 0 ? ROLE_WARN : ROLE_DIM, 0, "  %s %s, %s%s",
+                app->show_pinned ? "current" : "pinned", App_bytes(ops->resident[app->cursor], r3, sizeof r3),
+                d > 0 ? "+" : "", d ? App_bytes(d, r4, sizeof r4) : "same");
+  }
   free(occ);
   free(top);
 }

@@ -54,7 +54,12 @@ void MenuView_draw(App *app, Grid *g) {
   int most = 0;
   for (int k = 0; k < POLICY_KIND_COUNT; k++)
     if (App_policyCount((PolicyKind)k) > most) most = App_policyCount((PolicyKind)k);
-  int w = g->w - 4 < 78 ? g->w - 4 : 78, h = most + 7;
+  const PolicyInfo *focused = App_policy((PolicyKind)m->col, m->sel[m->col]);
+  char help[512];
+  snprintf(help, sizeof help, "%s%s", focused->help,
+           focused->searching ? " (an ILP: bounded by the time limit, C cancels)" : "");
+  int w = g->w - 4 < 100 ? g->w - 4 : 100, lines = View_wrap(NULL, 0, 0, w - 4, ROLE_DIM, help);
+  int h = most + 6 + lines; /* the whole help line, wrapped */
   if (h > g->h) h = g->h;
   int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, cw = (w - 2) / POLICY_KIND_COUNT;
   Grid_box(g, x0, y0, w, h);
@@ -63,7 +68,7 @@ void MenuView_draw(App *app, Grid *g) {
     int x = x0 + 1 + k * cw;
     bool focus = k == m->col;
     Grid_printf(g, x + 1, y0 + 1, cw - 2, ROLE_TITLE, focus ? ATTR_BOLD : 0, "%s", PolicyKind_name((PolicyKind)k));
-    for (int i = 0; i < App_policyCount((PolicyKind)k) && 3 + i < h - 3; i++) {
+    for (int i = 0; i < App_policyCount((PolicyKind)k) && 3 + i < h - 3 - lines; i++) {
       const PolicyInfo *p = App_policy((PolicyKind)k, i);
       bool sel = i == m->sel[k], current = i == *Menu_setting(app, k);
       int attr = sel && focus ? ATTR_REVERSE | ATTR_BOLD : sel ? ATTR_BOLD : 0;
@@ -72,8 +77,6 @@ void MenuView_draw(App *app, Grid *g) {
                   sel ? ">" : " ", p->name, current ? " *" : "");
     }
   }
-  const PolicyInfo *focused = App_policy((PolicyKind)m->col, m->sel[m->col]);
-  Grid_printf(g, x0 + 2, y0 + h - 3, w - 4, ROLE_DIM, 0, "%s%s", focused->help,
-              focused->searching ? " (an ILP: bounded by the time limit, C cancels)" : "");
+  View_wrap(g, x0 + 2, y0 + h - 2 - lines, w - 4, ROLE_DIM, help);
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " Left/Right kind, Up/Down policy, Enter applies, Esc ");
 }

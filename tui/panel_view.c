@@ -1,8 +1,10 @@
 /* panel_view: the side panel. Totals of the plan (beside a pinned plan's, with
  * the difference), the schedule around the cursor, and the selected tensor. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
 #include "policy.h"
 #include "views.h"
 
@@ -90,6 +92,25 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   return y - y0;
 }
 
+/* Text in w columns; a longer one keeps its distinctive end ("…denselayer12.conv2 conv2d"). */
+static void Panel_tail(Grid *g, int x, int y, int w, Role role, int attr, const char *text) {
+  int len = 0; /* codepoints */
+  for (const char *p = text; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
+  if (len <= w || w < 4) {
+    Grid_text(g, x, y, w, role, attr, text);
+    return;
+  }
+  int skip = len - (w - 1);
+  const char *p = text;
+  while (*p && skip > 0) {
+    p++;
+    while (((unsigned char)*p & 0xC0) == 0x80) p++;
+    skip--;
+  }
+  Grid_put(g, x, y, g->unicode ? 0x2026 : '~', ROLE_DIM, 0);
+  Grid_text(g, x + 1, y, w - 1, role, attr, p);
+}
+
 static int64_t Panel_sum(const Net *net, const int *ts, int n) {
   int64_t s = 0;
   for (int i = 0; i < n; i++) {
@@ -102,7 +123,8 @@ static int64_t Panel_sum(const Net *net, const int *ts, int n) {
 
 static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
   Panel_title(g, x, y, w, "schedule");
-  const Plan *p = app->plan;
+  const Plan *p = App_shownPlan(app);
+  const PlanSteps *ps = App_shownSteps(app);
   app->sched_geom.valid = false;
   if (!p || rows < 1) return;
   int first = app->cursor - rows / 2;
@@ -120,28 +142,93 @@ static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
     int yy = y + 1 + i;
     if (cur) Grid_put(g, x + 1, yy, 0x25B6, ROLE_CURSOR, ATTR_BOLD);
     Grid_printf(g, x + 2, yy, 5, cur ? ROLE_CURSOR : ROLE_AXIS, cur ? ATTR_BOLD : 0, "%4d", t);
-    char name[128];
+    char name[256];
     snprintf(name, sizeof name, "%s %s", o->name, o->type);
-    Grid_printf(g, x + 7, yy, namew, cur ? ROLE_CURSOR : ROLE_DEFAULT, cur ? ATTR_BOLD : 0, "%s", name);
-    if (app->steps.spills && (app->steps.spills[t] || app->steps.retrievals[t]))
-      Grid_put(g, x + 7 + namew, yy, app->steps.spills[t] ? 0x25BC : 0x25B2,
-               app->steps.spills[t] ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
+    Panel_tail(g, x + 7, yy, namew, cur ? ROLE_CURSOR : ROLE_DEFAULT, cur ? ATTR_BOLD : 0, name);
+    if (ps->spills && (ps->spills[t] || ps->retrievals[t]))
+      Grid_put(g, x + 7 + namew, yy, ps->spills[t] && ps->retrievals[t] ? 0x2195 : ps->spills[t] ? 0x25BC : 0x25B2,
+               ps->spills[t] && ps->retrievals[t] ? ROLE_WARN : ps->spills[t] ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
     Grid_printf(g, x + 8 + namew, yy, 14, ROLE_DIM, 0, "%6s %s%-6s", in, g->unicode ? "\u2192" : ">", out);
   }
 }
 
+/* Why the selected tensor left the chip at the cursor: the simulator's record
+ * of that eviction (the block that needed room, its size, the largest gap, the
+ * others evicted for it, what the policy weighed). Returns the rows used. */
+static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Plan *p, const Stay *st) {
+  int used = 0;
+  char b1[16], b2[16], b3[16];
+  const Net *net = app->net;
+  if (rows < 2) return 0;
+  const SimTrace *tr = App_trace(app, p);
+  if (!tr) {
+    Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, "why: %s chose it as a whole plan", p->replacement_policy);
+    return used;
+  }
+  const SimEviction *e = NULL;
+  for (int k = 0; k < tr->n && !e; k++)
+    if (tr->ev[k].tensor == st->tensor && tr->ev[k].step == st->end + 1) e = &tr->ev[k];
+  if (!e) return 0;
+  Grid_printf(g, x + 1, y + used++, w - 1, ROLE_WARN, ATTR_BOLD, "why it left after step %d:", st->end);
+  if (used < rows) {
+    if (e->for_tensor >= 0) {
+      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " step %d needed %s for", e->step,
+                  App_bytes(e->need, b1, sizeof b1));
+      if (used < rows) Panel_tail(g, x + 3, y + used++, w - 3, ROLE_DEFAULT, 0, net->tensors[e->for_tensor].name);
+    } else
+      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " step %d re-placed its inputs: no gap fit",
+                  e->step);
+  }
+  if (used < rows)
+    Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " largest gap %s of %s free",
+                App_bytes(e->largest_gap, b2, sizeof b2), App_bytes(e->free_bytes, b3, sizeof b3));
+  if (used < rows) { /* the others evicted at that step for the same block */
+    char list[160] = "";
+    int n = 0;
+    for (int k = 0; k < tr->n; k++) {
+      const SimEviction *o = &tr->ev[k];
+      if (o == e || o->step != e->step || o->for_tensor != e->for_tensor) continue;
+      size_t len = strlen(list);
+      if (len < sizeof list - 2) snprintf(list + len, sizeof list - len, "%s%s", n ? ", " : "", net->tensors[o->tensor].name);
+      n++;
+    }
+    if (n) Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " with it: %s", list);
+  }
+  if (used < rows) {
+    const char *pol = p->replacement_policy;
+    char nu[32];
+    if (e->next_use == INT32_MAX) snprintf(nu, sizeof nu, "never read again");
+    else snprintf(nu, sizeof nu, "next read at step %d", e->next_use);
+    if (e->window)
+      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: the cheapest window, cost %s; %s", pol,
+                  App_bytes((int64_t)e->weight, b1, sizeof b1), nu);
+    else if (e->for_tensor < 0) Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " (a step input; %s)", nu);
+    else if (strcmp(pol, "belady") == 0)
+      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: %s, the furthest", pol, nu);
+    else if (strcmp(pol, "lru") == 0)
+      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: least recently used (step %.0f); %s", pol, -e->weight,
+                  nu);
+    else Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: highest score %.3g; %s", pol, e->weight, nu);
+  }
+  return used;
+}
+
 static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
   Panel_title(g, x, y, w, "tensor");
-  const Plan *p = app->plan;
+  const Plan *p = App_shownPlan(app);
   int t = app->selected, yy = y + 1, end = y + 1 + rows;
+  app->stay_geom.valid = false;
   if (!p || t < 0 || t >= app->net->ntensors) {
-    Grid_text(g, x + 1, yy, w - 1, ROLE_DIM, 0, "Tab: select a tensor at the cursor");
-    Grid_text(g, x + 1, yy + 1, w - 1, ROLE_DIM, 0, "x: jump to the next spill");
+    char k1[16], k2[16], k3[16];
+    Grid_printf(g, x + 1, yy, w - 1, ROLE_DIM, 0, "%s: select a tensor at the cursor",
+                Key_name(Actions_keyOf("next_tensor"), k1, sizeof k1));
+    Grid_printf(g, x + 1, yy + 1, w - 1, ROLE_DIM, 0, "%s: the next spill, %s: search names",
+                Key_name(Actions_keyOf("next_spill"), k2, sizeof k2), Key_name(Actions_keyOf("search"), k3, sizeof k3));
     return;
   }
   const Tensor *ts = &app->net->tensors[t];
   char b[16], shape[128] = "";
-  Grid_text(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
+  Panel_tail(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
   int n = 0;
   for (int i = 0; i < ts->rank && n < (int)sizeof shape - 24; i++)
     n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%lld", i ? "x" : "", (long long)ts->shape[i]);
@@ -152,10 +239,11 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
     Grid_printf(g, x + 1, yy++, w - 1, ROLE_DIM, 0, "made by %s, read by %d op(s)",
                 ts->producer >= 0 ? app->net->ops[ts->producer].name : "(host)", ts->nconsumers);
   int64_t cost = 0;
-  int nst = 0;
+  int nst = 0, live = -1;
   for (int i = 0; i < p->nstays; i++) {
     const Stay *s = &p->stays[i];
     if (s->tensor != t) continue;
+    if (s->start <= app->cursor && app->cursor <= s->end) live = nst;
     nst++;
     if (s->in == STAY_RETRIEVE) cost += ts->bytes;
     if (s->out == STAY_SPILL && ts->kind != TK_OUTPUT) cost += ts->bytes;
@@ -163,14 +251,36 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
   if (yy < end)
     Grid_printf(g, x + 1, yy++, w - 1, cost ? ROLE_WARN : ROLE_DEFAULT, 0, "%d stay(s), spill+retrieve %s", nst,
                 App_bytes(cost, b, sizeof b));
-  for (int i = 0; i < p->nstays && yy < end; i++) {
+  /* the stays, scrolled so the one at the cursor shows; a click selects one */
+  int room = end - yy, first = 0;
+  const Stay *spill_here = NULL;
+  for (int i = 0; i < p->nstays; i++)
+    if (p->stays[i].tensor == t && p->stays[i].end == app->cursor && p->stays[i].out == STAY_SPILL)
+      spill_here = &p->stays[i];
+  if (spill_here && room > 6) { /* the explanation first, the stays below */
+    int used = Panel_why(app, g, x, yy, w, room - 2, p, spill_here);
+    yy += used, room -= used;
+  }
+  if (room > 0 && nst > room && live >= 0) first = live - room / 2;
+  if (first > nst - room) first = nst - room;
+  if (first < 0) first = 0;
+  app->stay_geom = (StayGeom){true, x, w, yy, 0, {0}};
+  for (int i = 0, k = 0; i < p->nstays && yy < end; i++) {
     const Stay *s = &p->stays[i];
     if (s->tensor != t) continue;
-    bool live = s->start <= app->cursor && app->cursor <= s->end;
-    Grid_printf(g, x + 1, yy++, w - 1, live ? ROLE_CURSOR : ROLE_DEFAULT, 0, " @%-7s %3d-%-3d %s %s %s",
+    if (k++ < first) continue;
+    if (first > 0 && yy == app->stay_geom.y) { /* say there is more above */
+      Grid_printf(g, x + 1, yy++, w - 1, ROLE_DIM, 0, " ... %d more above", first);
+      if (yy >= end) break;
+    }
+    bool on = s->start <= app->cursor && app->cursor <= s->end;
+    if (yy - app->stay_geom.y < 64) app->stay_geom.stay[yy - app->stay_geom.y] = i;
+    app->stay_geom.rows = yy - app->stay_geom.y + 1;
+    Grid_printf(g, x + 1, yy++, w - 1, on ? ROLE_CURSOR : ROLE_DEFAULT, 0, " @%-7s %3d-%-3d %s %s %s",
                 App_bytes(s->offset, b, sizeof b), s->start, s->end, StayIn_name(s->in),
                 g->unicode ? "\u2192" : ">", StayOut_name(s->out));
   }
+  if (first > 0 && app->stay_geom.rows > 0) app->stay_geom.stay[0] = -1; /* the "more above" row */
 }
 
 void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h) {

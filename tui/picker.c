@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "actions.h"
 #include "views.h"
@@ -44,12 +46,22 @@ static bool Picker_add(Picker *pk, const char *dir, const char *name, const char
   return true;
 }
 
-static void Picker_scan(Picker *pk, const char *dir, const char *suffix) {
+static void Picker_scan(Picker *pk, const char *dir, const char *suffix, bool folders) {
   DIR *d = opendir(dir);
   if (!d) return;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL)
+  while ((e = readdir(d)) != NULL) {
+    if (folders && e->d_name[0] != '.') { /* sub-folders of the browsed one, to walk into */
+      char sub[PATH_MAX + 256];
+      struct stat st;
+      snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+      if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!Picker_add(pk, dir, e->d_name, "/")) break;
+        continue;
+      }
+    }
     if (Picker_isModel(e->d_name) && !Picker_add(pk, dir, e->d_name, suffix)) break;
+  }
   closedir(d);
 }
 
@@ -63,10 +75,26 @@ static bool Picker_contains(const char *hay, const char *needle) {
   return n == 0;
 }
 
+/* How well a label matches the filter: 0 its name exactly ("nasnet_a" for
+ * nasnet_a.json), 1 its start ("nasnet" for nasnet_a.json, not mnasnet1_3),
+ * 2 anywhere, 3 not at all. */
+static int Picker_rank(const char *label, const char *filter) {
+  size_t n = strlen(filter), stem = strcspn(label, " ");
+  if (stem > 5 && (strncmp(label + stem - 5, ".json", 5) == 0 || strncmp(label + stem - 5, ".onnx", 5) == 0)) stem -= 5;
+  if (n == stem && strncasecmp(label, filter, n) == 0) return 0;
+  if (strncasecmp(label, filter, n) == 0) return 1;
+  return Picker_contains(label, filter) ? 2 : 3;
+}
+
 static void Picker_refilter(Picker *pk) {
   pk->nshown = 0;
-  for (int i = 0; i < pk->n; i++)
-    if (Picker_contains(pk->labels[i], pk->filter)) pk->shown[pk->nshown++] = i;
+  if (strchr(pk->filter, '/')) { /* a typed path: Enter opens it or walks into it */
+    pk->sel = 0;
+    return;
+  }
+  for (int rank = 0; rank < 3; rank++) /* exact, then prefix, then anywhere; each sorted by label */
+    for (int i = 0; i < pk->n; i++)
+      if (Picker_rank(pk->labels[i], pk->filter) == rank) pk->shown[pk->nshown++] = i;
   if (pk->sel >= pk->nshown) pk->sel = pk->nshown - 1;
   if (pk->sel < 0) pk->sel = 0;
 }
@@ -80,21 +108,60 @@ void Picker_close(App *app) {
   free(pk->paths);
   free(pk->labels);
   free(pk->shown);
-  memset(pk, 0, sizeof *pk);
+  pk->paths = pk->labels = NULL;
+  pk->shown = NULL;
+  pk->n = pk->nshown = pk->sel = pk->top = 0;
+  pk->filter[0] = '\0';
+  pk->open = false; /* the remembered folders stay */
 }
 
-void Picker_open(App *app) {
-  Picker_close(app);
-  Picker *pk = &app->picker;
-  char dir[1024], here[PATH_MAX], bundled[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", app->path);
+/* The folder of a file path ("." for a bare name). */
+static void Picker_dirOf(const char *path, char *dir, size_t n) {
+  snprintf(dir, n, "%s", path);
   char *slash = strrchr(dir, '/');
   if (slash == dir) slash[1] = '\0';
   else if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
-  Picker_scan(pk, dir, "");
-  bool same = realpath(dir, here) && realpath(SPADMAP_DATA_DIR "/networks", bundled) && strcmp(here, bundled) == 0;
-  if (!same) Picker_scan(pk, SPADMAP_DATA_DIR "/networks", " (bundled)");
+  else snprintf(dir, n, ".");
+}
+
+/* Remembers the folder of every network opened (most recent first, at most 8). */
+void Picker_remember(App *app, const char *path) {
+  Picker *pk = &app->picker;
+  char dir[1024], real[PATH_MAX];
+  Picker_dirOf(path, dir, sizeof dir);
+  if (realpath(dir, real)) snprintf(dir, sizeof dir, "%.1023s", real);
+  int k = 0;
+  while (k < pk->ndirs && strcmp(pk->dirs[k], dir) != 0) k++;
+  if (k == pk->ndirs && pk->ndirs < 8) pk->ndirs++;
+  if (k == 8) k = 7;
+  memmove(pk->dirs[1], pk->dirs[0], sizeof pk->dirs[0] * (size_t)k);
+  snprintf(pk->dirs[0], sizeof pk->dirs[0], "%s", dir);
+}
+
+static void Picker_fill(App *app) {
+  Picker *pk = &app->picker;
+  char seen[10][PATH_MAX];
+  int nseen = 0;
+  const char *dirs[10];
+  char suffixes[10][64];
+  int nd = 0;
+  dirs[nd] = pk->dir, suffixes[nd][0] = '\0', nd++;
+  for (int i = 0; i < pk->ndirs; i++) {
+    const char *b = strrchr(pk->dirs[i], '/');
+    snprintf(suffixes[nd], sizeof suffixes[nd], " (%.58s/)", b && b[1] ? b + 1 : pk->dirs[i]);
+    dirs[nd++] = pk->dirs[i];
+  }
+  dirs[nd] = SPADMAP_DATA_DIR "/networks", snprintf(suffixes[nd], sizeof suffixes[nd], " (bundled)"), nd++;
+  for (int i = 0; i < nd; i++) { /* each folder once */
+    char real[PATH_MAX];
+    if (!realpath(dirs[i], real)) continue;
+    bool dup = false;
+    for (int j = 0; j < nseen; j++) dup |= strcmp(seen[j], real) == 0;
+    if (dup) continue;
+    memcpy(seen[nseen++], real, sizeof real);
+    Picker_scan(pk, dirs[i], suffixes[i], i == 0);
+  }
+  if (strcmp(pk->dir, "/") != 0) Picker_add(pk, pk->dir, "..", "/");
   /* sorted by label, so the listing is the same on every machine */
   for (int i = 1; i < pk->n; i++)
     for (int j = i; j > 0 && strcmp(pk->labels[j - 1], pk->labels[j]) > 0; j--) {
@@ -104,19 +171,66 @@ void Picker_open(App *app) {
       pk->paths[j] = pk->paths[j - 1], pk->paths[j - 1] = t;
     }
   pk->shown = malloc(sizeof(int) * (size_t)(pk->n ? pk->n : 1));
+}
+
+/* Lists dir (its networks and sub-folders), the remembered folders and the bundled networks. */
+static void Picker_browse(App *app, const char *dir) {
+  Picker *pk = &app->picker;
+  char keep[1024];
+  snprintf(keep, sizeof keep, "%s", dir);
+  Picker_close(app);
+  snprintf(pk->dir, sizeof pk->dir, "%s", keep);
+  Picker_fill(app);
   if (!pk->shown) {
     Picker_close(app);
     App_setMessage(app, true, "out of memory");
     return;
   }
   Picker_refilter(pk);
+  pk->open = true;
+}
+
+void Picker_open(App *app) {
+  Picker *pk = &app->picker;
+  char dir[1024];
+  Picker_dirOf(app->path, dir, sizeof dir);
+  Picker_remember(app, app->path);
+  Picker_browse(app, dir);
+  if (!pk->open) return;
   /* start on the file that is loaded */
   const char *base = strrchr(app->path, '/');
   base = base ? base + 1 : app->path;
   for (int k = 0; k < pk->nshown; k++)
     if (strcmp(pk->labels[pk->shown[k]], base) == 0) pk->sel = k;
-  pk->open = true;
   app->message[0] = '\0';
+}
+
+/* Opens the network at path, or walks into it when it is a folder. */
+static int Picker_go(App *app, const char *path_in, const char *label) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", path_in);
+  if (path[0] == '~' && getenv("HOME")) {
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s%s", getenv("HOME"), path + 1);
+    snprintf(path, sizeof path, "%s", tmp);
+  }
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    char real[PATH_MAX];
+    if (realpath(path, real)) snprintf(path, sizeof path, "%.1023s", real);
+    Picker_browse(app, path);
+    return ACT_REDRAW;
+  }
+  Picker_close(app);
+  SpError err;
+  if (App_load(app, path, &err)) {
+    App_setMessage(app, true, "cannot open %s: %s", label, err.text);
+    return ACT_REDRAW;
+  }
+  Picker_remember(app, path);
+  App_setMessage(app, false, "opened %s (%d ops), budget M_R%s", app->net->name, app->net->nops,
+                 app->message[0] ? "; the pinned plan was for another network: unpinned" : "");
+  return ACT_REDRAW | ACT_RESOLVE;
 }
 
 int Picker_key(App *app, int key) {
@@ -137,18 +251,20 @@ int Picker_key(App *app, int key) {
     break;
   case K_ENTER:
   case '\r': {
-    if (pk->nshown == 0) return ACT_REDRAW;
-    char path[1024], label[256];
-    snprintf(path, sizeof path, "%s", pk->paths[pk->shown[pk->sel]]);
-    snprintf(label, sizeof label, "%s", pk->labels[pk->shown[pk->sel]]);
-    Picker_close(app);
-    SpError err;
-    if (App_load(app, path, &err)) {
-      App_setMessage(app, true, "cannot open %s: %s", label, err.text);
-      return ACT_REDRAW;
+    if (strchr(pk->filter, '/')) { /* a typed path */
+      char path[512];
+      snprintf(path, sizeof path, "%s", pk->filter);
+      return Picker_go(app, path, path);
     }
-    App_setMessage(app, false, "opened %s (%d ops), budget M_R", app->net->name, app->net->nops);
-    return ACT_REDRAW | ACT_RESOLVE;
+    if (pk->nshown == 0) return ACT_REDRAW;
+    char path[2048], label[512];
+    const char *lab = pk->labels[pk->shown[pk->sel]];
+    size_t ll = strlen(lab);
+    if (ll && lab[ll - 1] == '/') /* a folder: its path is the folder it is in plus its name */
+      snprintf(path, sizeof path, "%s/%.*s", pk->paths[pk->shown[pk->sel]], (int)(ll - 1), lab);
+    else snprintf(path, sizeof path, "%s", pk->paths[pk->shown[pk->sel]]);
+    snprintf(label, sizeof label, "%s", lab);
+    return Picker_go(app, path, label);
   }
   default:
     if (key >= 0x20 && key < 0x7F && len + 1 < sizeof pk->filter) {
@@ -171,8 +287,11 @@ void PickerView_draw(App *app, Grid *g) {
   if (h < 7) h = 7;
   int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, rows = h - 5;
   Grid_box(g, x0, y0, w, h);
-  Grid_printf(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " open a network (%d of %d files) ", pk->nshown, pk->n);
-  int n = Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_PROMPT, 0, "filter: %s", pk->filter);
+  Grid_printf(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " open a network (%d of %d) ", pk->nshown, pk->n);
+  const char *ft = pk->filter;
+  size_t fl = strlen(ft);
+  if ((int)fl > w - 14) ft += fl - (size_t)(w - 14); /* a long path: its end */
+  int n = Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_PROMPT, 0, "filter: %s", ft);
   Grid_put(g, x0 + 2 + n, y0 + 1, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);
   if (pk->sel < pk->top) pk->top = pk->sel;
   if (pk->sel >= pk->top + rows) pk->top = pk->sel - rows + 1;
@@ -191,5 +310,7 @@ void PickerView_draw(App *app, Grid *g) {
   }
   if (pk->top > 0) Grid_put(g, x0 + w - 2, y0 + 3, 0x25B2, ROLE_DIM, 0);
   if (pk->top + rows < pk->nshown) Grid_put(g, x0 + w - 2, y0 + 2 + rows, 0x25BC, ROLE_DIM, 0);
-  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " type to filter, Up/Down, Enter opens, Esc ");
+  if (strchr(pk->filter, '/'))
+    Grid_text(g, x0 + 2, y0 + 3, w - 4, ROLE_DIM, 0, "a path: Enter opens the file or lists the folder");
+  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " type to filter or a path, Enter opens, Esc ");
 }

@@ -9,7 +9,7 @@
 void View_draw(App *app, Grid *g) {
   Grid_clear(g);
   app->grid = g;
-  app->map_geom.valid = app->sched_geom.valid = false;
+  app->map_geom.valid = app->sched_geom.valid = app->stay_geom.valid = false;
   if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
     char msg[80];
     snprintf(msg, sizeof msg, "terminal too small (need %dx%d, have %dx%d)", VIEW_MIN_W, VIEW_MIN_H, g->w, g->h);
@@ -18,15 +18,21 @@ void View_draw(App *app, Grid *g) {
     Grid_text(g, x < 0 ? 0 : x, g->h / 2, g->w, ROLE_WARN, ATTR_BOLD, msg);
     return;
   }
-  int pw = g->w >= 120 ? 44 : 36;
+  /* the panel widens with the terminal: a third of it, 36 to 64 columns */
+  int pw = g->w / 3 < 36 ? 36 : g->w / 3 > 64 ? 64 : g->w / 3;
+  if (g->w >= 120 && pw < 44) pw = 44;
   StatusView_drawTop(app, g, 0);
-  MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
-  PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  if (app->sweep_open && app->sweep) SweepView_draw(app, g, 0, 1, g->w, g->h - 2); /* the whole width: a dense chart */
+  else {
+    MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+    PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  }
   StatusView_drawBottom(app, g, g->h - 1);
   if (app->picker.open) PickerView_draw(app, g);
   if (app->menu.open) MenuView_draw(app, g);
   if (LayerView_isOpen(app)) LayerView_draw(app, g);
   if (app->help) HelpView_draw(app, g);
+  if (app->legend) LegendView_draw(app, g);
 }
 
 bool View_click(App *app, int x, int y) {
@@ -34,9 +40,21 @@ bool View_click(App *app, int x, int y) {
   if (MapView_hit(app, x, y, &step, &stay)) {
     app->cursor = step;
     if (y >= app->map_geom.y && y < app->map_geom.y + app->map_geom.rows)
-      app->selected = stay >= 0 ? app->plan->stays[stay].tensor : -1;
+      app->selected = stay >= 0 ? App_shownPlan(app)->stays[stay].tensor : -1;
     App_clampView(app);
     app->message[0] = '\0';
+    return true;
+  }
+  const StayGeom *sg = &app->stay_geom;
+  if (sg->valid && x >= sg->x && x < sg->x + sg->w && y >= sg->y && y < sg->y + sg->rows && y - sg->y < 64 &&
+      sg->stay[y - sg->y] >= 0) { /* a stay in the tensor panel: the cursor to its start */
+    const Stay *st = &App_shownPlan(app)->stays[sg->stay[y - sg->y]];
+    app->cursor = st->start;
+    app->selected = st->tensor;
+    App_clampView(app);
+    char b[16];
+    App_setMessage(app, false, "stay @%s, steps %d-%d: %s -> %s", App_bytes(st->offset, b, sizeof b), st->start,
+                   st->end, StayIn_name(st->in), StayOut_name(st->out));
     return true;
   }
   const SchedGeom *s = &app->sched_geom;

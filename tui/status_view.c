@@ -3,14 +3,44 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
+#include "clock.h"
 #include "policy.h"
 #include "views.h"
 
+/* Does any policy in force search (an ILP bounded by the time limit)? */
+static bool Status_searching(const AppSettings *s) {
+  return App_policy(POLICY_SCHEDULE, s->sched)->searching || App_policy(POLICY_REPLACEMENT, s->repl)->searching ||
+         App_policy(POLICY_ALLOCATOR, s->alloc)->searching;
+}
+
+/* The result of the plan on screen in words: "✓ solved in 1.20 ms", or for a
+ * search stopped early "feasible, gap 12.5 %, 19.70 s" (never "solved"). */
+void StatusView_result(const App *app, const Plan *p, bool unicode, char *out, size_t n) {
+  const SolverInfo *si = &p->solver;
+  char t[32] = "";
+  if (!app->deterministic) {
+    if (si->seconds >= 1) snprintf(t, sizeof t, " in %.2f s", si->seconds);
+    else snprintf(t, sizeof t, " in %.2f ms", si->seconds * 1e3);
+  }
+  bool proven = si->status == SOLVER_OPTIMAL || si->status == SOLVER_HEURISTIC;
+  if (proven) {
+    snprintf(out, n, "%s %s%s", unicode ? "\u2713" : "+", si->status == SOLVER_OPTIMAL ? "optimal" : "solved", t);
+    return;
+  }
+  char gap[32] = "";
+  if (si->has_objective && si->has_bound && si->objective > 0 && si->bound <= si->objective)
+    snprintf(gap, sizeof gap, ", gap %.1f %%", (si->objective - si->bound) / si->objective * 100);
+  snprintf(out, n, "feasible (%s)%s%s", SolverStatus_name(si->status), gap, t);
+}
+
 void StatusView_drawTop(App *app, Grid *g, int y) {
   Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_STATUS, 0);
-  char b[16], state[192];
+  char b[16], state[192], el[24] = "";
   const AppSettings *s = &app->set;
-  const char *preset = App_preset(app, s->budget, s->params);
+  const char *preset = App_settingPreset(app, s);
+  /* the elapsed time counts here, between the solver's own reports */
+  if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %.1f s", Clock_now() - app->solve_t0);
   if (app->solving && app->has_progress) {
     const SolveProgress *pr = &app->progress;
     char gap[24] = "", inc[40] = "", b1[16], b2[16];
@@ -18,49 +48,92 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
     if (pr->has_incumbent || pr->has_bound)
       snprintf(inc, sizeof inc, ", %s/%s", pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
                pr->has_bound ? App_bytes((int64_t)pr->bound, b2, sizeof b2) : "-");
-    snprintf(state, sizeof state, "solving %.1f s%s%s: %.40s", pr->elapsed, inc, gap, pr->stage); /* the panel has it all */
+    double since = app->deterministic ? 0 : Clock_now() - app->solve_t0;
+    snprintf(el, sizeof el, " %.1f s", pr->elapsed > since ? pr->elapsed : since);
+    snprintf(state, sizeof state, "solving%s%s%s: %.40s", el, inc, gap, pr->stage); /* the panel has it all */
   } else if (app->solving && app->cancel_asked) snprintf(state, sizeof state, "cancelling...");
-  else if (app->solving) snprintf(state, sizeof state, "solving...");
+  else if (app->solving) snprintf(state, sizeof state, "solving%s...", el);
   else if (app->cancelled)
     snprintf(state, sizeof state, "cancelled: %s", app->plan && app->plan->solver.status == SOLVER_CANCELLED ? "best plan so far" : "showing the last plan");
-  else if (app->error[0]) snprintf(state, sizeof state, "%s failed: showing the last plan", g->unicode ? "\u2717" : "x");
-  else if (app->plan && app->deterministic) snprintf(state, sizeof state, "%s solved", g->unicode ? "\u2713" : "+");
-  else if (app->plan)
-    snprintf(state, sizeof state, "%s solved in %.2f ms", g->unicode ? "\u2713" : "+", app->plan->solver.seconds * 1e3);
+  else if (app->error[0]) {
+    char pb[16];
+    if (app->plan)
+      snprintf(state, sizeof state, "%s failed: showing the plan for %s", g->unicode ? "\u2717" : "x",
+               App_bytes(app->plan->budget, pb, sizeof pb));
+    else snprintf(state, sizeof state, "%s failed: no plan", g->unicode ? "\u2717" : "x");
+  } else if (app->plan) StatusView_result(app, app->plan, g->unicode, state, sizeof state);
   else snprintf(state, sizeof state, "no plan");
-  if (!App_figuresReady(app) && !(app->solving && app->has_progress)) snprintf(state, sizeof state, "computing figures...");
+  if (!App_figuresReady(app) && !(app->solving && app->has_progress)) {
+    size_t n = strlen(state);
+    snprintf(state + n, sizeof state - n, " (computing figures)");
+  }
   const char *sep = g->unicode ? " \u2502 " : " | ";
-  char line[512], ops[32] = "";
+  char line[640], ops[32] = "", lim[32] = "";
   /* narrow screens drop the words, never the values */
   bool wide = g->w >= 110;
   if (wide) snprintf(ops, sizeof ops, " (%d ops)", app->net->nops);
+  if (Status_searching(s)) { /* the limit is in force for searching policies only */
+    if (s->time_limit > 0) snprintf(lim, sizeof lim, "%slimit %gs", sep, s->time_limit);
+    else snprintf(lim, sizeof lim, "%sno limit", sep);
+  }
   char pol[96];
-  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
+  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
            App_bytes(s->budget, b, sizeof b), preset ? " = " : "", preset ? preset : "", sep,
-           App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", sep, state);
+           App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", lim, sep, state);
   Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
+}
+
+static const char *Status_promptLabel(PromptKind k) {
+  switch (k) {
+  case PROMPT_BUDGET: return "budget (512K, 2.5M, 1,026,880, M_P, M_P*1.1; Enter, Esc)";
+  case PROMPT_SAVE: return "save the plan shown to (Enter, Esc)";
+  case PROMPT_OVERWRITE: return "file exists: overwrite? (y/n)";
+  case PROMPT_SEARCH: return "search names (Enter; n/N next/previous)";
+  case PROMPT_GOTO: return "go to step";
+  case PROMPT_TIME: return "ILP time limit, seconds (none: no limit)";
+  }
+  return "";
+}
+
+/* The key hints, from the action table as bound now. */
+static void Status_hints(Grid *g, int y, bool solving) {
+  static const struct {
+    const char *action, *label;
+  } all[] = {{"quit", "quit"}, {"help", "help"}, {"legend", "legend"}, {"open", "open"}, {"budget_mr", "M_R"},
+             {"budget_mp", "M_P"}, {"budget_type", "budget"}, {"policies", "policies"}, {"search", "find"},
+             {"next_spill", "spill"}, {"peak", "peak"}, {"pin", "pin"}, {"save_plan", "save"}},
+    search[] = {{"cancel", "cancel the solve (the plan on screen stays)"}, {"help", "help"}, {"quit", "quit"}};
+  int n = solving ? (int)(sizeof search / sizeof search[0]) : (int)(sizeof all / sizeof all[0]);
+  int x = 1;
+  for (int i = 0; i < n; i++) {
+    const char *action = solving ? search[i].action : all[i].action, *label = solving ? search[i].label : all[i].label;
+    char k[16], item[80];
+    Key_name(Actions_keyOf(action), k, sizeof k);
+    int len = snprintf(item, sizeof item, "%s %s", k, label);
+    if (x + len > g->w) break;
+    Grid_text(g, x, y, len, ROLE_DIM, 0, item);
+    x += len + 2;
+  }
 }
 
 void StatusView_drawBottom(App *app, Grid *g, int y) {
   if (app->prompt) {
     Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_PROMPT, 0);
-    int n = Grid_printf(g, 0, y, g->w, ROLE_PROMPT, 0, " budget (512K, 2M, M_P; Enter, Esc): %s", app->prompt_buf);
+    const char *label = Status_promptLabel(app->prompt_kind), *text = app->prompt_buf;
+    int room = g->w - (int)strlen(label) - 5;
+    size_t len = strlen(text);
+    if (room > 0 && (int)len > room) text += len - (size_t)room; /* long paths: keep the end being typed */
+    int n = Grid_printf(g, 0, y, g->w, ROLE_PROMPT, 0, " %s: %s", label, text);
     Grid_put(g, n, y, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);
-    return;
-  }
-  if (app->error[0]) {
-    Grid_printf(g, 0, y, g->w, ROLE_WARN, ATTR_BOLD, " %s", app->error);
     return;
   }
   if (app->message[0]) {
     Grid_printf(g, 0, y, g->w, app->message_warn ? ROLE_WARN : ROLE_OK, 0, " %s", app->message);
     return;
   }
-  if (app->solving && app->has_progress) { /* a search (fast solves would only flicker it) */
-    Grid_text(g, 0, y, g->w, ROLE_DIM, 0, " C cancel the solve (the plan on screen stays)  ? help  q quit");
+  if (app->error[0]) {
+    Grid_printf(g, 0, y, g->w, ROLE_WARN, ATTR_BOLD, " %s", app->error);
     return;
   }
-  Grid_text(g, 0, y, g->w, ROLE_DIM, 0,
-            " q quit  ? help  O open  r/h/p M_R/M_H/M_P  +/- budget  b type  s/e/a policies  w params  "
-            "arrows step  Tab tensor  x spill  c pin");
+  Status_hints(g, y, app->solving && app->has_progress); /* a search (fast solves would only flicker it) */
 }

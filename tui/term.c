@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "clock.h"
 #include "views.h"
 
 static volatile sig_atomic_t Term_active;
@@ -111,7 +112,7 @@ int Term_run(App *app) {
   }
   setlocale(LC_ALL, "");
   bool unicode = Term_utf8();
-  app->worker = Worker_start(app->net); /* NULL: solves run on this thread, still correct */
+  App_startWorkers(app); /* none: solves run on this thread, still correct */
   Term_signals();
   if (!initscr()) {
     fprintf(stderr, "spadmap: cannot initialise the terminal\n");
@@ -135,20 +136,24 @@ int Term_run(App *app) {
     tc.color = true;
     tc.c256 = COLORS >= 256;
   }
+  app->mono = !tc.color;
   mouseinterval(0); /* a press is the click: no wait to tell clicks from drags */
   bool mouse_on = !app->mouse;
   Grid *g = Grid_new(COLS, LINES, unicode);
   int rc = 0;
   if (!g) rc = 1;
-  App_resolve(app);
+  if (!app->plan) App_resolve(app); /* a plan opened with --plan stays until a setting changes */
   App_prefetchFigures(app); /* both settings, on the worker: toggling params never waits */
   bool dirty = true, was_solving = false;
+  double last_draw = 0;
   while (g) {
     if (app->mouse != mouse_on) { /* M toggles it: off gives the terminal its text selection back */
       mouse_on = app->mouse;
       mousemask(mouse_on ? BUTTON1_CLICKED | BUTTON1_PRESSED : 0, NULL);
     }
     if (App_poll(app)) dirty = true;
+    double now = Clock_now();
+    if ((app->solving || !App_figuresReady(app)) && now - last_draw >= 0.2) dirty = true; /* the elapsed timer */
     if (app->solving != was_solving) dirty = true, was_solving = app->solving;
     if (dirty) {
       if (g->w != COLS || g->h != LINES) Grid_resize(g, COLS, LINES);
@@ -156,6 +161,7 @@ int Term_run(App *app) {
       Term_blit(&tc, g);
       refresh();
       dirty = false;
+      last_draw = now;
     }
     wint_t wch;
     int r = get_wch(&wch);

@@ -60,7 +60,9 @@ void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool ha
 void Relay_ilp(const IlpProgress *p, void *user) {
   Relay *r = user;
   if (strcmp(p->stage, "done") == 0) return; /* the pipeline reports its own stages */
-  Relay_report(r, p->stage, p->has_incumbent, p->incumbent, p->has_bound, p->bound, p->nodes);
+  /* a relaxation's solutions are no plans: only its bound counts (the incumbent shown is one that exists) */
+  bool plan = p->has_incumbent && !strstr(p->stage, "relaxation");
+  Relay_report(r, p->stage, plan, p->incumbent, p->has_bound, p->bound, p->nodes);
 }
 
 void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label) {

@@ -1,0 +1,88 @@
+/* The budget sweep: its grid (M_R to M_P x factor, every fast combination, a
+ * joint schedule once), and each point equal to a plain solve of its settings
+ * (the order reused across budgets changes nothing), whose plan validates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "solve.h"
+#include "sweep.h"
+#include "test.h"
+#include "validate.h"
+
+static void Test_sweepMatchesSolves(const char *name, bool params) {
+  char path[512];
+  snprintf(path, sizeof path, SPADMAP_DATA_DIR "/networks/%s.json", name);
+  Net *net;
+  SpError err;
+  CHECK_EQ(Net_load(path, &net, &err), SP_OK);
+  NetFigures f;
+  CHECK_EQ(Figures_compute(net, params, &f, NULL, &err), SP_OK);
+  SweepOptions o;
+  SweepOptions_init(&o);
+  o.budgets = 6;
+  o.params = params;
+  Sweep *sw;
+  CHECK_EQ(Sweep_new(net, &f, &o, &sw, &err), SP_OK);
+  int want = 0;
+  for (int s = 0; s < Policy_count(POLICY_SCHEDULE); s++)
+    want += Policy_at(POLICY_SCHEDULE, s)->joint ? 1 : Policy_count(POLICY_REPLACEMENT) * Policy_count(POLICY_ALLOCATOR);
+  CHECK_EQ(sw->ncombos, want);
+  CHECK_EQ(sw->budgets[0], f.m_r);
+  CHECK_EQ(sw->budgets[5], (int64_t)((double)(f.m_p > f.m_r ? f.m_p : f.m_r) * 1.25));
+  for (int b = 1; b < 6; b++) CHECK(sw->budgets[b] > sw->budgets[b - 1]);
+  CHECK_EQ(Sweep_fill(net, &o, sw, &err), SP_OK);
+  for (int k = 0; k < sw->ncombos; k++)
+    for (int b = 0; b < sw->nbudgets; b++) {
+      const SweepPoint *p = Sweep_at(sw, k, b);
+      CHECK(p->done);
+      CHECK_EQ(p->status, SP_OK); /* every budget is at least M_R */
+      SolveSettings s;
+      SolveSettings_init(&s);
+      s.params = params;
+      s.budget = sw->budgets[b];
+      s.schedule = sw->combos[k].schedule;
+      if (strcmp(sw->combos[k].replacement, "-") != 0) {
+        s.replacement = sw->combos[k].replacement;
+        s.allocator = sw->combos[k].allocator;
+      }
+      Plan *plan;
+      CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+      CHECK_EQ(p->traffic, plan->metrics.noncompulsory_bytes);
+      CHECK_EQ(p->spills, plan->metrics.spills);
+      CHECK_EQ(p->peak, plan->metrics.peak_bytes);
+      CHECK(p->peak <= s.budget);
+      ValidateReport rep;
+      CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+      ValidateReport_free(&rep);
+      Plan_free(plan);
+    }
+  Sweep_free(sw);
+  Net_free(net);
+}
+
+TEST(sweep_points_equal_plain_solves_and_validate) {
+  Test_sweepMatchesSolves("diamond", false);
+  Test_sweepMatchesSolves("fig1", true);
+  Test_sweepMatchesSolves("resnet50", false);
+}
+
+TEST(sweep_stops_on_cancel) {
+  Net *net;
+  SpError err;
+  CHECK_EQ(Net_load(SPADMAP_DATA_DIR "/networks/diamond.json", &net, &err), SP_OK);
+  NetFigures f;
+  CHECK_EQ(Figures_compute(net, false, &f, NULL, &err), SP_OK);
+  SweepOptions o;
+  SweepOptions_init(&o);
+  atomic_int cancel = 1;
+  o.cancel = &cancel;
+  Sweep *sw;
+  CHECK_EQ(Sweep_new(net, &f, &o, &sw, &err), SP_OK);
+  CHECK_EQ(Sweep_fill(net, &o, sw, &err), SP_ERR_CANCELLED);
+  CHECK(!sw->points[0].done);
+  Sweep_free(sw);
+  Net_free(net);
+}
+
+TEST_MAIN("sweep", T(sweep_points_equal_plain_solves_and_validate), T(sweep_stops_on_cancel))

@@ -1,0 +1,21 @@
+/* find: moving around a plan by meaning: a search over tensor and op names, a
+ * step number, the peak, the spill events one by one (several on one step
+ * included), and the selected tensor's own events. Each sets the cursor (and
+ * the selection), says where it went, and returns ACT_* flags. */
+#ifndef SPADMAP_FIND_H
+#define SPADMAP_FIND_H
+
+#include "app.h"
+
+/* Searches app->search (substring, case-insensitive) from the match after the
+ * current one (dir 1) or before it (dir -1); the first search starts at the cursor. */
+int Find_search(App *app, int dir);
+int Find_goto(App *app, const char *text);
+int Find_peak(App *app);
+int Find_spill(App *app, int dir);
+int Find_tensorEvent(App *app, int dir);
+
+/* The spill events of a plan: stay indices sorted by step, then by address. */
+int Find_spillEvents(const Plan *p, int **out);
+
+#endif
