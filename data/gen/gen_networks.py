@@ -34,6 +34,7 @@ import torchvision.models.video as tvvid
 sys.dont_write_bytecode = True   # keep data/gen free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nas_models  # noqa: E402
+import taa_models  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.normpath(os.path.join(HERE, '..', 'networks'))
@@ -751,6 +752,14 @@ NETWORKS = collections.OrderedDict([
     ('amoebanet_d', (nas_models.amoebanet_d, {'x': IMG},
                      'AmoebaNet-D(18, 256) (Real et al. 2019, configuration used by GPipe/torchgpipe), '
                      'written from the published genotype in data/gen/nas_models.py')),
+    ('squeezenet1_0', (_tv(tvm.squeezenet1_0), {'x': IMG}, TV + ' squeezenet1_0(weights=None)')),
+    ('mobilenet_v1', (taa_models.MobileNetV1, {'x': IMG},
+                      'MobileNet v1 1.0/224 (Howard et al. 2017), written in data/gen/taa_models.py')),
+    ('inception_v4', (taa_models.InceptionV4, {'x': (1, 3, 299, 299)},
+                      'Inception v4 (Szegedy et al. 2017) at its native 299x299 input, written in data/gen/taa_models.py')),
+    ('resnet_v2_101', (taa_models.resnet_v2_101, {'x': IMG},
+                       'ResNet V2 101 (He et al. 2016, pre-activation bottlenecks [3,4,23,3]), '
+                       'written in data/gen/taa_models.py')),
 ])
 
 SUFFIX = ', traced with torch.fx, BN/activations folded into producers, views as aliases, int8 activations'
