@@ -13,6 +13,8 @@ static const CliCommand *const Main_commands[] = {
     &Cli_tui,
     &Cli_snapshot,
     &Cli_benchRender,
+    &Cli_chunks,
+    &Cli_offchip,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 
