@@ -81,5 +81,24 @@ expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule co
 expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia" --budget M_P --schedule cosma --model paper
 expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
 expect 1 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
+# tiles: chunks of one tile, off-chip plans and their validation
+expect 0 '"offsets": \[0, 16384, 32768, 49152\], "sizes": \[8192, 8192, 8192, 8192\]' "$bin" chunks --shape 4,128,128 --tile 4,64,128 --json
+expect 0 "1 chunk, 16384 bytes, span 49152..65536" "$bin" chunks --shape 4,128,128 --tile 1,128,128 --origin 3,0,0
+expect 2 "origin 64 + tile 128 exceeds" "$bin" chunks --shape 4,128,128 --tile 4,128,128 --origin 0,64,0
+expect 2 "needs --shape and --tile" "$bin" chunks --shape 4,128,128
+expect 2 "as many in both" "$bin" chunks --shape 4,128,128 --tile 4,64
+sq=$data/networks/squeezenet1_0.json
+expect 0 "plan           valid" "$bin" offchip "$sq" --budget M_R/4 --layout nhwc --out "$tmp/off.json"
+expect 0 "off-chip plan (taa)" "$bin" validate "$sq" "$tmp/off.json"
+sed 's/"base": 0,/"base": 1,/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 "peak_bytes is" "$bin" validate "$sq" "$tmp/off_bad.json"
+expect 1 "expected tensor" "$bin" validate "$net" "$tmp/off.json"
+expect 0 '"format": "spadmap-offchip"' "$bin" offchip "$sq" --budget 64K --order peers --json
+expect 0 "order lifetime" "$bin" offchip "$sq" --budget 64K --order lifetime
+expect 2 "--order \"frob\": expected size, lifetime or peers" "$bin" offchip "$sq" --budget 64K --order frob
+expect 2 "--method \"frob\"" "$bin" offchip "$sq" --budget 64K --method frob
+expect 2 "--layout \"frob\"" "$bin" offchip "$sq" --budget 64K --layout frob
+expect 2 "needs --budget" "$bin" offchip "$sq"
+expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

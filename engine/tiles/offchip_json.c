@@ -218,3 +218,13 @@ bool OffchipPlan_sniff(const char *text, size_t len) {
   cJSON_Delete(root);
   return yes;
 }
+
+bool Offchip_isPlanFile(const char *path) {
+  char *text;
+  size_t len;
+  SpError err;
+  if (FileIO_read(path, &text, &len, &err)) return false;
+  bool yes = OffchipPlan_sniff(text, len);
+  free(text);
+  return yes;
+}

@@ -235,6 +235,8 @@ Status OffchipPlan_parse(const char *text, size_t len, const char *label, Offchi
 Status OffchipPlan_load(const char *path, OffchipPlan **out, SpError *err);
 /* Is this JSON text an off-chip plan ("format": "spadmap-offchip")? */
 bool OffchipPlan_sniff(const char *text, size_t len);
+/* The same for a file (false when it cannot be read: the caller's loader reports that). */
+bool Offchip_isPlanFile(const char *path);
 
 /* The independent check, from the plan alone (net may be NULL; if given, the
  * plan's tensors must be its non-param tensors with their sizes): every tile's
