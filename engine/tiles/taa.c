@@ -369,6 +369,7 @@ Status Offchip_allocate(const TilesModel *m, const OffchipOptions *o, OffchipRes
     free(t);
     free(order);
     if (!st) r->taa_peak = Offchip_height(m, r->base);
+    r->seconds = Clock_now() - t0; /* TAA's own time: the fallback check is not the allocator */
     if (!st && o->fallback) { /* the best Shared Objects strategy, if lower */
       int64_t *so = malloc(sizeof(int64_t) * (size_t)(m->ntensors ? m->ntensors : 1));
       if (!so) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -385,8 +386,8 @@ Status Offchip_allocate(const TilesModel *m, const OffchipOptions *o, OffchipRes
     }
   } else {
     st = Offchip_pack(m, o->method, r->base, err);
+    r->seconds = Clock_now() - t0;
   }
-  r->seconds = Clock_now() - t0;
   if (st) {
     OffchipResult_free(r);
     return st;

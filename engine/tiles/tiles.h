@@ -164,7 +164,7 @@ typedef struct {
   int64_t *base;         /* per TilesModel tensor */
   int64_t peak_bytes;    /* max(base + bytes) */
   int64_t lower_bound;   /* the most bytes live at one tick (tile level) */
-  double seconds;        /* allocation time (after tiling and chunk rendering) */
+  double seconds;        /* allocation time (after tiling and chunk rendering; TAA: without the fallback check) */
   OffchipMethod method;  /* what placed the bases (a SO method after a fallback) */
   bool fell_back;
   int64_t taa_peak;      /* TAA's own peak before any fallback (-1 other methods) */
