@@ -19,6 +19,7 @@ shot diamond_spill        diamond  120x40 "x<Tab>"
 shot fig1_help            fig1     120x40 "?"
 shot nasnet_a_mp_zoom     nasnet_a 120x40 "px>>>"
 shot resnet50_cosma_vs_default resnet50 120x40 "whcm<Down><Down><Down><Enter>"
+shot taa_example_offchip  taa_example 120x40 "D<Right><Tab><Tab>"
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"

@@ -47,6 +47,11 @@ case_ diamond_menu          diamond  100x30 "m<Down><Right><Down><Down><Down><Do
 case_ diamond_menu_apply    diamond  80x24  "m<Down><Enter>"
 # the joint COSMA policy from the menu: it decides the order, the addresses and the evictions
 case_ diamond_cosma         diamond  100x30 "m<Down><Down><Down><Enter>"
+# the off-chip map (D): tiles as stripes, a selected tensor's tiles listed, a click, a budget below M_R
+case_ taa_example_offchip   taa_example 120x40 "D"
+case_ taa_example_off_tab   taa_example 80x24  "D<Right><Tab><Tab>"
+case_ taa_example_off_click taa_example 100x30 "D<Click:30,10>"
+case_ squeezenet_off_below  squeezenet1_0 100x30 "b300K<Enter>D<Right><Right>"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offchip_view.h"
 #include "policy.h"
 #include "validate.h"
 #include "views.h"
@@ -146,6 +147,8 @@ static void App_release(App *app) {
   PlanSteps_free(&app->steps);
   free(app->mp_order[0]);
   free(app->mp_order[1]);
+  OffchipView_free(app->offchip);
+  app->offchip = NULL;
   Net_free(app->net);
 }
 

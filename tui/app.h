@@ -106,6 +106,8 @@ typedef struct App {
   Picker picker;
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
+  bool offchip_map;       /* the off-chip (DRAM) map instead of the on-chip one (offchip_view.c) */
+  struct OffchipView *offchip; /* its model and allocation, rebuilt when the network or budget change */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */

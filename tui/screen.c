@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "offchip_view.h"
 #include "views.h"
 
 void View_draw(App *app, Grid *g) {
@@ -19,8 +20,13 @@ void View_draw(App *app, Grid *g) {
   }
   int pw = g->w >= 120 ? 44 : 36;
   StatusView_drawTop(app, g, 0);
-  MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
-  PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  if (app->offchip_map) { /* D: the off-chip map and its panel */
+    OffchipView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+    OffchipView_drawPanel(app, g, g->w - pw, 1, pw, g->h - 2);
+  } else {
+    MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+    PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
+  }
   StatusView_drawBottom(app, g, g->h - 1);
   if (app->picker.open) PickerView_draw(app, g);
   if (app->menu.open) MenuView_draw(app, g);
@@ -28,6 +34,7 @@ void View_draw(App *app, Grid *g) {
 }
 
 bool View_click(App *app, int x, int y) {
+  if (app->offchip_map) return OffchipView_click(app, x, y);
   int step, stay;
   if (MapView_hit(app, x, y, &step, &stay)) {
     app->cursor = step;

@@ -6,7 +6,7 @@
  * with the Shared Objects / offset baselines (through engine/pack), and writes,
  * reads and validates the resulting off-chip plan.
  *
- * Time. The network runs in the default (file) order; op s runs in K_s tiles,
+ * Time. The network runs in its schedule (the file order unless one is given); op s runs in K_s tiles,
  * one sub-step each, numbered across the whole network. Sub-step u has two ticks:
  * 2u+1, when it reads its input tiles into the chip, and 2u+2, when it writes
  * its output tiles back. Tick 0 is before the first op (graph inputs are in
@@ -102,6 +102,7 @@ typedef struct {
 typedef struct {
   int ntiles;            /* K: sub-steps this op runs in */
   int substep0;          /* its first sub-step */
+  int step;              /* its position in the schedule */
   int64_t working_bytes; /* distinct non-param inputs + outputs */
   int64_t tile_bytes;    /* the largest working set of one of its tiles */
   bool from_file;        /* K came from the network file's "tiles" */
@@ -111,6 +112,7 @@ typedef struct {
 typedef struct {
   int64_t capacity;      /* on-chip bytes the tiling rule targets (<= 0: no tiling) */
   TilesLayout layout;    /* default TILES_LAYOUT_ROW_MAJOR */
+  const int *order;      /* the schedule: order[step] = op (a topological order); NULL: file order */
 } TilesOptions;
 
 typedef struct {

@@ -8,6 +8,7 @@
 void TilesOptions_init(TilesOptions *o) {
   o->capacity = 0;
   o->layout = TILES_LAYOUT_ROW_MAJOR;
+  o->order = NULL;
 }
 
 static const char *const Tiles_layoutNames[TILES_LAYOUT_COUNT] = {"nchw", "nhwc"};
@@ -143,8 +144,31 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
 
   /* 1. Tiles per op: the file's count, or the capacity rule over the split
    * extent of its largest output. */
+  if (o->order) { /* a permutation whose producers come first */
+    for (int s = 0; s < net->nops; s++) m->ops[s].step = -1;
+    for (int s = 0; s < net->nops; s++) {
+      int op = o->order[s];
+      if (op < 0 || op >= net->nops || m->ops[op].step >= 0) {
+        st = SpError_set(err, SP_ERR_ARG, "schedule step %d: op %d is out of range or repeated", s, op);
+        goto fail;
+      }
+      m->ops[op].step = s;
+    }
+    for (int i = 0; i < net->nops; i++)
+      for (int k = 0; k < net->ops[i].ninputs; k++) {
+        int p = net->tensors[net->ops[i].inputs[k]].producer;
+        if (p >= 0 && m->ops[p].step > m->ops[i].step) {
+          st = SpError_set(err, SP_ERR_ARG, "schedule runs op \"%s\" before its producer \"%s\"",
+                           net->ops[i].name, net->ops[p].name);
+          goto fail;
+        }
+      }
+  } else {
+    for (int i = 0; i < net->nops; i++) m->ops[i].step = i;
+  }
   int sub = 0;
-  for (int i = 0; i < net->nops; i++) {
+  for (int s = 0; s < net->nops; s++) {
+    int i = o->order ? o->order[s] : s;
     const Op *op = &net->ops[i];
     TilesOp *to = &m->ops[i];
     to->working_bytes = Figures_opBytes(net, i, false);
@@ -206,7 +230,9 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
       kout = (int)(Kp < ext ? Kp : ext);
       W = 2 * (int64_t)(m->ops[p].substep0 + Kp - 1) + 2;
     }
-    int c = t->nconsumers ? t->consumers[t->nconsumers - 1] : -1; /* the last reader */
+    int c = -1; /* the last reader in the schedule */
+    for (int k = 0; k < t->nconsumers; k++)
+      if (c < 0 || m->ops[t->consumers[k]].step > m->ops[c].step) c = t->consumers[k];
     int64_t R = c >= 0 ? 2 * (int64_t)m->ops[c].substep0 + 1 : W;
     bool keep = t->kind == TK_OUTPUT; /* the host reads it after the last op */
     int64_t whole_last = keep ? end_tick : R;
