@@ -113,7 +113,9 @@ static int Offchip_run(int argc, char **argv) {
       printf(" (fell back to %s: TAA alone reached %lld)", OffchipMethod_name(r.method), (long long)r.taa_peak);
     printf("\npeak DRAM      %s bytes (%s)\n", Cli_count(r.peak_bytes, b1, sizeof b1), Cli_bytes(r.peak_bytes, b2, sizeof b2));
     printf("lower bound    %s bytes (most bytes live at one tick)\n", Cli_count(r.lower_bound, b1, sizeof b1));
-    printf("time           %.3f ms\n", r.seconds * 1e3);
+    printf("time           %.3f ms", r.seconds * 1e3);
+    if (oo.method == OFFCHIP_TAA) printf(" (%ld collision shift%s)", r.shifts, r.shifts == 1 ? "" : "s");
+    printf("\n");
     printf("plan           %s\n", vst == SP_OK ? "valid" : verr.text);
     printf("\n%-32s %12s %12s %13s %6s\n", "tensor", "base", "bytes", "ticks", "tiles");
     for (int i = 0; i < m->ntensors; i++) {

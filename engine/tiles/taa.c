@@ -241,19 +241,26 @@ Status Taa_allocate(const TaaTensor *t, int n, const int *order, int64_t *base, 
       st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
       goto out;
     }
-    /* lines 3-20: shift T up by each collision's size until none is left */
-    int64_t overlap = -1;
-    while (overlap != 0) {
-      overlap = 0;
-      for (int k = 0; k < pc.npairs; k++) {
-        const TilesTile *own = &T->tiles[pc.pairs[k].own], *peer = x.tile[pc.pairs[k].peer];
-        overlap = Tiles_collisionSize(peer->chunks, peer->nchunks, base[x.tile_tensor[pc.pairs[k].peer]], own->chunks,
-                                      own->nchunks, addr);
-        if (overlap) {
-          addr += overlap;
-          nshift++;
-          break;
-        }
+    /* lines 3-20: shift T up by each collision's size until none is left.
+     * The paper restarts the scan at the first pair after every shift; we go
+     * on from the colliding pair, round the list, until a full round is clean.
+     * Same address: a shift of CollisionSize(peer, T) only passes addresses
+     * where that same chunk pair still overlaps (T's chunk starts below the
+     * peer's end and ends above its start all the way), so no order of the
+     * checks can step over a free address: both reach the lowest address at
+     * or above the start where every pair is clear. */
+    int clean = 0;
+    for (int k = 0; clean < pc.npairs; ) {
+      const TilesTile *own = &T->tiles[pc.pairs[k].own], *peer = x.tile[pc.pairs[k].peer];
+      int64_t overlap = Tiles_collisionSize(peer->chunks, peer->nchunks, base[x.tile_tensor[pc.pairs[k].peer]],
+                                            own->chunks, own->nchunks, addr);
+      if (overlap) {
+        addr += overlap;
+        nshift++;
+        clean = 0; /* this pair again: another of its chunks may meet now */
+      } else {
+        clean++;
+        k = (k + 1) % pc.npairs;
       }
     }
     base[i] = addr;
