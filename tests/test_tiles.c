@@ -7,6 +7,8 @@
 
 #include "bundled.h"
 #include "figures.h"
+#include "solve.h"
+#include "validate.h"
 #include "test.h"
 #include "tiles/tiles.h"
 
@@ -511,7 +513,68 @@ TEST(bundled_networks_validate) {
   CHECK(nets >= 30);
 }
 
+/* Below M_R: every bundled network's tiled network at M_R/4 has its M_R within
+ * the budget, and the default policies' plan of it at that budget passes the
+ * engine's validator (the explorer's staging path). */
+TEST(tiled_networks_solve_below_mr) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/networks", SPADMAP_DATA_DIR);
+  DIR *d = opendir(dir);
+  CHECK(d);
+  if (!d) return;
+  struct dirent *e;
+  int nets = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    char stem[256];
+    snprintf(stem, sizeof stem, "%.*s", (int)(len - 5), e->d_name);
+    Net *net = Bundled_load(stem);
+    if (!net) {
+      CHECK(net);
+      continue;
+    }
+    TilesOptions o;
+    TilesOptions_init(&o);
+    o.capacity = Figures_minRequired(net, false) / 4;
+    Net *tn;
+    SpError err;
+    if (Tiles_tiledNet(net, &o, &tn, NULL, &err)) {
+      printf("  %s: %s\n", stem, err.text);
+      CHECK(0);
+      Net_free(net);
+      continue;
+    }
+    nets++;
+    CHECK(tn->nops >= net->nops);
+    CHECK(Figures_minRequired(tn, false) <= o.capacity);
+    if (tn->nops <= 1500) { /* the largest are left to the CLI (cli_test.sh solves one) */
+      SolveSettings s;
+      SolveSettings_init(&s);
+      s.budget = o.capacity;
+      Plan *plan = NULL;
+      if (Solve_run(tn, &s, &plan, &err)) {
+        printf("  %s tiled: %s\n", stem, err.text);
+        CHECK(0);
+      } else {
+        ValidateReport r;
+        if (Validate_plan(tn, plan, &r) != SP_OK) {
+          printf("  %s tiled: %s\n", stem, r.nlines ? r.lines[0] : "invalid");
+          CHECK(0);
+        }
+        ValidateReport_free(&r);
+      }
+      Plan_free(plan);
+    }
+    Net_free(tn);
+    Net_free(net);
+  }
+  closedir(d);
+  CHECK(nets >= 30);
+}
+
 TEST_MAIN("tiles", T(paper_render_chunks), T(paper_collision_size), T(paper_tensor_allocate_channel_tiles),
           T(paper_tensor_allocate_row_tiles), T(tensor_allocate_shifts), T(render_chunks_brute_force),
           T(tensor_allocate_brute_force), T(tiling_rule), T(lifetimes_of_a_tiled_chain),
-          T(plan_json_round_trip_and_tampering), T(bundled_networks_validate))
+          T(plan_json_round_trip_and_tampering), T(bundled_networks_validate),
+          T(tiled_networks_solve_below_mr))

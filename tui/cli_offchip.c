@@ -19,6 +19,7 @@ static const CliOption Offchip_options[] = {
   {"--no-fallback", NULL, "taa: keep TAA's own placement even when a Shared Objects strategy is lower"},
   {"--out", "FILE", "write the off-chip plan (spadmap-offchip JSON)"},
   {"--json", NULL, "print the off-chip plan as JSON instead of the summary"},
+  {"--tiled-net", "FILE", "write the tiled network (one op per tile, one tensor per row piece): solve it at the budget"},
   {NULL, NULL, NULL},
 };
 
@@ -89,6 +90,20 @@ static int Offchip_run(int argc, char **argv) {
       ((Cli_value(c, &a, "--json") || Cli_value(c, &a, "--out")) && OffchipPlan_toJson(plan, &json, &err))) {
     fprintf(stderr, "spadmap offchip: %s: %s\n", net->name, err.text);
     goto out;
+  }
+  const char *tiled_path = Cli_value(c, &a, "--tiled-net");
+  if (tiled_path) { /* the on-chip side of a budget below M_R: the tiles staged by the usual solver */
+    Net *tn;
+    char *text;
+    if (Tiles_tiledNet(net, &to, &tn, &text, &err) || FileIO_write(tiled_path, text, strlen(text), &err)) {
+      fprintf(stderr, "spadmap offchip: %s\n", err.text);
+      goto out;
+    }
+    fprintf(stderr, "wrote %s: %d ops, %d tensors, M_R %lld <= %lld (spadmap solve %s --budget %lld)\n", tiled_path,
+            tn->nops, tn->ntensors, (long long)Figures_minRequired(tn, false), (long long)to.capacity, tiled_path,
+            (long long)to.capacity);
+    free(text);
+    Net_free(tn);
   }
   SpError verr;
   Status vst = OffchipPlan_validate(plan, net, &verr);

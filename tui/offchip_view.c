@@ -15,7 +15,10 @@ enum { OFF_LABEL_W = 7 };
 
 struct OffchipView {
   /* what the model was built for */
-  const Net *net;
+  const Net *key_net;     /* app->net when it was built */
+  const Net *net;         /* the network modelled: app->net, or the original of a staged one */
+  Net *own_net;           /* that original, loaded here (staging.c shows its tiled network) */
+  bool staged;            /* steps are the original's sub-steps (the tiled network's ops) */
   int64_t capacity;
   int *order;             /* the schedule it follows (nops), NULL: file order */
   bool built;
@@ -36,6 +39,7 @@ struct OffchipView {
 
 void OffchipView_free(OffchipView *v) {
   if (!v) return;
+  Net_free(v->own_net);
   Tiles_free(v->m);
   OffchipResult_free(&v->r);
   free(v->order);
@@ -45,6 +49,8 @@ void OffchipView_free(OffchipView *v) {
 }
 
 static void Off_reset(OffchipView *v) {
+  Net_free(v->own_net);
+  v->own_net = NULL;
   Tiles_free(v->m);
   v->m = NULL;
   OffchipResult_free(&v->r);
@@ -69,17 +75,28 @@ static const int *Off_schedule(const App *app) {
 static OffchipView *Off_get(App *app) {
   if (!app->offchip && !(app->offchip = calloc(1, sizeof *app->offchip))) return NULL;
   OffchipView *v = app->offchip;
-  const int *order = Off_schedule(app);
-  int64_t cap = Off_capacity(app);
-  bool same = v->built && v->net == app->net && v->capacity == cap && (!order) == (!v->order) &&
-              (!order || memcmp(order, v->order, sizeof(int) * (size_t)app->net->nops) == 0);
+  bool staged = app->untiled_path[0] != '\0';
+  const int *order = staged ? NULL : Off_schedule(app);
+  int64_t cap = staged ? app->untiled_capacity : Off_capacity(app);
+  bool same = v->built && v->key_net == app->net && v->staged == staged && v->capacity == cap &&
+              (!order) == (!v->order) && (!order || memcmp(order, v->order, sizeof(int) * (size_t)app->net->nops) == 0);
   if (same) return v;
   Off_reset(v);
+  v->key_net = app->net;
   v->net = app->net;
+  v->staged = staged;
   v->capacity = cap;
   v->built = true;
   v->so_best = -1;
-  const Net *net = app->net;
+  SpError err;
+  if (staged) { /* the original, tiled as staging.c tiled it */
+    if (Net_load(app->untiled_path, &v->own_net, &err)) {
+      snprintf(v->error, sizeof v->error, "%s", err.text);
+      return v;
+    }
+    v->net = v->own_net;
+  }
+  const Net *net = v->net;
   v->model_of = malloc(sizeof(int) * (size_t)(net->ntensors ? net->ntensors : 1));
   v->step_of_op = malloc(sizeof(int) * (size_t)(net->nops ? net->nops : 1));
   if (order && (v->order = malloc(sizeof(int) * (size_t)net->nops)))
@@ -92,7 +109,7 @@ static OffchipView *Off_get(App *app) {
   TilesOptions_init(&to);
   to.capacity = cap;
   to.order = v->order;
-  SpError err;
+  to.file_tiles_at_least = staged;
   OffchipOptions oo;
   OffchipOptions_init(&oo);
   oo.fallback = false; /* show TAA's own placement; the panel gives the baseline beside it */
@@ -115,17 +132,64 @@ static OffchipView *Off_get(App *app) {
   return v;
 }
 
-/* The op at a schedule step. */
-static int Off_opAt(const OffchipView *v, int step) { return v->order ? v->order[step] : step; }
+/* The explorer's steps: ops, or sub-steps when a tiled network is staged. */
+static int Off_steps(const OffchipView *v) { return v->staged ? v->m->nsubsteps : v->net->nops; }
+
+/* The op at a step (staged: the op whose tiles hold that sub-step). */
+static int Off_opAt(const OffchipView *v, int step) {
+  if (!v->staged) return v->order ? v->order[step] : step;
+  for (int i = 0; i < v->net->nops; i++)
+    if (step >= v->m->ops[i].substep0 && step < v->m->ops[i].substep0 + v->m->ops[i].ntiles) return i;
+  return 0;
+}
 
 /* The ticks of a step: its first read .. its last write (tick 0 and the last
  * tick go with the first and the last step). */
 static void Off_stepTicks(const OffchipView *v, int step, int64_t *a, int64_t *b) {
-  const TilesOp *op = &v->m->ops[Off_opAt(v, step)];
-  *a = 2 * (int64_t)op->substep0 + 1;
-  *b = 2 * (int64_t)(op->substep0 + op->ntiles - 1) + 2;
+  if (v->staged) {
+    *a = 2 * (int64_t)step + 1;
+    *b = *a + 1;
+  } else {
+    const TilesOp *op = &v->m->ops[Off_opAt(v, step)];
+    *a = 2 * (int64_t)op->substep0 + 1;
+    *b = 2 * (int64_t)(op->substep0 + op->ntiles - 1) + 2;
+  }
   if (step == 0) *a = 0;
-  if (step == v->net->nops - 1) *b = v->m->nticks - 1;
+  if (step == Off_steps(v) - 1) *b = v->m->nticks - 1;
+}
+
+/* A staged network's tensor "t[r0:r1]" is a piece of the original's "t". */
+static int Off_original(const OffchipView *v, const App *app, int tensor) {
+  if (tensor < 0 || tensor >= app->net->ntensors) return -1;
+  if (!v->staged) return tensor;
+  const char *name = app->net->tensors[tensor].name, *br = strrchr(name, '[');
+  size_t n = strlen(name);
+  if (!br || name[n - 1] != ']') return Net_findTensor(v->net, name);
+  char base[1024];
+  snprintf(base, sizeof base, "%.*s", (int)(br - name), name);
+  return Net_findTensor(v->net, base);
+}
+
+/* The selected tensor in the model (-1 none). */
+static int Off_selected(const OffchipView *v, const App *app) {
+  int t = Off_original(v, app, app->selected);
+  return t >= 0 ? v->model_of[t] : -1;
+}
+
+/* Selects a model tensor in the app's network (staged: its first piece). */
+static void Off_select(const OffchipView *v, App *app, int mt) {
+  if (mt < 0) {
+    app->selected = -1;
+    return;
+  }
+  int t = v->m->tensors[mt].net_tensor;
+  if (!v->staged) {
+    app->selected = t;
+    return;
+  }
+  app->selected = -1;
+  for (int i = 0; i < app->net->ntensors && app->selected < 0; i++)
+    if (Off_original(v, app, i) == t) app->selected = i;
 }
 
 static int Off_col(const OffchipView *v, int64_t tick) {
@@ -138,9 +202,9 @@ static int Off_colEnd(const OffchipView *v, int64_t tick) {
   return c < f ? f : c;
 }
 
-static Role Off_role(const App *app, const OffchipView *v, int tile) {
-  int nt = v->m->tensors[v->m->tiles[tile].tensor].net_tensor;
-  return nt == app->selected ? ROLE_SELECT : Role_tensor(nt);
+static Role Off_role(const OffchipView *v, int sel, int tile) {
+  int mt = v->m->tiles[tile].tensor;
+  return mt == sel ? ROLE_SELECT : Role_tensor(v->m->tensors[mt].net_tensor);
 }
 
 void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
@@ -154,7 +218,7 @@ void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   }
   App_clampView(app);
   const TilesModel *m = v->m;
-  int nops = app->net->nops;
+  int nops = Off_steps(v), sel = Off_selected(v, app);
   int t0 = app->t0 < 0 ? 0 : app->t0, t1 = app->t0 + (app->tspan > 0 ? app->tspan : nops) - 1;
   if (t0 >= nops) t0 = nops - 1;
   if (t1 >= nops) t1 = nops - 1;
@@ -170,9 +234,12 @@ void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int sub = g->unicode ? 2 : 1, sr = mh * sub;
   double bps = (double)peak / sr;
   v->mx = mx, v->my = y + 2, v->rows = mh, v->sub = sub, v->bps = bps, v->geom = true;
-  Grid_printf(g, x + 21, y, w - 22, ROLE_DIM, 0, "steps %d-%d, sub-steps %d-%d of %d", t0, t1,
-              m->ops[Off_opAt(v, t0)].substep0,
-              m->ops[Off_opAt(v, t1)].substep0 + m->ops[Off_opAt(v, t1)].ntiles - 1, m->nsubsteps);
+  if (v->staged)
+    Grid_printf(g, x + 21, y, w - 22, ROLE_DIM, 0, "%s tiled: sub-steps %d-%d of %d", v->net->name, t0, t1, nops);
+  else
+    Grid_printf(g, x + 21, y, w - 22, ROLE_DIM, 0, "steps %d-%d, sub-steps %d-%d of %d", t0, t1,
+                m->ops[Off_opAt(v, t0)].substep0,
+                m->ops[Off_opAt(v, t1)].substep0 + m->ops[Off_opAt(v, t1)].ntiles - 1, m->nsubsteps);
 
   int *occ = malloc(sizeof(int) * (size_t)mw * (size_t)sr);
   if (!occ) return;
@@ -222,17 +289,16 @@ void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
       uint8_t attr = oncur ? ATTR_BOLD : 0;
       if (!g->unicode) {
         int k = su >= 0 ? su : sl;
-        int nt = m->tensors[m->tiles[k].tensor].net_tensor;
-        *cell = (Cell){nt == app->selected ? '@' : m->tiles[k].role == TILES_ROLE_WHOLE ? '#' : '=', Off_role(app, v, k),
-                       ROLE_DEFAULT, attr};
-      } else if (su >= 0 && sl >= 0 && Off_role(app, v, su) == Off_role(app, v, sl)) {
-        *cell = (Cell){0x2588, Off_role(app, v, su), ROLE_DEFAULT, attr};
+        *cell = (Cell){m->tiles[k].tensor == sel ? '@' : m->tiles[k].role == TILES_ROLE_WHOLE ? '#' : '=',
+                       Off_role(v, sel, k), ROLE_DEFAULT, attr};
+      } else if (su >= 0 && sl >= 0 && Off_role(v, sel, su) == Off_role(v, sel, sl)) {
+        *cell = (Cell){0x2588, Off_role(v, sel, su), ROLE_DEFAULT, attr};
       } else if (sl < 0) {
-        *cell = (Cell){0x2580, Off_role(app, v, su), ROLE_DEFAULT, attr};
+        *cell = (Cell){0x2580, Off_role(v, sel, su), ROLE_DEFAULT, attr};
       } else if (su < 0) {
-        *cell = (Cell){0x2584, Off_role(app, v, sl), ROLE_DEFAULT, attr};
+        *cell = (Cell){0x2584, Off_role(v, sel, sl), ROLE_DEFAULT, attr};
       } else {
-        *cell = (Cell){0x2580, Off_role(app, v, su), Off_role(app, v, sl), attr};
+        *cell = (Cell){0x2580, Off_role(v, sel, su), Off_role(v, sel, sl), attr};
       }
     }
   }
@@ -258,7 +324,7 @@ void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   const TilesOp *to = &m->ops[op];
   int n = Grid_printf(g, x, ey + 2, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, nops - 1);
   Grid_printf(g, x + n, ey + 2, w - 1 - n, ROLE_DEFAULT, 0, "  %s (%s): %d tile%s, sub-steps %d-%d, tile %s",
-              app->net->ops[op].name, app->net->ops[op].type, to->ntiles, to->ntiles == 1 ? "" : "s", to->substep0,
+              v->net->ops[op].name, v->net->ops[op].type, to->ntiles, to->ntiles == 1 ? "" : "s", to->substep0,
               to->substep0 + to->ntiles - 1, App_bytes(to->tile_bytes, buf, sizeof buf));
 }
 
@@ -279,7 +345,7 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
   const TilesModel *m = v->m;
   char b1[16], b2[16];
   int tiled = 0;
-  for (int i = 0; i < app->net->nops; i++) tiled += m->ops[i].ntiles > 1;
+  for (int i = 0; i < v->net->nops; i++) tiled += m->ops[i].ntiles > 1;
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "on-chip %s: %d op%s tiled", App_bytes(v->capacity, b1, sizeof b1),
               tiled, tiled == 1 ? "" : "s");
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%d sub-steps, %d tiles, %lld chunks", m->nsubsteps, m->ntiles,
@@ -290,11 +356,11 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
                 OffchipMethod_name(v->so_method));
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "lower bound   %s", App_bytes(v->r.lower_bound, b1, sizeof b1));
   y++;
-  int sel = app->selected >= 0 && app->selected < app->net->ntensors ? v->model_of[app->selected] : -1;
+  int sel = Off_selected(v, app);
   if (sel >= 0) {
     const TilesTensor *tt = &m->tensors[sel];
     Off_title(g, x, y++, w, "tensor");
-    Grid_printf(g, x + 1, y++, w - 1, ROLE_SELECT, ATTR_BOLD, "%s", app->net->tensors[tt->net_tensor].name);
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_SELECT, ATTR_BOLD, "%s", v->net->tensors[tt->net_tensor].name);
     Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%s at %lld, ticks %lld-%lld", App_bytes(tt->bytes, b1, sizeof b1),
                 (long long)v->r.base[sel], (long long)tt->first, (long long)tt->last);
     Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "whole over ticks %lld-%lld", (long long)tt->whole_first,
@@ -309,14 +375,14 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
   }
   /* none selected: the tensors in DRAM during the cursor's step, by address */
   int64_t a, b;
-  Off_stepTicks(v, app->cursor < app->net->nops ? app->cursor : app->net->nops - 1, &a, &b);
+  Off_stepTicks(v, app->cursor < Off_steps(v) ? app->cursor : Off_steps(v) - 1, &a, &b);
   Off_title(g, x, y++, w, "in DRAM at the cursor");
   int nw = w - 20 > 4 ? w - 20 : 4;
   for (int i = 0; i < m->ntensors && y < y1; i++) {
     const TilesTensor *tt = &m->tensors[i];
     if (tt->last < a || tt->first > b) continue;
     Grid_printf(g, x + 1, y++, w - 1, Role_tensor(tt->net_tensor), 0, "%-*.*s %6s @%lld", nw, nw,
-                app->net->tensors[tt->net_tensor].name, App_bytes(tt->bytes, b1, sizeof b1), (long long)v->r.base[i]);
+                v->net->tensors[tt->net_tensor].name, App_bytes(tt->bytes, b1, sizeof b1), (long long)v->r.base[i]);
   }
 }
 
@@ -327,7 +393,7 @@ bool OffchipView_click(App *app, int x, int y) {
   int64_t tick = v->colw ? v->T0 + c / v->colw : v->T0 + (int64_t)c * v->span / v->cols;
   /* the step whose ticks hold it */
   int step = 0;
-  for (int s = 0; s < app->net->nops; s++) {
+  for (int s = 0; s < Off_steps(v); s++) {
     int64_t a, b;
     Off_stepTicks(v, s, &a, &b);
     if (tick >= a && tick <= b) {
@@ -346,11 +412,11 @@ bool OffchipView_click(App *app, int x, int y) {
       int64_t base = v->r.base[tl->tensor];
       for (int ci = 0; ci < tl->nchunks; ci++)
         if (base + tl->chunks[ci].offset < hi && base + tl->chunks[ci].offset + tl->chunks[ci].size > lo) {
-          best = v->m->tensors[tl->tensor].net_tensor;
+          best = tl->tensor;
           break;
         }
     }
-    app->selected = best;
+    Off_select(v, app, best);
   }
   App_clampView(app);
   app->message[0] = '\0';
@@ -361,7 +427,7 @@ int OffchipView_selectLive(App *app, int dir) {
   OffchipView *v = Off_get(app);
   if (!v || !v->m) return 0;
   int64_t a, b;
-  Off_stepTicks(v, app->cursor < app->net->nops ? app->cursor : app->net->nops - 1, &a, &b);
+  Off_stepTicks(v, app->cursor < Off_steps(v) ? app->cursor : Off_steps(v) - 1, &a, &b);
   int n = 0, *live = malloc(sizeof(int) * (size_t)(v->m->ntensors + 1));
   if (!live) return 0;
   for (int i = 0; i < v->m->ntensors; i++) {
@@ -375,11 +441,11 @@ int OffchipView_selectLive(App *app, int dir) {
     App_setMessage(app, false, "no tensor is in DRAM at step %d", app->cursor);
     return ACT_REDRAW;
   }
-  int at = -1;
+  int at = -1, sel = Off_selected(v, app);
   for (int k = 0; k < n; k++)
-    if (v->m->tensors[live[k]].net_tensor == app->selected) at = k;
+    if (live[k] == sel) at = k;
   at = at < 0 ? (dir > 0 ? 0 : n - 1) : (at + dir + n) % n;
-  app->selected = v->m->tensors[live[at]].net_tensor;
+  Off_select(v, app, live[at]);
   free(live);
   app->message[0] = '\0';
   return ACT_REDRAW;

@@ -113,6 +113,7 @@ typedef struct {
   int64_t capacity;      /* on-chip bytes the tiling rule targets (<= 0: no tiling) */
   TilesLayout layout;    /* default TILES_LAYOUT_ROW_MAJOR */
   const int *order;      /* the schedule: order[step] = op (a topological order); NULL: file order */
+  bool file_tiles_at_least; /* an op's file "tiles" is a minimum, the rule may cut finer (default false) */
 } TilesOptions;
 
 typedef struct {
@@ -135,6 +136,20 @@ void TilesOptions_init(TilesOptions *o);
  * every non-param tensor with their chunks and lifetimes. */
 Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpError *err);
 void Tiles_free(TilesModel *m);
+/* A network whose ops are the tiled schedule's sub-steps ("op#j") and whose
+ * tensors are the row pieces they read and write ("t[r0:r1]"; cut wherever a
+ * tiling touching the tensor cuts it), so the usual solver and validator stage
+ * the tiles on chip at budgets below the original M_R. Its M_R is at most
+ * o->capacity (the rule is re-aimed lower when pieces round up); else
+ * SP_ERR_INFEASIBLE when rows cannot be cut finer. Parameters stay whole (each
+ * tile reads them); convolution halos are ignored. text (may be NULL) gets the
+ * network's JSON. */
+Status Tiles_tiledNet(const Net *net, const TilesOptions *o, Net **out, char **text, SpError *err);
+/* The same, and the options the tiling used in the end (capacity re-aimed,
+ * file tiles as minimums): Tiles_build with them gives the tiled network's
+ * sub-steps, one per op of the tiled network, in order. */
+Status Tiles_tiledNetUsed(const Net *net, const TilesOptions *o, Net **out, char **text, TilesOptions *used,
+                          SpError *err);
 /* The tiling rule for one op: 1 when working <= capacity (or capacity <= 0),
  * else ceil(working / capacity) capped at the split extent. */
 int Tiles_opTileCount(int64_t working_bytes, int64_t capacity, int64_t split_extent);

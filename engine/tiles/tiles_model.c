@@ -9,6 +9,7 @@ void TilesOptions_init(TilesOptions *o) {
   o->capacity = 0;
   o->layout = TILES_LAYOUT_ROW_MAJOR;
   o->order = NULL;
+  o->file_tiles_at_least = false;
 }
 
 static const char *const Tiles_layoutNames[TILES_LAYOUT_COUNT] = {"nchw", "nhwc"};
@@ -179,7 +180,8 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
       if (e > ext) ext = e;
     }
     to->from_file = op->tiles > 0;
-    to->ntiles = to->from_file ? op->tiles : Tiles_opTileCount(to->working_bytes, o->capacity, ext);
+    to->ntiles = Tiles_opTileCount(to->working_bytes, o->capacity, ext);
+    if (to->from_file && (!o->file_tiles_at_least || op->tiles > to->ntiles)) to->ntiles = op->tiles;
     to->substep0 = sub;
     sub += to->ntiles;
     /* one tile's working set: each distinct tensor's largest piece */
