@@ -415,7 +415,9 @@ TEST(plan_json_round_trip_and_tampering) {
   CHECK_EQ(OffchipPlan_validate(q, NULL, &err), SP_OK);
   /* malformed documents name the path */
   const char *bad = "{\"format\": \"spadmap-offchip\", \"version\": 2}";
-  CHECK_EQ(OffchipPlan_parse(bad, strlen(bad), "bad", &q, &err), SP_ERR_FORMAT);
+  OffchipPlan *r2 = NULL;
+  CHECK_EQ(OffchipPlan_parse(bad, strlen(bad), "bad", &r2, &err), SP_ERR_FORMAT);
+  CHECK(r2 == NULL);
   CHECK_HAS(err.text, "version");
   free(text);
   OffchipPlan_free(p);
