@@ -102,6 +102,9 @@ expect 2 "needs --budget" "$bin" offchip "$sq"
 expect 0 "M_R 365568 <= 373248" "$bin" offchip "$sq" --budget M_R/4 --tiled-net "$tmp/tiled.json"
 expect 0 "validator      valid" "$bin" solve "$tmp/tiled.json" --budget 373248
 expect 1 "cannot be tiled under 1000 bytes" "$bin" offchip "$sq" --budget 1000 --tiled-net "$tmp/tiled2.json"
+expect 0 "| squeezenet1_0 | 373248 |" "$bin" bench taa --repeat 1
+check "bench taa: all eight paper networks validated" '[ "$(grep -c "| yes |" "$tmp/out")" -eq 8 ]'
+expect 2 "--divisor \"0\"" "$bin" bench taa --divisor 0
 expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
