@@ -413,6 +413,17 @@ TEST(plan_json_round_trip_and_tampering) {
   CHECK_HAS(err.text, "peak_bytes");
   q->peak_bytes -= 1;
   CHECK_EQ(OffchipPlan_validate(q, NULL, &err), SP_OK);
+  /* a tile freed early is not what the network's tiling gives */
+  int k = 0;
+  while (k < q->ntiles && q->tiles[k].first == q->tiles[k].last) k++;
+  CHECK(k < q->ntiles);
+  if (k < q->ntiles) {
+    q->tiles[k].last--;
+    CHECK_EQ(OffchipPlan_validate(q, net, &err), SP_ERR_FORMAT);
+    CHECK_HAS(err.text, "the network's tiling gives");
+    q->tiles[k].last++;
+    CHECK_EQ(OffchipPlan_validate(q, net, &err), SP_OK);
+  }
   /* malformed documents name the path */
   const char *bad = "{\"format\": \"spadmap-offchip\", \"version\": 2}";
   OffchipPlan *r2 = NULL;

@@ -37,6 +37,7 @@ Status OffchipPlan_fromModel(const TilesModel *m, const OffchipResult *r, const 
   p->method = Offchip_strdup(OffchipMethod_name(r->method));
   p->order = Offchip_strdup(o->method == OFFCHIP_TAA ? TaaOrder_name(o->order) : "-");
   p->capacity = m->capacity;
+  p->layout = m->layout;
   p->fallback = r->fell_back;
   p->nticks = m->nticks;
   p->peak_bytes = r->peak_bytes;
@@ -139,7 +140,8 @@ Status OffchipPlan_toJson(const OffchipPlan *p, char **text, SpError *err) {
   Sb b = {0};
   Sb_printf(&b, "{\n\"format\": \"spadmap-offchip\", \"version\": 1,\n\"network\": ");
   Sb_string(&b, p->network);
-  Sb_printf(&b, ", \"onchip_budget\": %lld, \"method\": ", (long long)p->capacity);
+  Sb_printf(&b, ", \"onchip_budget\": %lld, \"layout\": \"%s\", \"method\": ", (long long)p->capacity,
+            TilesLayout_name(p->layout));
   Sb_string(&b, p->method);
   Sb_printf(&b, ", \"order\": ");
   Sb_string(&b, p->order);

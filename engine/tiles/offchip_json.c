@@ -137,6 +137,12 @@ Status OffchipPlan_parse(const char *text, size_t len, const char *label, Offchi
   if ((st = Reader_int(&rd, root, "onchip_budget", "(document)", 0, &p->capacity))) goto out;
   if ((st = Reader_int(&rd, root, "ticks", "(document)", 1, &p->nticks))) goto out;
   if ((st = Reader_int(&rd, root, "peak_bytes", "(document)", 0, &p->peak_bytes))) goto out;
+  const cJSON *layout = cJSON_GetObjectItemCaseSensitive(root, "layout");
+  p->layout = TILES_LAYOUT_ROW_MAJOR;
+  if (layout && !(cJSON_IsString(layout) && TilesLayout_parse(layout->valuestring, &p->layout))) {
+    st = Reader_fail(&rd, "layout", "\"nchw\" or \"nhwc\"");
+    goto out;
+  }
   const cJSON *fb = cJSON_GetObjectItemCaseSensitive(root, "fallback");
   if (!cJSON_IsBool(fb)) {
     st = Reader_fail(&rd, "fallback", "true or false");

@@ -24,6 +24,13 @@ static const char *V_label(const OffchipPlan *p, int tile, char *buf, size_t n) 
   return buf;
 }
 
+static bool V_sameView(const TilesView *a, const TilesView *b) {
+  if (a->rank != b->rank || a->esize != b->esize) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d] || a->origin[d] != b->origin[d] || a->strides[d] != b->strides[d]) return false;
+  return true;
+}
+
 Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) {
   if (net) { /* the plan's tensors are the network's non-param tensors, in order */
     int k = 0;
@@ -37,6 +44,38 @@ Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) 
     if (k != p->ntensors)
       return SpError_set(err, SP_ERR_FORMAT, "tensors[%d]: \"%s\" is not a non-param tensor of network %s", k,
                          p->tensors[k].name, net->name);
+  }
+  if (net) { /* the tiles the network's tiling gives: same views, same lifetimes */
+    TilesOptions to;
+    TilesOptions_init(&to);
+    to.capacity = p->capacity;
+    to.layout = p->layout;
+    TilesModel *m;
+    SpError e2;
+    if (Tiles_build(net, &to, &m, &e2))
+      return SpError_set(err, SP_ERR_FORMAT, "the network cannot be tiled at the plan's budget: %s", e2.text);
+    Status st = SP_OK;
+    if (m->ntiles != p->ntiles || m->nticks != p->nticks)
+      st = SpError_set(err, SP_ERR_FORMAT, "%d tiles over %lld ticks, but the network tiled at %lld bytes has %d over %lld",
+                       p->ntiles, (long long)p->nticks, (long long)p->capacity, m->ntiles, (long long)m->nticks);
+    for (int i = 0; !st && i < p->ntensors; i++)
+      if (p->tensors[i].tile0 != m->tensors[i].tile0 || p->tensors[i].ntiles != m->tensors[i].ntiles ||
+          p->tensors[i].bytes != m->tensors[i].bytes)
+        st = SpError_set(err, SP_ERR_FORMAT, "tensors[%d] (%s): its tiles or size differ from the network's tiling", i,
+                         p->tensors[i].name);
+    for (int k = 0; !st && k < p->ntiles; k++) {
+      const OffchipPlanTile *a = &p->tiles[k];
+      const TilesTile *b = &m->tiles[k];
+      if (a->role != b->role || a->index != b->index || a->count != b->count || a->first != b->first ||
+          a->last != b->last || !V_sameView(&a->view, &b->view)) {
+        char lab[256];
+        st = SpError_set(err, SP_ERR_FORMAT, "%s: the network's tiling gives %s tile %d/%d over ticks %lld..%lld",
+                         V_label(p, k, lab, sizeof lab), TilesRole_name(b->role), b->index, b->count,
+                         (long long)b->first, (long long)b->last);
+      }
+    }
+    Tiles_free(m);
+    if (st) return st;
   }
   int64_t height = 0, total = 0;
   for (int i = 0; i < p->ntensors; i++) {

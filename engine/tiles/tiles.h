@@ -231,6 +231,7 @@ typedef struct {
 typedef struct {
   char *network;
   int64_t capacity;
+  TilesLayout layout;    /* "layout": how tensors without file strides lie (default nchw) */
   char *method, *order;
   bool fallback;
   int64_t nticks, peak_bytes;
@@ -259,7 +260,10 @@ bool Offchip_isPlanFile(const char *path);
  * plan's tensors must be its non-param tensors with their sizes): every tile's
  * chunks re-rendered from its view, every chunk inside its tensor, lifetimes
  * inside the ticks, no two chunks of different tensors sharing a byte while
- * both live, peak_bytes equal to max(base + bytes). SP_OK, or SP_ERR_FORMAT
+ * both live, peak_bytes equal to max(base + bytes). With the network, also
+ * that the tiles are the ones its tiling at the plan's budget and layout gives
+ * (file order): the same views and lifetimes, so a plan cannot free a tile
+ * early. SP_OK, or SP_ERR_FORMAT
  * with the first problem in err (a collision names the tick, bytes and tiles). */
 Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err);
 
