@@ -33,6 +33,7 @@ typedef struct {
   const int *outputs;
   int noutputs;
   const char *attrs_json;   /* the "attrs" object printed compactly, or NULL */
+  int tiles;                /* the optional "tiles": run in this many tiles; 0: by the tiling rule */
 } Op;
 
 typedef struct NameIndex NameIndex;

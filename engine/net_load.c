@@ -220,6 +220,15 @@ static Status Loader_op(Loader *ld, const cJSON *obj, int index, Op *op) {
     op->attrs_json = Arena_strdup(&ld->net->arena, s);
     cJSON_free(s);
   }
+  const cJSON *tiles = cJSON_GetObjectItemCaseSensitive(obj, "tiles"); /* optional: engine/tiles */
+  if (tiles) {
+    char p[96];
+    snprintf(p, sizeof p, "%s.tiles", path);
+    int64_t k;
+    if (!Json_exactInt(tiles, &k) || k < 1 || k > 65536)
+      return Loader_expected(ld, p, "an integer from 1 to 65536 (the op's tile count)", tiles);
+    op->tiles = (int)k;
+  }
   return SP_OK;
 }
 

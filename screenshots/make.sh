@@ -33,6 +33,7 @@ shot walk_open_plan       diamond  120x36 "" --plan "$tmp/diamond.plan.json"
 rm -rf "$tmp"
 shot walk_legend          diamond  100x30 "l"
 shot walk_mono            diamond  100x30 "x" --mono
+shot taa_example_offchip  taa_example 120x40 "D<Right><Tab><Tab>"
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"

@@ -214,5 +214,30 @@ expect 0 "opened d.plan.json: valid" "$bin" snapshot "$dia" --plan "$tmp/d.plan.
 expect 1 "unknown op" "$bin" snapshot "$data/networks/fig1.json" --plan "$tmp/d.plan.json"
 expect 2 "unknown schedule policy \"frob\"" "$bin" snapshot "$dia" --schedule frob
 expect 2 "--time-limit wants seconds" "$bin" snapshot "$dia" --time-limit soon
+# tiles: chunks of one tile, off-chip plans and their validation
+expect 0 '"offsets": \[0, 16384, 32768, 49152\], "sizes": \[8192, 8192, 8192, 8192\]' "$bin" chunks --shape 4,128,128 --tile 4,64,128 --json
+expect 0 "1 chunk, 16384 bytes, span 49152..65536" "$bin" chunks --shape 4,128,128 --tile 1,128,128 --origin 3,0,0
+expect 2 "origin 64 + tile 128 exceeds" "$bin" chunks --shape 4,128,128 --tile 4,128,128 --origin 0,64,0
+expect 2 "needs --shape and --tile" "$bin" chunks --shape 4,128,128
+expect 2 "as many in both" "$bin" chunks --shape 4,128,128 --tile 4,64
+sq=$data/networks/squeezenet1_0.json
+expect 0 "plan           valid" "$bin" offchip "$sq" --budget M_R/4 --layout nhwc --out "$tmp/off.json"
+expect 0 "off-chip plan (taa)" "$bin" validate "$sq" "$tmp/off.json"
+sed 's/"base": 0,/"base": 1,/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 "peak_bytes is" "$bin" validate "$sq" "$tmp/off_bad.json"
+expect 1 "expected tensor" "$bin" validate "$net" "$tmp/off.json"
+expect 0 '"format": "spadmap-offchip"' "$bin" offchip "$sq" --budget 64K --order peers --json
+expect 0 "order lifetime" "$bin" offchip "$sq" --budget 64K --order lifetime
+expect 2 "--order \"frob\": expected size, lifetime or peers" "$bin" offchip "$sq" --budget 64K --order frob
+expect 2 "--method \"frob\"" "$bin" offchip "$sq" --budget 64K --method frob
+expect 2 "--layout \"frob\"" "$bin" offchip "$sq" --budget 64K --layout frob
+expect 2 "needs --budget" "$bin" offchip "$sq"
+expect 0 "M_R 365568 <= 373248" "$bin" offchip "$sq" --budget M_R/4 --tiled-net "$tmp/tiled.json"
+expect 0 "validator      valid" "$bin" solve "$tmp/tiled.json" --budget 373248
+expect 1 "cannot be tiled under 1000 bytes" "$bin" offchip "$sq" --budget 1000 --tiled-net "$tmp/tiled2.json"
+expect 0 "| squeezenet1_0 | 373248 |" "$bin" bench taa --repeat 1
+check "bench taa: all eight paper networks validated" '[ "$(grep -c "| yes |" "$tmp/out")" -eq 8 ]'
+expect 2 "--divisor \"0\"" "$bin" bench taa --divisor 0
+expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

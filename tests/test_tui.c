@@ -98,9 +98,17 @@ TEST(key_scripts_change_the_settings_and_the_plan) {
   CHECK_EQ(app.set.budget, f->m_r);
   CHECK(Snapshot_keys(&app, "+", &bad));
   CHECK_EQ(app.set.budget, f->m_r + f->m_r / 16);
-  CHECK(Snapshot_keys(&app, "b1K<Enter>", &bad)); /* below M_R: the error shows, the last plan stays */
-  CHECK(app.error[0] != '\0');
-  CHECK_EQ(app.plan->budget, f->m_r + f->m_r / 16);
+  int64_t m_r = f->m_r;
+  char back[64];
+  snprintf(back, sizeof back, "b%lld<Enter>", (long long)m_r);
+  CHECK(Snapshot_keys(&app, "b1K<Enter>", &bad)); /* below M_R: the tiled network is staged (staging.c) */
+  CHECK(app.error[0] == '\0');
+  CHECK(strstr(app.net->name, "fig1@1024") != NULL);
+  CHECK(app.plan && app.plan->budget == 1024 && app.violations == 0);
+  CHECK(Snapshot_keys(&app, back, &bad)); /* at M_R the original comes back */
+  CHECK(strcmp(app.net->name, "fig1") == 0);
+  f = App_figures(&app);
+  CHECK_EQ(app.plan->budget, m_r);
   CHECK(Snapshot_keys(&app, "rs", &bad));
   CHECK(app.error[0] == '\0');
   CHECK(strcmp(app.plan->schedule_policy, "mpmf") == 0);

@@ -88,6 +88,15 @@ if "$bin" solve "$data/networks/diamond.json" --budget 12K --schedule mpmf --out
 else
   echo "FAIL diamond_open_plan: solve --out failed"; fail=$((fail + 1))
 fi
+# the off-chip map (D): tiles as stripes, a selected tensor's tiles listed, a click, a budget below M_R
+case_ taa_example_offchip   taa_example 120x40 "D"
+case_ taa_example_off_tab   taa_example 80x24  "D<Right><Tab><Tab>"
+case_ taa_example_off_click taa_example 100x30 "D<Click:30,10>"
+case_ squeezenet_off_below  squeezenet1_0 100x30 "b300K<Enter>D<Right><Right>"
+# below M_R the tiled network is staged on chip; at or above M_R the original returns
+case_ squeezenet_staged     squeezenet1_0 120x40 "b300K<Enter><Right><Right><Tab>"
+case_ squeezenet_unstaged   squeezenet1_0 80x24  "b300K<Enter>b2M<Enter>"
+case_ squeezenet_staged_off squeezenet1_0 100x30 "b300K<Enter>D<Right><Right><Tab>"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

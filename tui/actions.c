@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "find.h"
+#include "offchip_view.h"
 #include "policy.h"
 #include "solve.h"
 #include "layer_view.h"
@@ -200,6 +201,7 @@ static int Act_resetView(App *app) {
 
 /* Tensors resident at the cursor, by address: Tab walks them bottom to top. */
 static int Act_selectLive(App *app, int dir) {
+  if (app->offchip_map) return OffchipView_selectLive(app, dir);
   if (!app->plan) return 0;
   const Plan *p = app->plan;
   int n = 0, *live = malloc(sizeof(int) * (size_t)(p->nstays + 1));
@@ -320,6 +322,12 @@ static int Act_mouse(App *app) {
   return ACT_REDRAW;
 }
 
+static int Act_offchip(App *app) {
+  app->offchip_map = !app->offchip_map;
+  App_setMessage(app, false, "%s map", app->offchip_map ? "off-chip (DRAM, TAA)" : "on-chip");
+  return ACT_REDRAW;
+}
+
 static Action Actions_table[] = {
   {"quit", 'q', 0, "quit", Act_quit},
   {"help", '?', 0, "show this help", Act_help},
@@ -372,6 +380,7 @@ static Action Actions_table[] = {
   {"open", 'O', 0, "open another network (file picker)", Act_open},
   {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
   {"layer", 'I', 0, "the op at the cursor as a layer: loop nest, tiles, costs (CoSA)", Act_layer},
+  {"offchip", 'D', 0, "toggle the on-chip / off-chip (DRAM) map", Act_offchip},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 

@@ -8,7 +8,9 @@
 #include "import.h"
 #include "layer_view.h"
 #include "clock.h"
+#include "offchip_view.h"
 #include "policy.h"
+#include "staging.h"
 #include "validate.h"
 #include "views.h"
 
@@ -190,6 +192,8 @@ static void App_release(App *app, bool keep_pin) {
   app->trace_plan = NULL;
   free(app->mp_order[0]);
   free(app->mp_order[1]);
+  OffchipView_free(app->offchip);
+  app->offchip = NULL;
   if (app->shared) SharedNet_release(app->shared); /* a worker still running keeps it */
   else Net_free(app->net);
   app->shared = NULL;
@@ -290,6 +294,7 @@ static void App_accept(App *app, SolveResult *r) {
 }
 
 void App_resolve(App *app) {
+  if (Staging_apply(app)) return; /* below M_R: the tiled network is solved instead (staging.c) */
   const NetFigures *f = App_figures(app);
   (void)f;
   SolveJob job;

@@ -77,6 +77,9 @@ extern const CliCommand Cli_benchShuttle;
 extern const CliCommand Cli_layers;
 extern const CliCommand Cli_layer;
 extern const CliCommand Cli_sweep;
+extern const CliCommand Cli_chunks;
+extern const CliCommand Cli_offchip;
+extern const CliCommand Cli_benchTaa;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

@@ -30,6 +30,7 @@ static const CliCommand *const Bench_subs[] = {
     &Cli_benchLayer,
     &Cli_benchShuttle,
     &Cli_benchSteps,
+    &Cli_benchTaa,
     NULL,
 };
 

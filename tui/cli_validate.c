@@ -2,7 +2,26 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "tiles/tiles.h"
 #include "validate.h"
+
+/* An off-chip plan ("format": "spadmap-offchip") has its own validator. */
+static int Validate_offchip(const Net *net, const char *path) {
+  OffchipPlan *p;
+  SpError err;
+  if (OffchipPlan_load(path, &p, &err)) {
+    printf("%s\n", err.text);
+    return EXIT_INVALID;
+  }
+  Status st = OffchipPlan_validate(p, net, &err);
+  if (st == SP_OK)
+    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", path, net->name, p->method,
+           (long long)p->peak_bytes);
+  else
+    printf("%s: %s\n", path, err.text);
+  OffchipPlan_free(p);
+  return st == SP_OK ? EXIT_OK : EXIT_INVALID;
+}
 
 static const CliOption Validate_options[] = {{NULL, NULL, NULL}};
 
@@ -14,6 +33,11 @@ static int Validate_run(int argc, char **argv) {
   if (!net) return EXIT_INVALID;
   Plan *plan;
   SpError err;
+  if (Offchip_isPlanFile(a.pos[1])) {
+    int code = Validate_offchip(net, a.pos[1]);
+    Net_free(net);
+    return code;
+  }
   if (Plan_load(a.pos[1], net, &plan, &err)) {
     printf("%s\n", err.text);
     Net_free(net);

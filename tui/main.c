@@ -17,6 +17,8 @@ static const CliCommand *const Main_commands[] = {
     &Cli_layers,
     &Cli_layer,
     &Cli_sweep,
+    &Cli_chunks,
+    &Cli_offchip,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "layer_view.h"
+#include "offchip_view.h"
 #include "views.h"
 
 void View_draw(App *app, Grid *g) {
@@ -23,7 +24,10 @@ void View_draw(App *app, Grid *g) {
   if (g->w >= 120 && pw < 44) pw = 44;
   StatusView_drawTop(app, g, 0);
   if (app->sweep_open && app->sweep) SweepView_draw(app, g, 0, 1, g->w, g->h - 2); /* the whole width: a dense chart */
-  else {
+  else if (app->offchip_map) { /* D: the off-chip map and its panel */
+    OffchipView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
+    OffchipView_drawPanel(app, g, g->w - pw, 1, pw, g->h - 2);
+  } else {
     MapView_draw(app, g, 0, 1, g->w - pw, g->h - 2);
     PanelView_draw(app, g, g->w - pw, 1, pw, g->h - 2);
   }
@@ -36,6 +40,7 @@ void View_draw(App *app, Grid *g) {
 }
 
 bool View_click(App *app, int x, int y) {
+  if (app->offchip_map) return OffchipView_click(app, x, y);
   int step, stay;
   if (MapView_hit(app, x, y, &step, &stay)) {
     app->cursor = step;

@@ -34,6 +34,7 @@ import torchvision.models.video as tvvid
 sys.dont_write_bytecode = True   # keep data/gen free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nas_models  # noqa: E402
+import taa_models  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.normpath(os.path.join(HERE, '..', 'networks'))
@@ -751,6 +752,14 @@ NETWORKS = collections.OrderedDict([
     ('amoebanet_d', (nas_models.amoebanet_d, {'x': IMG},
                      'AmoebaNet-D(18, 256) (Real et al. 2019, configuration used by GPipe/torchgpipe), '
                      'written from the published genotype in data/gen/nas_models.py')),
+    ('squeezenet1_0', (_tv(tvm.squeezenet1_0), {'x': IMG}, TV + ' squeezenet1_0(weights=None)')),
+    ('mobilenet_v1', (taa_models.MobileNetV1, {'x': IMG},
+                      'MobileNet v1 1.0/224 (Howard et al. 2017), written in data/gen/taa_models.py')),
+    ('inception_v4', (taa_models.InceptionV4, {'x': (1, 3, 299, 299)},
+                      'Inception v4 (Szegedy et al. 2017) at its native 299x299 input, written in data/gen/taa_models.py')),
+    ('resnet_v2_101', (taa_models.resnet_v2_101, {'x': IMG},
+                       'ResNet V2 101 (He et al. 2016, pre-activation bottlenecks [3,4,23,3]), '
+                       'written in data/gen/taa_models.py')),
 ])
 
 SUFFIX = ', traced with torch.fx, BN/activations folded into producers, views as aliases, int8 activations'
@@ -839,10 +848,38 @@ TEACHING = collections.OrderedDict([
 ])
 
 
+# The TAA paper's Section III.C setting as a small graph: 4x128x128 int8 tensors
+# (CHW, row-major) run in row tiles given per op by the optional "tiles" field,
+# so the off-chip map shows each tile's chunks as stripes. x stays live until
+# the add, so y1..y3 must fit around its still-live tiles.
+TAA_EXAMPLE = ('taa_example',
+               'hand-made graph after Section III.C of the TAA paper (Kvochko et al. 2024): 4x128x128 '
+               'tensors processed in row tiles (the ops\' "tiles" field), for the off-chip map')
+
+
+def taa_example():
+    c, h, w = 4, 128, 128
+    tensors = [{'name': 'x', 'shape': [c, h, w], 'dtype': 'int8', 'kind': 'input'},
+               {'name': 'y1', 'shape': [c, h, w], 'dtype': 'int8'},
+               {'name': 'y2', 'shape': [c, h, w], 'dtype': 'int8'},
+               {'name': 'y3', 'shape': [c, h, w], 'dtype': 'int8'},
+               {'name': 'out', 'shape': [c, h // 2, w // 2], 'dtype': 'int8', 'kind': 'output'}]
+    ops = [{'name': 'relu1', 'type': 'relu', 'inputs': ['x'], 'outputs': ['y1'], 'tiles': 4},
+           {'name': 'conv', 'type': 'conv2d', 'inputs': ['y1'], 'outputs': ['y2'], 'tiles': 2,
+            'attrs': {'kernel': [1, 1], 'stride': [1, 1], 'padding': [0, 0], 'groups': 1}},
+           {'name': 'add', 'type': 'add', 'inputs': ['y2', 'x'], 'outputs': ['y3'], 'tiles': 2},
+           {'name': 'pool', 'type': 'max_pool2d', 'inputs': ['y3'], 'outputs': ['out'], 'tiles': 2,
+            'attrs': {'kernel': [2, 2], 'stride': [2, 2], 'padding': [0, 0]}}]
+    return tensors, ops
+
+
 def main(argv):
     want = argv[1:]
     os.makedirs(OUT_DIR, exist_ok=True)
     rows = []
+    if not want or TAA_EXAMPLE[0] in want:
+        tensors, js_ops = taa_example()
+        write(TAA_EXAMPLE[0], TAA_EXAMPLE[1], tensors, js_ops, rows, '(4,128,128)')
     for name, (src, ins, ops, outs) in TEACHING.items():
         if want and name not in want:
             continue

@@ -97,4 +97,31 @@ const char *PackMethod_name(PackMethod m);      /* "exact", "so-size", ... */
 bool PackMethod_parse(const char *name, PackMethod *m);
 const char *PackResultStatus_name(PackResultStatus s);
 
+/* ---- additions (after the contract) ---- */
+
+/* A packing instance in google/minimalloc's CSV format: a header row naming the
+ * columns id, lower, upper, size (any order), optionally offset and alignment,
+ * then one buffer per row. Ids are kept as text. */
+typedef struct {
+  int n;
+  PackBuffer *buffers;
+  char **ids;
+  int64_t *offsets; /* the offset column, or NULL when the file has none */
+} PackInstance;
+
+/* Reads a CSV instance; SP_ERR_IO, or SP_ERR_FORMAT with "file:line:column: what
+ * was expected" in err. */
+Status PackInstance_readCsv(const char *path, PackInstance *inst, SpError *err);
+/* Parses CSV text (name is used in messages only). */
+Status PackInstance_parseCsv(const char *name, const char *text, PackInstance *inst, SpError *err);
+/* Writes id,lower,upper,size[,alignment],offset. */
+Status PackInstance_writeCsv(const char *path, const PackInstance *inst, const int64_t *offsets, SpError *err);
+void PackInstance_free(PackInstance *inst);
+
+/* A tight instance: the rectangle [0, duration) x [0, height) cut by random
+ * guillotine cuts into n buffers, so the optimal height is exactly `height` and
+ * the load reaches it everywhere. Deterministic in seed. Fills b[0..n); false if
+ * the rectangle is too small to cut n times. */
+bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, PackBuffer *b);
+
 #endif

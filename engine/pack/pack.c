@@ -1,0 +1,239 @@
+/* pack: options, names, the load bound, the checker and Pack_solve's dispatch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "pack_internal.h"
+
+static const char *const PackMethod_names[PACK_METHOD_COUNT] = {
+  [PACK_EXACT] = "exact",
+  [PACK_SO_SIZE] = "so-size",
+  [PACK_SO_BREADTH] = "so-breadth",
+  [PACK_SO_IMPROVED] = "so-improved",
+  [PACK_OFFSET_SIZE] = "offset-size",
+  [PACK_OFFSET_BREADTH] = "offset-breadth",
+  [PACK_CONFLICT] = "conflict",
+  [PACK_SKYLINE] = "skyline",
+  [PACK_BEST_HEURISTIC] = "best-heuristic",
+};
+
+static const char *const PackResultStatus_names[PACK_RESULT_COUNT] = {
+  [PACK_FOUND] = "found",
+  [PACK_OPTIMAL] = "optimal",
+  [PACK_INFEASIBLE] = "infeasible",
+  [PACK_UNKNOWN] = "unknown",
+  [PACK_CANCELLED] = "cancelled",
+};
+
+const char *PackMethod_name(PackMethod m) {
+  return (unsigned)m < PACK_METHOD_COUNT ? PackMethod_names[m] : "?";
+}
+
+bool PackMethod_parse(const char *name, PackMethod *m) {
+  for (int i = 0; name && i < PACK_METHOD_COUNT; i++)
+    if (strcmp(name, PackMethod_names[i]) == 0) {
+      *m = (PackMethod)i;
+      return true;
+    }
+  return false;
+}
+
+const char *PackResultStatus_name(PackResultStatus s) {
+  return (unsigned)s < PACK_RESULT_COUNT ? PackResultStatus_names[s] : "?";
+}
+
+void PackOptions_init(PackOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->method = PACK_EXACT;
+  o->progress_interval = 0.2;
+}
+
+void PackResult_free(PackResult *r) {
+  if (!r) return;
+  free(r->offsets);
+  r->offsets = NULL;
+}
+
+/* ---- the load bound ------------------------------------------------------- */
+
+typedef struct {
+  int64_t t, delta;
+} PackEvent;
+
+/* By time; at equal times the ends (negative deltas) first: [lower, upper). */
+static int PackEvent_cmp(const void *pa, const void *pb) {
+  const PackEvent *a = pa, *b = pb;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return (a->delta > b->delta) - (a->delta < b->delta);
+}
+
+int64_t Pack_maxLoadAt(const PackBuffer *b, int n, int64_t *when) {
+  *when = -1;
+  PackEvent *ev = malloc(sizeof *ev * (size_t)(2 * n + 1));
+  if (!ev) return -1;
+  for (int i = 0; i < n; i++) {
+    ev[2 * i] = (PackEvent){b[i].lower, b[i].size};
+    ev[2 * i + 1] = (PackEvent){b[i].upper, -b[i].size};
+  }
+  qsort(ev, (size_t)(2 * n), sizeof *ev, PackEvent_cmp);
+  int64_t load = 0, best = 0;
+  for (int k = 0; k < 2 * n; k++) {
+    load += ev[k].delta;
+    if (load > best) best = load, *when = ev[k].t;
+  }
+  free(ev);
+  return best;
+}
+
+int64_t Pack_maxLoad(const PackBuffer *b, int n) {
+  int64_t when;
+  return Pack_maxLoadAt(b, n, &when);
+}
+
+/* ---- checking --------------------------------------------------------------- */
+
+static Status Pack_validate(const PackBuffer *b, int n, SpError *err) {
+  if (n < 0 || (n > 0 && !b)) return SpError_set(err, SP_ERR_ARG, "pack: %d buffers", n);
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    if (b[i].lower >= b[i].upper)
+      return SpError_set(err, SP_ERR_ARG, "pack: buffer %d: lower %lld is not below upper %lld", i,
+                         (long long)b[i].lower, (long long)b[i].upper);
+    if (b[i].size <= 0)
+      return SpError_set(err, SP_ERR_ARG, "pack: buffer %d: size %lld is not positive", i, (long long)b[i].size);
+    if (b[i].align < 0 || b[i].align > ((int64_t)1 << 40))
+      return SpError_set(err, SP_ERR_ARG, "pack: buffer %d: alignment %lld out of range", i, (long long)b[i].align);
+    /* Offsets never exceed the summed sizes plus alignment padding: keep that far
+     * from overflow. */
+    int64_t room = INT64_MAX / 4 - total;
+    if (b[i].size > room - (b[i].align > 1 ? b[i].align : 0))
+      return SpError_set(err, SP_ERR_ARG, "pack: the summed sizes overflow at buffer %d", i);
+    total += b[i].size + (b[i].align > 1 ? b[i].align : 0);
+  }
+  return SP_OK;
+}
+
+Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t capacity, SpError *err) {
+  Status st = Pack_validate(b, n, err);
+  if (st != SP_OK) return st;
+  if (n > 0 && !offsets) return SpError_set(err, SP_ERR_ARG, "pack: no offsets");
+  for (int i = 0; i < n; i++) {
+    if (offsets[i] < 0)
+      return SpError_set(err, SP_ERR_FORMAT, "buffer %d: negative offset %lld", i, (long long)offsets[i]);
+    if (offsets[i] > INT64_MAX / 2)
+      return SpError_set(err, SP_ERR_FORMAT, "buffer %d: offset %lld too large", i, (long long)offsets[i]);
+    if (b[i].align > 1 && offsets[i] % b[i].align)
+      return SpError_set(err, SP_ERR_FORMAT, "buffer %d: offset %lld is not a multiple of its alignment %lld", i,
+                         (long long)offsets[i], (long long)b[i].align);
+    if (capacity > 0 && offsets[i] + b[i].size > capacity)
+      return SpError_set(err, SP_ERR_FORMAT, "buffer %d: offset %lld + size %lld exceeds the capacity %lld", i,
+                         (long long)offsets[i], (long long)b[i].size, (long long)capacity);
+  }
+  /* Sweep by lower time; compare against buffers still live (small n: quadratic in
+   * the worst case, fine for the sizes we pack). */
+  int *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
+  if (!order) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) { /* insertion sort by lower: stable, no comparator context needed */
+    int v = order[i], k = i;
+    while (k > 0 && b[order[k - 1]].lower > b[v].lower) order[k] = order[k - 1], k--;
+    order[k] = v;
+  }
+  st = SP_OK;
+  for (int x = 0; x < n && st == SP_OK; x++) {
+    int i = order[x];
+    for (int y = x + 1; y < n && b[order[y]].lower < b[i].upper; y++) {
+      int j = order[y];
+      if (offsets[i] < offsets[j] + b[j].size && offsets[j] < offsets[i] + b[i].size) {
+        int p = i < j ? i : j, q = i < j ? j : i;
+        st = SpError_set(err, SP_ERR_FORMAT,
+                         "buffers %d [%lld, %lld) at %lld+%lld and %d [%lld, %lld) at %lld+%lld overlap in time and "
+                         "address",
+                         p, (long long)b[p].lower, (long long)b[p].upper, (long long)offsets[p], (long long)b[p].size,
+                         q, (long long)b[q].lower, (long long)b[q].upper, (long long)offsets[q], (long long)b[q].size);
+        break;
+      }
+    }
+  }
+  free(order);
+  return st;
+}
+
+/* ---- solving ------------------------------------------------------------------ */
+
+/* Runs one heuristic, or every one keeping the lowest (PACK_BEST_HEURISTIC). */
+static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *offsets, int64_t *height,
+                             SpError *err) {
+  if (m != PACK_BEST_HEURISTIC) {
+    *height = PackHeur_of(m)(b, n, offsets);
+    return *height < 0 ? SpError_set(err, SP_ERR_NOMEM, "pack: out of memory") : SP_OK;
+  }
+  int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+  if (!tmp) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  *height = -1;
+  for (int k = 0; k < PACK_METHOD_COUNT; k++) {
+    PackHeuristicFn fn = PackHeur_of((PackMethod)k);
+    if (!fn) continue;
+    int64_t h = fn(b, n, tmp);
+    if (h < 0) {
+      free(tmp);
+      return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+    }
+    if (*height < 0 || h < *height) {
+      *height = h;
+      memcpy(offsets, tmp, sizeof *tmp * (size_t)n);
+    }
+  }
+  free(tmp);
+  return SP_OK;
+}
+
+/* The best heuristic's offsets: what the exact search starts from. */
+Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t *height, SpError *err) {
+  return Pack_heuristic(b, n, PACK_BEST_HEURISTIC, offsets, height, err);
+}
+
+Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, PackResult *r,
+                  SpError *err) {
+  double start = Clock_now();
+  memset(r, 0, sizeof *r);
+  r->status = PACK_UNKNOWN;
+  r->infeasible_at = -1;
+  PackOptions defaults;
+  if (!o) {
+    PackOptions_init(&defaults);
+    o = &defaults;
+  }
+  if ((unsigned)o->method >= PACK_METHOD_COUNT) return SpError_set(err, SP_ERR_ARG, "pack: unknown method");
+  Status st = Pack_validate(b, n, err);
+  if (st != SP_OK) return st;
+  int64_t when;
+  r->lower_bound = Pack_maxLoadAt(b, n, &when);
+  if (r->lower_bound < 0) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  if (o->method == PACK_EXACT) {
+    st = PackExact_solve(b, n, capacity, o, start, r);
+    if (st == SP_ERR_NOMEM) SpError_set(err, st, "pack: out of memory");
+    r->seconds = Clock_now() - start;
+    return st;
+  }
+  r->offsets = malloc(sizeof *r->offsets * (size_t)(n ? n : 1));
+  if (!r->offsets) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  st = Pack_heuristic(b, n, o->method, r->offsets, &r->height, err);
+  if (st != SP_OK) {
+    PackResult_free(r);
+    return st;
+  }
+  r->seconds = Clock_now() - start;
+  if (capacity > 0 && r->lower_bound > capacity) {
+    /* The load alone proves it. */
+    PackResult_free(r);
+    r->status = PACK_INFEASIBLE;
+    r->infeasible_at = when;
+  } else if (capacity > 0 && r->height > capacity) {
+    PackResult_free(r); /* a heuristic proves nothing */
+    r->status = PACK_UNKNOWN;
+  } else {
+    r->status = capacity <= 0 && r->height == r->lower_bound ? PACK_OPTIMAL : PACK_FOUND;
+  }
+  return SP_OK;
+}

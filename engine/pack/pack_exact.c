@@ -1,0 +1,505 @@
+/* pack_exact: branch and bound over canonical placements.
+ *
+ * Any packing can be pushed down ("gravity") until every buffer sits at the
+ * lowest aligned offset above the time-overlapping buffers below it. Listing such
+ * a packing by (offset, index), each buffer's offset equals the aligned floor of
+ * its sections (the highest end among the buffers placed before it) at the moment
+ * it is placed. So the search places buffers one at a time at their current floor,
+ * in nondecreasing (offset, index) order, and visits every canonical packing
+ * exactly once. Ideas after minimalloc (Moffitt, ASPLOS 2023), written from its
+ * paper's description:
+ *  - sections: the time axis cut at every lower/upper; a buffer covers a run of
+ *    sections and its floor is the highest floor among them;
+ *  - independent parts: where no buffer spans a time, the problem splits;
+ *  - section bound: every unplaced buffer of a section lands above both the
+ *    section's floor and the last offset placed (placements never go down), and
+ *    they all overlap there, so floor' + remaining size <= capacity;
+ *  - early infeasibility: an unplaced buffer that no longer fits under the
+ *    capacity at max(its floor, last offset) kills the node;
+ *  - dominance: equal buffers (same lifetime, size, alignment) are placed in
+ *    index order only; placement order = (offset, index) removes the orders
+ *    that give the same packing.
+ * Height minimisation: per part, bisection between the proven lower bound and
+ * the best heuristic's height. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "pack_internal.h"
+
+
+typedef enum { SEARCH_EXHAUSTED = 0, SEARCH_FOUND = 1, SEARCH_STOPPED = -1 } SearchResult;
+
+typedef struct {
+  int64_t off;
+  int rank, i;
+} PackCand;
+
+static int PackCand_cmp(const void *pa, const void *pb) {
+  const PackCand *a = pa, *b = pb;
+  if (a->off != b->off) return a->off < b->off ? -1 : 1;
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+typedef struct {
+  /* the part being searched (indices local to the part) */
+  int n, ns;
+  PackBuffer *b;
+  int *sl, *su;       /* sections [sl, su) of each buffer */
+  int *twin;          /* the previous equal buffer, or -1 */
+  int64_t *floor;     /* per section: highest end placed there */
+  int64_t *remain;    /* per section: summed size of unplaced buffers */
+  int64_t *lowest;    /* per section, this node: the lowest offset an unplaced buffer there can get */
+  int64_t *off;       /* per buffer, -1 unplaced */
+  int64_t cap;
+  /* stacks shared by every depth (grown on demand; addressed by index) */
+  PackCand *cand;
+  size_t cand_cap;
+  int *rank;          /* branching order at one offset: leftmost, then longest, then largest first */
+  int *ord;           /* canonical order at one offset: by lower, then index */
+  int64_t *saved;
+  size_t saved_cap, saved_top;
+  /* limits and progress */
+  const PackOptions *o;
+  double start, last_progress;
+  long nodes, nodes_before;
+  int64_t best_height, lower_bound;
+  bool stopped, cancelled, nomem;
+  /* restarts: each attempt has a node budget (doubling) and its own random
+   * tie-break among the choices at one place; an attempt that ends within its
+   * budget is a complete search, so the proofs stay proofs */
+  long attempt_nodes, attempt_limit;
+  bool restart;
+  uint64_t rng;
+} PackSearch;
+
+static void Search_progress(PackSearch *s, const char *stage) {
+  if (!s->o->progress) return;
+  PackProgress p = {Clock_now() - s->start, s->nodes_before + s->nodes, s->best_height, s->lower_bound, stage};
+  s->o->progress(&p, s->o->user);
+}
+
+/* Limits, cancel and progress, looked at every 256 nodes. */
+static bool Search_shouldStop(PackSearch *s) {
+  if (s->stopped) return true;
+  if ((s->nodes & 255) != 0) return false;
+  const PackOptions *o = s->o;
+  if (o->cancel && atomic_load(o->cancel)) s->stopped = s->cancelled = true;
+  if (o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = true;
+  double now = Clock_now();
+  if (o->time_limit > 0 && now - s->start >= o->time_limit) s->stopped = true;
+  double every = o->progress_interval > 0 ? o->progress_interval : 0.2;
+  if (now - s->last_progress >= every) {
+    s->last_progress = now;
+    Search_progress(s, "search");
+  }
+  return s->stopped;
+}
+
+static bool Search_reserve(PackSearch *s, size_t cand_need, size_t saved_need) {
+  if (cand_need > s->cand_cap) {
+    size_t c = s->cand_cap ? s->cand_cap : 256;
+    while (c < cand_need) c *= 2;
+    PackCand *a = realloc(s->cand, sizeof *a * c);
+    if (!a) return false;
+    s->cand = a;
+    s->cand_cap = c;
+  }
+  if (saved_need > s->saved_cap) {
+    size_t c = s->saved_cap ? s->saved_cap : 256;
+    while (c < saved_need) c *= 2;
+    int64_t *a = realloc(s->saved, sizeof *a * c);
+    if (!a) return false;
+    s->saved = a;
+    s->saved_cap = c;
+  }
+  return true;
+}
+
+static int64_t Search_floorOf(const PackSearch *s, int i) {
+  int64_t f = 0;
+  for (int k = s->sl[i]; k < s->su[i]; k++)
+    if (s->floor[k] > f) f = s->floor[k];
+  return Pack_alignUp(f, s->b[i].align);
+}
+
+static SearchResult Search_dfs(PackSearch *s, int placed, int64_t last_off, int last_idx, size_t cand_base) {
+  if (placed == s->n) return SEARCH_FOUND;
+  s->nodes++;
+  if (Search_shouldStop(s)) return SEARCH_STOPPED;
+  if (s->attempt_limit > 0 && ++s->attempt_nodes > s->attempt_limit) {
+    s->restart = true;
+    return SEARCH_STOPPED;
+  }
+  for (int k = 0; k < s->ns; k++) {
+    if (s->remain[k] == 0) continue;
+    int64_t f = s->floor[k] > last_off ? s->floor[k] : last_off;
+    if (f + s->remain[k] > s->cap) return SEARCH_EXHAUSTED;
+    s->lowest[k] = INT64_MAX;
+  }
+  if (!Search_reserve(s, cand_base + (size_t)s->n, 0)) {
+    s->nomem = s->stopped = true;
+    return SEARCH_STOPPED;
+  }
+  size_t top = cand_base;
+  for (int i = 0; i < s->n; i++) {
+    if (s->off[i] >= 0) continue;
+    int64_t f = Search_floorOf(s, i);
+    bool now = !(f < last_off || (f == last_off && last_idx >= 0 && s->ord[i] < s->ord[last_idx]));
+    /* The lowest offset i can still get: its floor if it may go now, else above
+     * the last offset (whatever lifts it ends above last_off). */
+    int64_t lowest = now ? f : Pack_alignUp(last_off + 1, s->b[i].align);
+    if (lowest + s->b[i].size > s->cap) return SEARCH_EXHAUSTED; /* can never fit any more */
+    for (int k = s->sl[i]; k < s->su[i]; k++)
+      if (lowest < s->lowest[k]) s->lowest[k] = lowest;
+    if (!now) continue;
+    if (s->twin[i] >= 0 && s->off[s->twin[i]] < 0) continue;
+    s->cand[top++] = (PackCand){f, s->rank[i], i};
+  }
+  /* Section bound, sharpened: a section's unplaced buffers all lie above the
+   * lowest offset any of them can still get. */
+  for (int k = 0; k < s->ns; k++)
+    if (s->remain[k] > 0 && s->lowest[k] + s->remain[k] > s->cap) return SEARCH_EXHAUSTED;
+  if (top == cand_base) return SEARCH_EXHAUSTED;
+  qsort(s->cand + cand_base, top - cand_base, sizeof *s->cand, PackCand_cmp);
+  for (size_t k = cand_base; k < top; k++) {
+    int i = s->cand[k].i;
+    int64_t f = s->cand[k].off;
+    int len = s->su[i] - s->sl[i];
+    if (!Search_reserve(s, top, s->saved_top + (size_t)len)) {
+      s->nomem = s->stopped = true;
+      return SEARCH_STOPPED;
+    }
+    size_t mark = s->saved_top;
+    for (int q = s->sl[i]; q < s->su[i]; q++) {
+      s->saved[s->saved_top++] = s->floor[q];
+      s->floor[q] = f + s->b[i].size;
+      s->remain[q] -= s->b[i].size;
+    }
+    s->off[i] = f;
+    SearchResult r = Search_dfs(s, placed + 1, f, i, top);
+    if (r == SEARCH_FOUND) return r;
+    s->off[i] = -1;
+    for (int q = s->sl[i]; q < s->su[i]; q++) {
+      s->floor[q] = s->saved[mark + (size_t)(q - s->sl[i])];
+      s->remain[q] += s->b[i].size;
+    }
+    s->saved_top = mark;
+    if (r == SEARCH_STOPPED) return r;
+  }
+  return SEARCH_EXHAUSTED;
+}
+
+static int Int64_cmp(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+typedef struct {
+  int64_t lower, len, size;
+  int i;
+} PackRankKey;
+
+static int PackRankKey_cmp(const void *pa, const void *pb) {
+  const PackRankKey *a = pa, *b = pb;
+  if (a->lower != b->lower) return a->lower < b->lower ? -1 : 1;
+  if (a->len != b->len) return a->len > b->len ? -1 : 1;
+  if (a->size != b->size) return a->size > b->size ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+static void Search_free(PackSearch *s) {
+  free(s->b);
+  free(s->sl);
+  free(s->su);
+  free(s->twin);
+  free(s->floor);
+  free(s->remain);
+  free(s->lowest);
+  free(s->off);
+  free(s->cand);
+  free(s->rank);
+  free(s->ord);
+  free(s->saved);
+}
+
+/* Sets up the search of one part (buffers ids[0..n)). */
+static bool Search_init(PackSearch *s, const PackBuffer *all, const int *ids, int n) {
+  s->n = n;
+  s->b = malloc(sizeof *s->b * (size_t)n);
+  s->sl = malloc(sizeof *s->sl * (size_t)n);
+  s->su = malloc(sizeof *s->su * (size_t)n);
+  s->twin = malloc(sizeof *s->twin * (size_t)n);
+  s->off = malloc(sizeof *s->off * (size_t)n);
+  s->rank = malloc(sizeof *s->rank * (size_t)n);
+  s->ord = malloc(sizeof *s->ord * (size_t)n);
+  int64_t *times = malloc(sizeof *times * (size_t)(2 * n));
+  s->floor = malloc(sizeof *s->floor * (size_t)(2 * n));
+  s->remain = malloc(sizeof *s->remain * (size_t)(2 * n));
+  s->lowest = malloc(sizeof *s->lowest * (size_t)(2 * n));
+  if (!s->b || !s->sl || !s->su || !s->twin || !s->off || !s->rank || !s->ord || !times || !s->floor || !s->remain || !s->lowest) {
+    free(times);
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    s->b[i] = all[ids[i]];
+    times[2 * i] = s->b[i].lower;
+    times[2 * i + 1] = s->b[i].upper;
+  }
+  qsort(times, (size_t)(2 * n), sizeof *times, Int64_cmp);
+  int u = 0;
+  for (int i = 0; i < 2 * n; i++)
+    if (u == 0 || times[i] != times[u - 1]) times[u++] = times[i];
+  s->ns = u - 1;
+  for (int i = 0; i < n; i++) {
+    s->sl[i] = (int)((int64_t *)bsearch(&s->b[i].lower, times, (size_t)u, sizeof *times, Int64_cmp) - times);
+    s->su[i] = (int)((int64_t *)bsearch(&s->b[i].upper, times, (size_t)u, sizeof *times, Int64_cmp) - times);
+    s->twin[i] = -1;
+    for (int j = i - 1; j >= 0; j--)
+      if (s->b[j].lower == s->b[i].lower && s->b[j].upper == s->b[i].upper && s->b[j].size == s->b[i].size &&
+          s->b[j].align == s->b[i].align) {
+        s->twin[i] = j;
+        break;
+      }
+  }
+  free(times);
+  PackRankKey *tmp = malloc(sizeof *tmp * (size_t)n);
+  if (!tmp) return false;
+  for (int i = 0; i < n; i++) tmp[i] = (PackRankKey){s->b[i].lower, s->su[i] - s->sl[i], s->b[i].size, i};
+  qsort(tmp, (size_t)n, sizeof *tmp, PackRankKey_cmp);
+  for (int k = 0; k < n; k++) s->rank[tmp[k].i] = k;
+  for (int i = 0; i < n; i++) tmp[i] = (PackRankKey){s->b[i].lower, 0, 0, i};
+  qsort(tmp, (size_t)n, sizeof *tmp, PackRankKey_cmp);
+  for (int k = 0; k < n; k++) s->ord[tmp[k].i] = k;
+  free(tmp);
+  return true;
+}
+
+/* Decides whether the part fits under cap: 1 found (offsets in s->off), 0 proven
+ * not, -1 stopped. */
+static SearchResult Search_decide(PackSearch *s, int64_t cap) {
+  s->cap = cap;
+  for (int k = 0; k < s->ns; k++) s->floor[k] = 0, s->remain[k] = 0;
+  for (int i = 0; i < s->n; i++) {
+    s->off[i] = -1;
+    for (int k = s->sl[i]; k < s->su[i]; k++) s->remain[k] += s->b[i].size;
+  }
+  s->saved_top = 0;
+  return Search_dfs(s, 0, 0, -1, 0);
+}
+
+/* Branching order for one attempt: leftmost first; among buffers starting at the
+ * same time, longest then largest (attempt 0) or a random order (later ones). */
+static bool Search_rankFor(PackSearch *s, int attempt) {
+  PackRankKey *tmp = malloc(sizeof *tmp * (size_t)(s->n ? s->n : 1));
+  if (!tmp) return false;
+  for (int i = 0; i < s->n; i++) {
+    int64_t len = s->su[i] - s->sl[i], size = s->b[i].size;
+    if (attempt > 0) {
+      s->rng ^= s->rng << 13, s->rng ^= s->rng >> 7, s->rng ^= s->rng << 17;
+      len = (int64_t)(s->rng >> 2), size = 0;
+    }
+    tmp[i] = (PackRankKey){s->b[i].lower, len, size, i};
+  }
+  qsort(tmp, (size_t)s->n, sizeof *tmp, PackRankKey_cmp);
+  for (int k = 0; k < s->n; k++) s->rank[tmp[k].i] = k;
+  free(tmp);
+  return true;
+}
+
+/* The decision with restarts: 1 found, 0 proven not, -1 stopped. */
+static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
+  s->rng = 0x2545F4914F6CDD1Dull;
+  for (int attempt = 0;; attempt++) {
+    s->attempt_limit = attempt < 20 ? 2000L << attempt : 0; /* then one unbounded attempt */
+    s->attempt_nodes = 0;
+    s->restart = false;
+    if (!Search_rankFor(s, attempt)) {
+      s->nomem = s->stopped = true;
+      return SEARCH_STOPPED;
+    }
+    SearchResult r = Search_decide(s, cap);
+    if (r != SEARCH_STOPPED || !s->restart) return r;
+  }
+}
+
+/* The parts: buffers sorted by lower, cut wherever no buffer spans. part_of[k]
+ * lists buffer indices part by part; starts[p]..starts[p+1]. */
+static int Pack_parts(const PackBuffer *b, int n, int *order, int *starts) {
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) {
+    int v = order[i], k = i;
+    while (k > 0 && b[order[k - 1]].lower > b[v].lower) order[k] = order[k - 1], k--;
+    order[k] = v;
+  }
+  int np = 0;
+  int64_t reach = INT64_MIN;
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
+    if (b[i].lower >= reach) starts[np++] = k;
+    if (b[i].upper > reach) reach = b[i].upper;
+  }
+  starts[np] = n;
+  return np;
+}
+
+Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, double start,
+                       PackResult *r) {
+  int *order = malloc(sizeof *order * (size_t)(n + 1));
+  int *starts = malloc(sizeof *starts * (size_t)(n + 2));
+  int64_t *heur = malloc(sizeof *heur * (size_t)(n + 1));
+  r->offsets = malloc(sizeof *r->offsets * (size_t)(n + 1));
+  PackSearch s;
+  memset(&s, 0, sizeof s);
+  Status st = SP_OK;
+  if (!order || !starts || !heur || !r->offsets) {
+    st = SP_ERR_NOMEM;
+    goto done;
+  }
+  int np = Pack_parts(b, n, order, starts);
+  int64_t height = 0, proven = 0; /* proven: a lower bound on the whole height */
+  SpError e;
+  s.o = o;
+  s.start = start;
+  s.last_progress = start;
+  s.best_height = -1;
+  s.lower_bound = r->lower_bound;
+  proven = r->lower_bound;
+  if (capacity > 0 && r->lower_bound > capacity) {
+    int64_t when;
+    Pack_maxLoadAt(b, n, &when);
+    r->status = PACK_INFEASIBLE;
+    r->infeasible_at = when;
+    goto done;
+  }
+  if (o->progress) {
+    PackProgress p = {Clock_now() - start, 0, -1, r->lower_bound, "heuristics"};
+    o->progress(&p, o->user);
+  }
+  for (int p = 0; p < np; p++) {
+    const int *ids = order + starts[p];
+    int m = starts[p + 1] - starts[p];
+    PackBuffer *pb = malloc(sizeof *pb * (size_t)m);
+    int64_t *po = malloc(sizeof *po * (size_t)m);
+    if (!pb || !po) {
+      free(pb);
+      free(po);
+      st = SP_ERR_NOMEM;
+      goto done;
+    }
+    for (int k = 0; k < m; k++) pb[k] = b[ids[k]];
+    int64_t ph, plb = Pack_maxLoad(pb, m);
+    st = Pack_bestHeuristic(pb, m, po, &ph, &e);
+    free(pb);
+    for (int k = 0; k < m && st == SP_OK; k++) heur[ids[k]] = po[k];
+    free(po);
+    if (st != SP_OK) goto done;
+    /* What this part must reach: the capacity, or (minimising) the best bound the
+     * other parts already force. */
+    int64_t target = capacity > 0 ? capacity : proven;
+    if (ph <= target) {
+      for (int k = 0; k < m; k++) r->offsets[ids[k]] = heur[ids[k]];
+      if (ph > height) height = ph;
+      continue;
+    }
+    Search_free(&s);
+    PackSearch keep = s;
+    memset(&s, 0, sizeof s);
+    s.o = keep.o, s.start = keep.start, s.last_progress = keep.last_progress;
+    s.nodes_before = keep.nodes_before, s.best_height = keep.best_height, s.lower_bound = keep.lower_bound;
+    if (!Search_init(&s, b, ids, m)) {
+      st = SP_ERR_NOMEM;
+      goto done;
+    }
+    int64_t lo = plb > target ? plb : target, hi = ph; /* hi is feasible (the heuristic) */
+    for (int k = 0; k < m; k++) r->offsets[ids[k]] = heur[ids[k]];
+    bool known = true, first = true;
+    while (lo < hi) {
+      /* a capacity: one decision; minimising: the bound first (often tight), then bisection */
+      int64_t mid = capacity > 0 || first ? lo : lo + (hi - lo) / 2;
+      first = false;
+      SearchResult res = Search_decideRestarts(&s, mid);
+      s.nodes_before += s.nodes;
+      s.nodes = 0;
+      if (res == SEARCH_FOUND) {
+        int64_t h = 0;
+        for (int k = 0; k < m; k++) {
+          r->offsets[ids[k]] = s.off[k];
+          if (s.off[k] + s.b[k].size > h) h = s.off[k] + s.b[k].size;
+        }
+        hi = h;
+        if (capacity > 0) break;
+      } else if (res == SEARCH_EXHAUSTED) {
+        lo = mid + 1;
+        if (capacity <= 0 && lo > proven) proven = lo > hi ? hi : lo;
+        if (capacity > 0) break;
+      } else {
+        known = false;
+        break;
+      }
+      if (capacity <= 0) {
+        s.lower_bound = proven;
+        Search_progress(&s, "bisection");
+      }
+    }
+    if (s.nomem) {
+      st = SP_ERR_NOMEM;
+      goto done;
+    }
+    if (capacity > 0 && hi > capacity) {
+      /* proven (lo > capacity) or unknown: either way no offsets */
+      free(r->offsets);
+      r->offsets = NULL;
+      r->status = known ? PACK_INFEASIBLE : (s.cancelled ? PACK_CANCELLED : PACK_UNKNOWN);
+      goto done;
+    }
+    if (capacity <= 0 && lo > proven) proven = lo;
+    if (hi > height) height = hi;
+    if (s.stopped) {
+      /* out of time: the rest of the parts keep their heuristic offsets */
+      for (int q = p + 1; q < np; q++) {
+        for (int k = starts[q]; k < starts[q + 1]; k++) r->offsets[order[k]] = -1;
+      }
+      for (int q = p + 1; q < np && st == SP_OK; q++) {
+        int mm = starts[q + 1] - starts[q];
+        PackBuffer *qb = malloc(sizeof *qb * (size_t)mm);
+        int64_t *qo = malloc(sizeof *qo * (size_t)mm);
+        int64_t qh;
+        if (!qb || !qo) st = SP_ERR_NOMEM;
+        for (int k = 0; k < mm && st == SP_OK; k++) qb[k] = b[order[starts[q] + k]];
+        if (st == SP_OK) st = Pack_bestHeuristic(qb, mm, qo, &qh, &e);
+        for (int k = 0; k < mm && st == SP_OK; k++) r->offsets[order[starts[q] + k]] = qo[k];
+        if (st == SP_OK && qh > height) height = qh;
+        free(qb);
+        free(qo);
+      }
+      if (st != SP_OK) goto done;
+      if (capacity > 0 && height > capacity) {
+        free(r->offsets);
+        r->offsets = NULL;
+        r->status = s.cancelled ? PACK_CANCELLED : PACK_UNKNOWN;
+        goto done;
+      }
+      break;
+    }
+  }
+  r->height = height;
+  if (capacity <= 0) {
+    r->lower_bound = proven;
+    /* offsets exist even after a stop: FOUND, with the bound proven so far */
+    r->status = height <= proven ? PACK_OPTIMAL : PACK_FOUND;
+  } else {
+    r->status = PACK_FOUND;
+  }
+done:
+  r->nodes = s.nodes_before + s.nodes;
+  Search_free(&s);
+  free(order);
+  free(starts);
+  free(heur);
+  if (st != SP_OK || (r->status != PACK_FOUND && r->status != PACK_OPTIMAL)) {
+    free(r->offsets);
+    r->offsets = NULL;
+  }
+  return st;
+}

@@ -1,0 +1,55 @@
+/* pack_gen: tight benchmark instances (a full time x address rectangle cut into
+ * buffers), for tests and `spadmap bench pack`. */
+#include "pack.h"
+
+static uint64_t Gen_next(uint64_t *s) { /* xorshift64* */
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 2685821657736338717ull;
+}
+
+bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, PackBuffer *b) {
+  if (n <= 0 || duration <= 0 || height <= 0) return false;
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  /* a rectangle per buffer: time [lower, upper), address [offset, offset + size) */
+  b[0] = (PackBuffer){0, duration, height, 0};
+  for (int k = 1; k < n; k++) {
+    /* cut a big rectangle (the largest of a few random picks keeps sizes varied) */
+    int pick = -1;
+    for (int tries = 0; tries < 4 * k + 8; tries++) {
+      int r = (int)(Gen_next(&s) % (uint64_t)k);
+      bool cuttable = b[r].upper - b[r].lower > 1 || b[r].size > 1;
+      if (!cuttable) continue;
+      if (pick < 0 || (b[r].upper - b[r].lower) * (double)b[r].size > (b[pick].upper - b[pick].lower) * (double)b[pick].size)
+        pick = r;
+      if (tries >= 3 && pick >= 0) break;
+    }
+    if (pick < 0)
+      for (int r = 0; r < k && pick < 0; r++)
+        if (b[r].upper - b[r].lower > 1 || b[r].size > 1) pick = r;
+    if (pick < 0) return false;
+    PackBuffer *p = &b[pick];
+    int64_t len = p->upper - p->lower;
+    /* cut across the longer side relative to the whole (time vs address) */
+    bool cut_time = len > 1 && (p->size <= 1 || (double)len / (double)duration > (double)p->size / (double)height ||
+                                Gen_next(&s) % 4 == 0);
+    if (cut_time) {
+      int64_t at = p->lower + 1 + (int64_t)(Gen_next(&s) % (uint64_t)(len - 1));
+      b[k] = (PackBuffer){at, p->upper, p->size, 0};
+      p->upper = at;
+    } else {
+      int64_t at = 1 + (int64_t)(Gen_next(&s) % (uint64_t)(p->size - 1));
+      b[k] = (PackBuffer){p->lower, p->upper, p->size - at, 0};
+      p->size = at;
+    }
+  }
+  /* shuffle so the index order tells nothing */
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(Gen_next(&s) % (uint64_t)(i + 1));
+    PackBuffer t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  return true;
+}

@@ -1,0 +1,300 @@
+/* Tiles_tiledNet: a network whose ops are the sub-steps of a tiled schedule and
+ * whose tensors are the row pieces those sub-steps read and write, so the
+ * ordinary solver, validator and map handle budgets below the original M_R:
+ * the on-chip plan of the tiled network stages the tiles. Built as a
+ * "spadmap-network" text and loaded by the one loader, so it obeys the contract. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figures.h"
+#include "tiles.h"
+
+typedef struct {
+  char *s;
+  size_t len, cap;
+  bool nomem;
+} TnBuf;
+
+static void Tn_printf(TnBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void Tn_printf(TnBuf *b, const char *fmt, ...) {
+  if (b->nomem) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->nomem = true;
+      return;
+    }
+    if (b->s && b->len + (size_t)n < b->cap) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = b->cap ? b->cap * 2 : 1 << 16;
+    while (cap <= b->len + (size_t)n) cap *= 2;
+    char *g = realloc(b->s, cap);
+    if (!g) {
+      b->nomem = true;
+      return;
+    }
+    b->s = g;
+    b->cap = cap;
+  }
+}
+
+static void Tn_string(TnBuf *b, const char *s) {
+  Tn_printf(b, "\"");
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      Tn_printf(b, "\\%c", *c);
+    else if (*c < 0x20)
+      Tn_printf(b, "\\u%04x", *c);
+    else
+      Tn_printf(b, "%c", *c);
+  }
+  Tn_printf(b, "\"");
+}
+
+/* Row boundaries of a tensor: every tiling that touches it cuts it. */
+typedef struct {
+  int64_t *cut; /* ascending, cut[0] = 0, cut[n] = ext */
+  int n;        /* pieces */
+} TnPieces;
+
+static int Tn_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The op's tiles actually used on the tiled network: never more than its
+ * largest output's extent (a tile must write something). */
+static int Tn_opTiles(const Net *net, const TilesModel *m, int op) {
+  int64_t ext = 1;
+  for (int k = 0; k < net->ops[op].noutputs; k++) {
+    const Tensor *t = &net->tensors[net->ops[op].outputs[k]];
+    int a = Tiles_splitAxis(t->rank, t->shape);
+    if (a >= 0 && t->shape[a] > ext) ext = t->shape[a];
+  }
+  return m->ops[op].ntiles < ext ? m->ops[op].ntiles : (int)ext;
+}
+
+/* The piece holding row r. */
+static int Tn_pieceOf(const TnPieces *p, int64_t r) {
+  int lo = 0, hi = p->n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (p->cut[mid] <= r) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+static void Tn_pieceName(TnBuf *b, const Tensor *t, const TnPieces *p, int i) {
+  if (p->n == 1) {
+    Tn_string(b, t->name);
+    return;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s[%lld:%lld]", t->name, (long long)p->cut[i], (long long)p->cut[i + 1]);
+  Tn_string(b, buf);
+}
+
+static void Tn_opName(TnBuf *b, const Op *op, int j, int K) {
+  if (K == 1) {
+    Tn_string(b, op->name);
+    return;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s#%d", op->name, j);
+  Tn_string(b, buf);
+}
+
+/* The pieces tile j of K covers: [*first, *last]. An empty row range (more tiles
+ * than rows) reads the piece holding its row. */
+static void Tn_range(const TnPieces *p, int64_t ext, int j, int K, int *first, int *last) {
+  int64_t r0 = ext * j / K, r1 = ext * (j + 1) / K;
+  if (r0 >= ext) r0 = ext - 1;
+  *first = Tn_pieceOf(p, r0);
+  *last = r1 > r0 ? Tn_pieceOf(p, r1 - 1) : *first;
+}
+
+static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int64_t budget, char **out, SpError *err) {
+  TnPieces *pc = calloc((size_t)(net->ntensors ? net->ntensors : 1), sizeof *pc);
+  int *axis = malloc(sizeof(int) * (size_t)(net->ntensors ? net->ntensors : 1));
+  TnBuf b = {0};
+  Status st = SP_OK;
+  if (!pc || !axis) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  for (int t = 0; t < net->ntensors; t++) {
+    const Tensor *T = &net->tensors[t];
+    axis[t] = T->kind == TK_PARAM ? -1 : Tiles_splitAxis(T->rank, T->shape);
+    int64_t ext = axis[t] < 0 ? 1 : T->shape[axis[t]];
+    int ncuts = 2;
+    if (axis[t] >= 0) {
+      if (T->producer >= 0) ncuts += Tn_opTiles(net, m, T->producer);
+      for (int k = 0; k < T->nconsumers; k++) ncuts += Tn_opTiles(net, m, T->consumers[k]);
+    }
+    int64_t *cut = malloc(sizeof(int64_t) * (size_t)ncuts);
+    if (!cut) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    int n = 0;
+    cut[n++] = 0;
+    cut[n++] = ext;
+    if (axis[t] >= 0) {
+      for (int k = -1; k < T->nconsumers; k++) {
+        int op = k < 0 ? T->producer : T->consumers[k];
+        if (op < 0) continue;
+        int K = Tn_opTiles(net, m, op);
+        for (int j = 1; j < K; j++) cut[n++] = ext * j / K;
+      }
+    }
+    qsort(cut, (size_t)n, sizeof *cut, Tn_cmp);
+    int w = 0;
+    for (int i = 0; i < n; i++)
+      if (!w || cut[i] != cut[w - 1]) cut[w++] = cut[i];
+    pc[t].cut = cut;
+    pc[t].n = w - 1;
+  }
+  Tn_printf(&b, "{\n\"format\": \"spadmap-network\", \"version\": 1,\n\"name\": ");
+  char label[1200];
+  snprintf(label, sizeof label, "%s@%lld", net->name, (long long)budget);
+  Tn_string(&b, label);
+  snprintf(label, sizeof label,
+           "%s tiled by engine/tiles for an on-chip budget of %lld bytes: one op per tile, one tensor per row piece",
+           net->name, (long long)budget);
+  Tn_printf(&b, ",\n\"source\": ");
+  Tn_string(&b, label);
+  Tn_printf(&b, ",\n\"tensors\": [\n");
+  bool first = true;
+  static const char *const kinds[] = {"activation", "input", "param", "output"};
+  for (int t = 0; t < net->ntensors; t++) {
+    const Tensor *T = &net->tensors[t];
+    for (int i = 0; i < pc[t].n; i++) {
+      Tn_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
+      first = false;
+      Tn_pieceName(&b, T, &pc[t], i);
+      Tn_printf(&b, ", \"shape\": [");
+      for (int d = 0; d < T->rank; d++)
+        Tn_printf(&b, "%s%lld", d ? ", " : "",
+                  (long long)(d == axis[t] ? pc[t].cut[i + 1] - pc[t].cut[i] : T->shape[d]));
+      Tn_printf(&b, "], \"dtype\": \"%s\", \"kind\": \"%s\"", T->dtype, kinds[T->kind]);
+      if (T->kind == TK_PARAM || pc[t].n == 1) { /* keep a size override where the tensor is not cut */
+        int64_t full = T->elem_bytes;
+        for (int d = 0; d < T->rank; d++) full *= T->shape[d];
+        if (full != T->bytes) Tn_printf(&b, ", \"bytes\": %lld", (long long)T->bytes);
+      }
+      Tn_printf(&b, "}");
+    }
+  }
+  Tn_printf(&b, "\n],\n\"ops\": [\n");
+  first = true;
+  for (int s = 0; s < net->nops; s++) {
+    int o = order ? order[s] : s;
+    const Op *op = &net->ops[o];
+    int K = Tn_opTiles(net, m, o);
+    for (int j = 0; j < K; j++) {
+      Tn_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
+      first = false;
+      Tn_opName(&b, op, j, K);
+      Tn_printf(&b, ", \"type\": ");
+      Tn_string(&b, op->type);
+      for (int pass = 0; pass < 2; pass++) {
+        Tn_printf(&b, pass ? "], \"outputs\": [" : ", \"inputs\": [");
+        const int *list = pass ? op->outputs : op->inputs;
+        int n = pass ? op->noutputs : op->ninputs, written = 0;
+        for (int k = 0; k < n; k++) {
+          int t = list[k];
+          bool dup = false;
+          for (int q = 0; q < k; q++) dup |= list[q] == t;
+          if (dup) continue;
+          int64_t ext = axis[t] < 0 ? 1 : net->tensors[t].shape[axis[t]];
+          int f = 0, l = pc[t].n - 1;
+          if (axis[t] >= 0) Tn_range(&pc[t], ext, j, K, &f, &l);
+          if (pass && axis[t] >= 0 && ext * (j + 1) / K <= ext * j / K) continue; /* writes no row of it */
+          if (pass && axis[t] < 0 && j != K - 1) continue; /* an unsplittable output: the last tile writes it */
+          for (int i = f; i <= l; i++) {
+            Tn_printf(&b, "%s", written++ ? ", " : "");
+            Tn_pieceName(&b, &net->tensors[t], &pc[t], i);
+          }
+        }
+      }
+      Tn_printf(&b, "]");
+      if (op->attrs_json) Tn_printf(&b, ", \"attrs\": %s", op->attrs_json);
+      Tn_printf(&b, "}");
+    }
+  }
+  Tn_printf(&b, "\n]\n}\n");
+  if (b.nomem) {
+    free(b.s);
+    b.s = NULL;
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory writing the tiled network");
+  }
+  *out = b.s;
+out:
+  for (int t = 0; pc && t < net->ntensors; t++) free(pc[t].cut);
+  free(pc);
+  free(axis);
+  return st;
+}
+
+Status Tiles_tiledNet(const Net *net, const TilesOptions *o, Net **out, char **text_out, SpError *err) {
+  return Tiles_tiledNetUsed(net, o, out, text_out, NULL, err);
+}
+
+Status Tiles_tiledNetUsed(const Net *net, const TilesOptions *o, Net **out, char **text_out, TilesOptions *used,
+                          SpError *err) {
+  *out = NULL;
+  if (text_out) *text_out = NULL;
+  int64_t target = o->capacity;
+  if (target <= 0) return SpError_set(err, SP_ERR_ARG, "a tiled network needs an on-chip budget (got %lld)", (long long)target);
+  TilesOptions to = *o;
+  to.file_tiles_at_least = true; /* a file's tile count must not keep a tile over the budget */
+  /* The rule aims at the budget; row pieces and rounding can leave a tile a
+   * little over it, so aim lower until every tile fits (or tiling is exhausted). */
+  int64_t last_mr = -1;
+  for (int round = 0; round < 16; round++) {
+    TilesModel *m;
+    Status st = Tiles_build(net, &to, &m, err);
+    if (st) return st;
+    char *text;
+    st = Tn_text(net, m, o->order, target, &text, err);
+    Tiles_free(m);
+    if (st) return st;
+    Net *tn;
+    st = Net_parse(text, strlen(text), "tiled network", &tn, err);
+    if (st) {
+      free(text);
+      return st;
+    }
+    int64_t mr = Figures_minRequired(tn, false);
+    if (mr <= target || mr == last_mr) {
+      if (mr > target) {
+        Net_free(tn);
+        free(text);
+        return SpError_set(err, SP_ERR_INFEASIBLE,
+                           "%s cannot be tiled under %lld bytes: its largest tile still needs %lld (rows cannot be cut finer, or parameters alone exceed it)",
+                           net->name, (long long)target, (long long)mr);
+      }
+      *out = tn;
+      if (used) *used = to;
+      if (text_out)
+        *text_out = text;
+      else
+        free(text);
+      return SP_OK;
+    }
+    last_mr = mr;
+    Net_free(tn);
+    free(text);
+    int64_t next = (int64_t)((double)to.capacity * (double)target / (double)mr) - 1;
+    to.capacity = next < 1 ? 1 : next;
+  }
+  return SpError_set(err, SP_ERR_INFEASIBLE, "%s: no tiling under %lld bytes found", net->name, (long long)target);
+}

@@ -1,0 +1,312 @@
+/* test_pack: fixed-lifetime packing (engine/pack). The exact search against a
+ * brute force on small instances, infeasibility proofs checked by an independent
+ * count, every heuristic through Pack_check, tight generated instances, limits,
+ * and the CSV reader's errors. */
+#include "pack/pack.h"
+#include "test.h"
+
+static uint64_t rng_state = 12345;
+static int64_t Rand(int64_t n) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (int64_t)((rng_state >> 33) % (uint64_t)n);
+}
+
+static void RandomInstance(PackBuffer *b, int n, int64_t horizon, int64_t maxsize) {
+  for (int i = 0; i < n; i++) {
+    int64_t lo = Rand(horizon), len = 1 + Rand(horizon / 2 + 1);
+    b[i] = (PackBuffer){lo, lo + len, 1 + Rand(maxsize), 0};
+  }
+}
+
+/* Brute force: is there any placement with every offset in [0, cap - size]?
+ * Tries every offset of every buffer (independent of the search's canonical
+ * placements). */
+static bool Brute_fits(const PackBuffer *b, int n, int64_t cap, int64_t *off, int k) {
+  if (k == n) return true;
+  for (int64_t o = 0; o + b[k].size <= cap; o++) {
+    if (b[k].align > 1 && o % b[k].align) continue;
+    bool ok = true;
+    for (int j = 0; j < k && ok; j++)
+      if (b[j].lower < b[k].upper && b[k].lower < b[j].upper && o < off[j] + b[j].size && off[j] < o + b[k].size)
+        ok = false;
+    if (!ok) continue;
+    off[k] = o;
+    if (Brute_fits(b, n, cap, off, k + 1)) return true;
+  }
+  return false;
+}
+
+static int64_t Brute_minHeight(const PackBuffer *b, int n) {
+  int64_t off[16];
+  for (int64_t cap = 1;; cap++)
+    if (Brute_fits(b, n, cap, off, 0)) return cap;
+}
+
+/* The load at time t, counted directly. */
+static int64_t LoadAt(const PackBuffer *b, int n, int64_t t) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++)
+    if (b[i].lower <= t && t < b[i].upper) s += b[i].size;
+  return s;
+}
+
+static int64_t HeightOf(const PackBuffer *b, int n, const int64_t *off) {
+  int64_t h = 0;
+  for (int i = 0; i < n; i++)
+    if (off[i] + b[i].size > h) h = off[i] + b[i].size;
+  return h;
+}
+
+TEST(names_round_trip) {
+  for (int m = 0; m < PACK_METHOD_COUNT; m++) {
+    PackMethod back;
+    CHECK(PackMethod_parse(PackMethod_name((PackMethod)m), &back));
+    CHECK_EQ(back, m);
+  }
+  PackMethod x;
+  CHECK(!PackMethod_parse("nope", &x));
+  CHECK(!PackMethod_parse(NULL, &x));
+  CHECK_HAS(PackResultStatus_name(PACK_INFEASIBLE), "infeasible");
+}
+
+TEST(max_load_counts_half_open_lifetimes) {
+  PackBuffer b[] = {{0, 2, 5, 0}, {2, 4, 7, 0}, {1, 3, 1, 0}};
+  CHECK_EQ(Pack_maxLoad(b, 3), 8); /* at t=2: 7 + 1, the first has ended */
+  CHECK_EQ(Pack_maxLoad(b, 0), 0);
+}
+
+TEST(check_finds_collisions_alignment_and_capacity) {
+  PackBuffer b[] = {{0, 2, 4, 0}, {1, 3, 4, 4}, {2, 4, 4, 0}};
+  SpError err;
+  int64_t ok[] = {0, 4, 0};
+  CHECK_EQ(Pack_check(b, 3, ok, 8, &err), SP_OK);
+  int64_t clash[] = {0, 4, 2};
+  CHECK_EQ(Pack_check(b, 3, clash, 0, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "buffers 1");
+  CHECK_HAS(err.text, "and 2");
+  int64_t misaligned[] = {0, 5, 0};
+  CHECK_EQ(Pack_check(b, 3, misaligned, 0, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "alignment");
+  CHECK_EQ(Pack_check(b, 3, ok, 7, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "capacity");
+  PackBuffer bad[] = {{3, 3, 1, 0}};
+  int64_t z[] = {0};
+  CHECK_EQ(Pack_check(bad, 1, z, 0, &err), SP_ERR_ARG);
+}
+
+TEST(every_heuristic_is_valid_on_random_instances) {
+  PackBuffer b[60];
+  for (int round = 0; round < 40; round++) {
+    int n = 1 + (int)Rand(60);
+    RandomInstance(b, n, 30, 100);
+    if (round % 3 == 0)
+      for (int i = 0; i < n; i++) b[i].align = (int64_t)1 << Rand(4);
+    int64_t lb = Pack_maxLoad(b, n), best = -1;
+    for (int m = PACK_SO_SIZE; m <= PACK_BEST_HEURISTIC; m++) {
+      PackOptions o;
+      PackOptions_init(&o);
+      o.method = (PackMethod)m;
+      PackResult r;
+      SpError err;
+      CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+      CHECK(r.status == PACK_FOUND || r.status == PACK_OPTIMAL);
+      CHECK(r.offsets != NULL);
+      if (!r.offsets) continue;
+      CHECK_EQ(Pack_check(b, n, r.offsets, 0, &err), SP_OK);
+      CHECK_EQ(r.height, HeightOf(b, n, r.offsets));
+      CHECK(r.height >= lb);
+      if (m < PACK_BEST_HEURISTIC && (best < 0 || r.height < best)) best = r.height;
+      if (m == PACK_BEST_HEURISTIC) CHECK_EQ(r.height, best);
+      PackResult_free(&r);
+    }
+  }
+}
+
+TEST(exact_matches_brute_force) {
+  PackBuffer b[7];
+  int checked = 0, above_load = 0;
+  for (int round = 0; round < 150; round++) {
+    int n = 2 + (int)Rand(5);
+    RandomInstance(b, n, 8, 5);
+    if (round % 4 == 0)
+      for (int i = 0; i < n; i++) b[i].align = 1 + Rand(3);
+    int64_t want = Brute_minHeight(b, n);
+    PackOptions o;
+    PackOptions_init(&o);
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, want);
+    if (r.offsets) CHECK_EQ(Pack_check(b, n, r.offsets, want, &err), SP_OK);
+    PackResult_free(&r);
+    /* decision at the optimum: found; one below: a proof */
+    CHECK_EQ(Pack_solve(b, n, want, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_FOUND);
+    if (r.offsets) CHECK_EQ(Pack_check(b, n, r.offsets, want, &err), SP_OK);
+    PackResult_free(&r);
+    if (want > 1) {
+      CHECK_EQ(Pack_solve(b, n, want - 1, &o, &r, &err), SP_OK);
+      CHECK_EQ(r.status, PACK_INFEASIBLE);
+      CHECK(r.offsets == NULL);
+      PackResult_free(&r);
+    }
+    checked++;
+    above_load += want > Pack_maxLoad(b, n);
+  }
+  CHECK_EQ(checked, 150);
+  CHECK(above_load > 5); /* the brute force saw instances where the load bound is not enough */
+}
+
+TEST(load_proof_names_a_time_over_capacity) {
+  PackBuffer b[40];
+  for (int round = 0; round < 30; round++) {
+    int n = 5 + (int)Rand(35);
+    RandomInstance(b, n, 20, 50);
+    int64_t lb = Pack_maxLoad(b, n);
+    PackOptions o;
+    PackOptions_init(&o);
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, n, lb - 1, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_INFEASIBLE);
+    CHECK(LoadAt(b, n, r.infeasible_at) > lb - 1); /* independent count at the named time */
+    PackResult_free(&r);
+  }
+}
+
+TEST(tight_instances_are_packed_to_their_rectangle) {
+  PackBuffer b[120];
+  for (int round = 0; round < 5; round++) {
+    int n = 40 + 16 * round;
+    CHECK(Pack_generateTight(77 + (uint64_t)round, n, 200, 1000, b));
+    CHECK_EQ(Pack_maxLoad(b, n), 1000);
+    for (int t = 0; t < 200; t++) CHECK_EQ(LoadAt(b, n, t), 1000); /* full rectangle */
+    PackOptions o;
+    PackOptions_init(&o);
+    o.time_limit = 5;
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, n, 1000, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_FOUND);
+    if (r.offsets) CHECK_EQ(Pack_check(b, n, r.offsets, 1000, &err), SP_OK);
+    PackResult_free(&r);
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, 1000);
+    PackResult_free(&r);
+  }
+}
+
+static void CountProgress(const PackProgress *p, void *user) {
+  (*(int *)user)++;
+  (void)p;
+}
+
+TEST(limits_and_cancel_stop_the_search) {
+  /* many equal-ish random buffers: a hard decision at the load bound */
+  PackBuffer b[200];
+  rng_state = 99;
+  RandomInstance(b, 200, 100, 1000);
+  int64_t lb = Pack_maxLoad(b, 200);
+  PackOptions o;
+  PackOptions_init(&o);
+  o.node_limit = 300;
+  PackResult r;
+  SpError err;
+  CHECK_EQ(Pack_solve(b, 200, lb, &o, &r, &err), SP_OK);
+  CHECK(r.status == PACK_UNKNOWN || r.status == PACK_FOUND || r.status == PACK_INFEASIBLE);
+  CHECK(r.nodes <= 300 + 256);
+  if (r.offsets) CHECK_EQ(Pack_check(b, 200, r.offsets, lb, &err), SP_OK);
+  PackResult_free(&r);
+  atomic_int cancel = 1;
+  int calls = 0;
+  PackOptions_init(&o);
+  o.cancel = &cancel;
+  o.progress = CountProgress;
+  o.user = &calls;
+  CHECK_EQ(Pack_solve(b, 200, lb, &o, &r, &err), SP_OK);
+  CHECK(r.status == PACK_CANCELLED || r.status == PACK_FOUND); /* the heuristic may already fit */
+  CHECK(calls >= 1);
+  PackResult_free(&r);
+  /* minimising under a cancel still returns valid offsets */
+  CHECK_EQ(Pack_solve(b, 200, 0, &o, &r, &err), SP_OK);
+  CHECK(r.status == PACK_FOUND || r.status == PACK_OPTIMAL);
+  if (r.offsets) CHECK_EQ(Pack_check(b, 200, r.offsets, 0, &err), SP_OK);
+  CHECK(r.lower_bound >= lb && r.lower_bound <= r.height);
+  PackResult_free(&r);
+}
+
+TEST(bad_buffers_are_rejected) {
+  PackBuffer b[] = {{0, 2, 4, 0}, {3, 3, 1, 0}};
+  PackResult r;
+  SpError err;
+  CHECK_EQ(Pack_solve(b, 2, 0, NULL, &r, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "buffer 1");
+  PackBuffer neg[] = {{0, 2, -4, 0}};
+  CHECK_EQ(Pack_solve(neg, 1, 0, NULL, &r, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "size");
+  CHECK_EQ(Pack_solve(b, 0, 0, NULL, &r, &err), SP_OK); /* nothing to pack */
+  CHECK_EQ(r.height, 0);
+  PackResult_free(&r);
+}
+
+static Status Parse(const char *text, PackInstance *inst, SpError *err) {
+  return PackInstance_parseCsv("t.csv", text, inst, err);
+}
+
+TEST(csv_reads_minimalloc_files) {
+  PackInstance in;
+  SpError err;
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3,4\n b1 ,2,5,8\r\n\n", &in, &err), SP_OK);
+  CHECK_EQ(in.n, 2);
+  if (in.n == 2) {
+    CHECK(strcmp(in.ids[1], "b1") == 0);
+    CHECK_EQ(in.buffers[1].size, 8);
+    CHECK(in.offsets == NULL);
+  }
+  PackInstance_free(&in);
+  CHECK_EQ(Parse("size,upper,lower,id,offset\n4,3,0,x,16\n", &in, &err), SP_OK);
+  CHECK_EQ(in.n, 1);
+  if (in.n == 1) {
+    CHECK_EQ(in.buffers[0].upper, 3);
+    CHECK_EQ(in.offsets[0], 16);
+  }
+  PackInstance_free(&in);
+}
+
+TEST(csv_errors_name_line_column_and_expectation) {
+  PackInstance in;
+  SpError err;
+  CHECK_EQ(Parse("id,lower,size\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:1:1");
+  CHECK_HAS(err.text, "no 'upper' column");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3,-4\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:2:8");
+  CHECK_HAS(err.text, "positive size");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,3,3,4\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:2:6");
+  CHECK_HAS(err.text, "upper > lower");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3,4\nb1,0,x7,4\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:3:6");
+  CHECK_HAS(err.text, "integer for 'upper'");
+  CHECK_HAS(err.text, "x7");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:2:1");
+  CHECK_HAS(err.text, "expected 4 fields");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3,4,9\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "more fields");
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,3,99999999999999999999\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "out of range");
+  CHECK_EQ(Parse("id,lower,upper,size,size\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "twice");
+  CHECK_EQ(Parse("id,lower,upper,size\n,0,3,4\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "buffer id");
+  CHECK_EQ(PackInstance_readCsv("/nonexistent/x.csv", &in, &err), SP_ERR_IO);
+}
+
+TEST_MAIN("pack", T(names_round_trip), T(max_load_counts_half_open_lifetimes),
+          T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
+          T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
+          T(tight_instances_are_packed_to_their_rectangle), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(csv_reads_minimalloc_files),
+          T(csv_errors_name_line_column_and_expectation))

@@ -1,0 +1,160 @@
+/* spadmap offchip NET --budget B: tile the network for an on-chip budget and
+ * allocate its DRAM tile-aware (TAA) or with a baseline; the plan is validated. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "fileio.h"
+#include "figures.h"
+#include "solve.h"
+#include "tiles/tiles.h"
+
+static const CliOption Offchip_options[] = {
+  {"--budget", "SIZE", "on-chip bytes (K/M/G suffix), M_R, or M_R/N (required): ops above it are tiled"},
+  {"--layout", "nchw|nhwc", "DRAM layout of tensors without file strides (default nchw: row-major)"},
+  {"--order", "size|lifetime|peers", "TAA's sort order (default size)"},
+  {"--method", "NAME", "taa (default), so-size, so-breadth, so-improved, offset-size"},
+  {"--no-fallback", NULL, "taa: keep TAA's own placement even when a Shared Objects strategy is lower"},
+  {"--out", "FILE", "write the off-chip plan (spadmap-offchip JSON)"},
+  {"--json", NULL, "print the off-chip plan as JSON instead of the summary"},
+  {"--tiled-net", "FILE", "write the tiled network (one op per tile, one tensor per row piece): solve it at the budget"},
+  {NULL, NULL, NULL},
+};
+
+/* bytes (Budget_parse), "M_R" or "M_R/N". */
+static bool Offchip_budget(const Net *net, const char *text, int64_t *bytes, SpError *err) {
+  if (strncasecmp(text, "M_R", 3) == 0) {
+    int64_t mr = Figures_minRequired(net, false);
+    if (!text[3]) return *bytes = mr, true;
+    char *end;
+    long long d = text[3] == '/' ? strtoll(text + 4, &end, 10) : 0;
+    if (d < 1 || *end) {
+      SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected bytes, M_R or M_R/N", text);
+      return false;
+    }
+    *bytes = mr / d > 0 ? mr / d : 1;
+    return true;
+  }
+  const char *preset;
+  return Budget_parse(text, NULL, bytes, &preset, err) == SP_OK;
+}
+
+static int Offchip_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_offchip;
+  int rc = Cli_parse(c, argc, argv, 1, 1, &a);
+  if (rc >= 0) return rc;
+  const char *budget = Cli_value(c, &a, "--budget");
+  if (!budget) {
+    fprintf(stderr, "spadmap offchip: needs --budget (usage: spadmap offchip %s)\n", c->args);
+    return EXIT_USAGE;
+  }
+  OffchipOptions oo;
+  OffchipOptions_init(&oo);
+  const char *order = Cli_value(c, &a, "--order"), *method = Cli_value(c, &a, "--method");
+  if (order && !TaaOrder_parse(order, &oo.order)) {
+    fprintf(stderr, "spadmap offchip: --order \"%s\": expected size, lifetime or peers\n", order);
+    return EXIT_USAGE;
+  }
+  if (method && !OffchipMethod_parse(method, &oo.method)) {
+    fprintf(stderr, "spadmap offchip: --method \"%s\": expected taa, so-size, so-breadth, so-improved or offset-size\n",
+            method);
+    return EXIT_USAGE;
+  }
+  oo.fallback = !Cli_value(c, &a, "--no-fallback");
+  Net *net = Cli_loadNet(a.pos[0]);
+  if (!net) return EXIT_INVALID;
+  int exit_code = EXIT_INVALID;
+  SpError err;
+  TilesModel *m = NULL;
+  OffchipResult r = {0};
+  OffchipPlan *plan = NULL;
+  char *json = NULL;
+  TilesOptions to;
+  TilesOptions_init(&to);
+  const char *layout = Cli_value(c, &a, "--layout");
+  if (layout && !TilesLayout_parse(layout, &to.layout)) {
+    fprintf(stderr, "spadmap offchip: --layout \"%s\": expected nchw or nhwc\n", layout);
+    exit_code = EXIT_USAGE;
+    goto out;
+  }
+  if (!Offchip_budget(net, budget, &to.capacity, &err)) {
+    fprintf(stderr, "spadmap offchip: %s\n", err.text);
+    exit_code = EXIT_USAGE;
+    goto out;
+  }
+  if (Tiles_build(net, &to, &m, &err) || Offchip_allocate(m, &oo, &r, &err) ||
+      OffchipPlan_fromModel(m, &r, &oo, &plan, &err) ||
+      ((Cli_value(c, &a, "--json") || Cli_value(c, &a, "--out")) && OffchipPlan_toJson(plan, &json, &err))) {
+    fprintf(stderr, "spadmap offchip: %s: %s\n", net->name, err.text);
+    goto out;
+  }
+  const char *tiled_path = Cli_value(c, &a, "--tiled-net");
+  if (tiled_path) { /* the on-chip side of a budget below M_R: the tiles staged by the usual solver */
+    Net *tn;
+    char *text;
+    if (Tiles_tiledNet(net, &to, &tn, &text, &err) || FileIO_write(tiled_path, text, strlen(text), &err)) {
+      fprintf(stderr, "spadmap offchip: %s\n", err.text);
+      goto out;
+    }
+    fprintf(stderr, "wrote %s: %d ops, %d tensors, M_R %lld <= %lld (spadmap solve %s --budget %lld)\n", tiled_path,
+            tn->nops, tn->ntensors, (long long)Figures_minRequired(tn, false), (long long)to.capacity, tiled_path,
+            (long long)to.capacity);
+    free(text);
+    Net_free(tn);
+  }
+  SpError verr;
+  Status vst = OffchipPlan_validate(plan, net, &verr);
+  const char *out = Cli_value(c, &a, "--out");
+  if (out && FileIO_write(out, json, strlen(json), &err)) {
+    fprintf(stderr, "spadmap offchip: %s\n", err.text);
+    goto out;
+  }
+  if (Cli_value(c, &a, "--json")) {
+    fputs(json, stdout);
+  } else {
+    int tiled = 0;
+    for (int i = 0; i < net->nops; i++) tiled += m->ops[i].ntiles > 1;
+    char b1[32], b2[32];
+    printf("network        %s (%d ops, %d DRAM tensors, %d tiles, %lld chunks)\n", net->name, net->nops, m->ntensors,
+           m->ntiles, (long long)m->nchunks);
+    printf("on-chip        %s bytes: %d op%s tiled, %d sub-steps, layout %s\n", Cli_count(to.capacity, b1, sizeof b1),
+           tiled, tiled == 1 ? "" : "s", m->nsubsteps, TilesLayout_name(to.layout));
+    printf("method         %s", OffchipMethod_name(oo.method));
+    if (oo.method == OFFCHIP_TAA) printf(", order %s", TaaOrder_name(oo.order));
+    if (r.fell_back)
+      printf(" (fell back to %s: TAA alone reached %lld)", OffchipMethod_name(r.method), (long long)r.taa_peak);
+    printf("\npeak DRAM      %s bytes (%s)\n", Cli_count(r.peak_bytes, b1, sizeof b1), Cli_bytes(r.peak_bytes, b2, sizeof b2));
+    printf("lower bound    %s bytes (most bytes live at one tick)\n", Cli_count(r.lower_bound, b1, sizeof b1));
+    printf("time           %.3f ms", r.seconds * 1e3);
+    if (oo.method == OFFCHIP_TAA) printf(" (%ld collision shift%s)", r.shifts, r.shifts == 1 ? "" : "s");
+    printf("\n");
+    printf("plan           %s\n", vst == SP_OK ? "valid" : verr.text);
+    printf("\n%-32s %12s %12s %13s %6s\n", "tensor", "base", "bytes", "ticks", "tiles");
+    for (int i = 0; i < m->ntensors; i++) {
+      const TilesTensor *tt = &m->tensors[i];
+      char ticks[40];
+      snprintf(ticks, sizeof ticks, "%lld..%lld", (long long)tt->first, (long long)tt->last);
+      printf("%-32.32s %12lld %12lld %13s %6d\n", net->tensors[tt->net_tensor].name, (long long)r.base[i],
+             (long long)tt->bytes, ticks, tt->ntiles);
+    }
+  }
+  if (vst != SP_OK) {
+    fprintf(stderr, "spadmap offchip: the plan is invalid: %s\n", verr.text);
+    goto out;
+  }
+  exit_code = EXIT_OK;
+out:
+  free(json);
+  OffchipPlan_free(plan);
+  OffchipResult_free(&r);
+  Tiles_free(m);
+  Net_free(net);
+  return exit_code;
+}
+
+const CliCommand Cli_offchip = {"offchip", "NET --budget BYTES|M_R|M_R/N [options]",
+                                "Tiles NET for an on-chip budget and allocates its off-chip memory (TAA).",
+                                Offchip_options, Offchip_run};

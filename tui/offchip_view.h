@@ -1,0 +1,25 @@
+/* offchip_view: the off-chip (DRAM) map. The shown plan's schedule, tiled for
+ * its on-chip budget (engine/tiles), allocated with TAA; sub-steps across, DRAM
+ * addresses up, every tile's chunks drawn as the stripes they are and freed as
+ * the tile's last use passes. The cursor (a step: all its tiles' sub-steps) and
+ * the selection (a tensor: its tiles and chunks light up) are the on-chip map's. */
+#ifndef SPADMAP_OFFCHIP_VIEW_H
+#define SPADMAP_OFFCHIP_VIEW_H
+
+#include <stdbool.h>
+
+#include "app.h"
+#include "grid.h"
+
+typedef struct OffchipView OffchipView;
+
+void OffchipView_free(OffchipView *v);
+/* The map (where the on-chip map goes) and its side panel. */
+void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h);
+void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h);
+/* A click: the step under it, and the tensor whose chunk is there (or none). */
+bool OffchipView_click(App *app, int x, int y);
+/* Tab / Shift-Tab: the tensors live in DRAM at the cursor, by base address. */
+int OffchipView_selectLive(App *app, int dir);
+
+#endif

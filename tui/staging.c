@@ -1,0 +1,72 @@
+/* staging: the tiled network for budgets below M_R (staging.h). */
+#include "staging.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tiles/tiles.h"
+
+/* Loads the network in text through a temporary file (App_load reads files). */
+static Status Staging_load(App *app, const char *text, SpError *err) {
+  char path[] = "/tmp/spadmap-tiled-XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  if (fd < 0) return SpError_set(err, SP_ERR_IO, "cannot create a temporary file for the tiled network");
+  size_t len = strlen(text), done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n <= 0) break;
+    done += (size_t)n;
+  }
+  close(fd);
+  Status st = done == len ? App_load(app, path, err) : SpError_set(err, SP_ERR_IO, "cannot write %s", path);
+  unlink(path);
+  return st;
+}
+
+bool Staging_apply(App *app) {
+  int64_t b = app->set.budget;
+  SpError err;
+  if (app->untiled_path[0]) { /* a tiled network is shown */
+    if (b < app->untiled_mr) return false;
+    char path[sizeof app->untiled_path];
+    snprintf(path, sizeof path, "%s", app->untiled_path);
+    if (App_load(app, path, &err)) {
+      App_setMessage(app, true, "%s", err.text);
+      return false;
+    }
+    app->set.budget = b;
+    App_resolve(app);
+    App_setMessage(app, false, "budget >= M_R: %s untiled again", app->net->name);
+    return true;
+  }
+  int64_t mr = App_figures(app)->m_r;
+  if (b >= mr || b <= 0) return false;
+  TilesOptions to;
+  TilesOptions_init(&to);
+  to.capacity = b;
+  Net *tn;
+  char *text;
+  TilesOptions used;
+  if (Tiles_tiledNetUsed(app->net, &to, &tn, &text, &used, &err)) return false; /* the solve reports the budget as infeasible */
+  int ops = tn->nops;
+  Net_free(tn);
+  char orig[sizeof app->untiled_path], name[256];
+  snprintf(orig, sizeof orig, "%s", app->path);
+  snprintf(name, sizeof name, "%s", app->net->name);
+  Status st = Staging_load(app, text, &err);
+  free(text);
+  if (st) {
+    App_setMessage(app, true, "%s", err.text);
+    return false;
+  }
+  snprintf(app->untiled_path, sizeof app->untiled_path, "%s", orig);
+  app->untiled_mr = mr;
+  app->untiled_capacity = used.capacity;
+  app->set.budget = b;
+  App_resolve(app);
+  App_setMessage(app, false, "below M_R: %s runs in %d tiles (ops \"op#j\", pieces \"t[r0:r1]\"); budget >= M_R returns",
+                 name, ops);
+  return true;
+}

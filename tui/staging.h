@@ -1,0 +1,17 @@
+/* staging: budgets below M_R in the explorer. No plan of the network exists
+ * there; its tiled network (engine/tiles: one op per tile, one tensor per row
+ * piece) is opened instead, and the usual solver, validator and on-chip map show
+ * the tiles being staged. A budget at or above the original M_R opens the
+ * original network again. A separate path: App_resolve asks it first. */
+#ifndef SPADMAP_STAGING_H
+#define SPADMAP_STAGING_H
+
+#include <stdbool.h>
+
+#include "app.h"
+
+/* Switches to the tiled network (or back) when the budget asks for it, then
+ * solves; true when it did (App_resolve then has nothing left to do). */
+bool Staging_apply(App *app);
+
+#endif
