@@ -35,6 +35,7 @@ static Status Loader_fail(Loader *ld, Status code, const char *path, const char 
 static void Json_describe(const cJSON *v, char *buf, size_t n) {
   if (!v) snprintf(buf, n, "nothing");
   else if (cJSON_IsString(v)) snprintf(buf, n, "string \"%.40s\"", v->valuestring);
+  else if (Json_numberText(v)) snprintf(buf, n, "number %s", Json_numberText(v)); /* as written: exact */
   else if (cJSON_IsNumber(v)) snprintf(buf, n, "number %.17g", v->valuedouble);
   else if (cJSON_IsBool(v)) snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
   else if (cJSON_IsNull(v)) snprintf(buf, n, "null");

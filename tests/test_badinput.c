@@ -124,6 +124,16 @@ TEST(exact_integers_beyond_2_53) {
   cJSON_Delete(root);
 }
 
+/* A value past int64 is quoted as written, not as a rounded double. */
+TEST(big_numbers_quoted_exactly) {
+  SpError err;
+  CHECK_EQ(parse(HEAD "\"tensors\": [{\"name\": \"x\", \"shape\": [18446744073709551617], \"kind\": \"input\"}],"
+                      "\"ops\": []}",
+                 &err),
+           SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "18446744073709551617");
+}
+
 /* ---- sizes ---- */
 
 TEST(shape_overflows_despite_bytes) {
@@ -407,9 +417,11 @@ static bool instrumented(void) {
   return (pre && strstr(pre, "vgpreload")) || getenv("SPADMAP_INSTRUMENTED");
 }
 
+/* CPU time, so a loaded machine does not fail the bound (the quadratic paths
+ * took 15-50 s; the linear ones well under 1 s, a few under ASan). */
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -452,8 +464,8 @@ TEST(many_keys_linear) {
   CHECK(dup && strcmp(dup, "k99999") == 0);
   cJSON_Delete(root);
   double secs = now() - t0;
-  if (secs > 3) printf("  100k keys took %.1f s\n", secs);
-  CHECK(secs < 3);
+  if (secs > 8) printf("  100k keys took %.1f s\n", secs);
+  CHECK(secs < 8);
   free(b.buf);
 }
 
@@ -479,8 +491,8 @@ TEST(late_cycle_linear) {
   CHECK_HAS(err.text, "cycle");
   CHECK_HAS(err.text, "\"o49999\"");
   CHECK_HAS(err.text, "\"o50000\"");
-  if (secs > 3) printf("  cycle search took %.1f s\n", secs);
-  CHECK(secs < 3);
+  if (secs > 8) printf("  cycle search took %.1f s\n", secs);
+  CHECK(secs < 8);
   free(b.buf);
 }
 
@@ -522,10 +534,10 @@ TEST(validator_linear_in_plan) {
   CHECK_EQ(Validate_plan(net, p, &r), SP_ERR_FORMAT);
   CHECK(r.nlines >= 1 && strstr(r.lines[0], "overlaps"));
   ValidateReport_free(&r);
-  if (secs > 2) printf("  validate took %.1f s\n", secs);
-  CHECK(secs < 2);
+  if (secs > 8) printf("  validate took %.1f s\n", secs);
+  CHECK(secs < 8);
   Plan_free(p);
   Net_free(net);
 }
 
-TEST_MAIN("badinput", T(control_byte_between_tokens), T(nul_between_tokens), T(bad_unicode_escape), T(control_byte_in_string), T(deep_nesting_says_why), T(bad_number_grammar), T(invalid_utf8), T(exact_integers_beyond_2_53), T(shape_overflows_despite_bytes), T(figures_cannot_wrap), T(read_has_a_size_cap), T(validator_offset_minus_two), T(plan_counts_at_full_width), T(solver_fields_are_type_checked), T(plan_budget_beyond_2_53), T(validator_metric_sums_cannot_wrap), T(escape_function), T(engine_errors_escape_names), T(validator_lines_escape_names), T(many_keys_linear), T(late_cycle_linear), T(validator_linear_in_plan))
+TEST_MAIN("badinput", T(control_byte_between_tokens), T(nul_between_tokens), T(bad_unicode_escape), T(control_byte_in_string), T(deep_nesting_says_why), T(bad_number_grammar), T(invalid_utf8), T(exact_integers_beyond_2_53), T(big_numbers_quoted_exactly), T(shape_overflows_despite_bytes), T(figures_cannot_wrap), T(read_has_a_size_cap), T(validator_offset_minus_two), T(plan_counts_at_full_width), T(solver_fields_are_type_checked), T(plan_budget_beyond_2_53), T(validator_metric_sums_cannot_wrap), T(escape_function), T(engine_errors_escape_names), T(validator_lines_escape_names), T(many_keys_linear), T(late_cycle_linear), T(validator_linear_in_plan))

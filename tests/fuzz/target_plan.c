@@ -25,9 +25,17 @@ static const char Fuzz_wp[] =
     "{\"name\":\"op0\",\"type\":\"mul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"a\"]},"
     "{\"name\":\"op1\",\"type\":\"relu\",\"inputs\":[\"a\"],\"outputs\":[\"y\"]}]}";
 
+static Net *Fuzz_nets[FUZZ_PLAN_NETS];
+
+static void Fuzz_freeNets(void) {
+  for (int i = 0; i < FUZZ_PLAN_NETS; i++) Net_free(Fuzz_nets[i]), Fuzz_nets[i] = NULL;
+}
+
+/* Loaded once, on first use, and freed at exit. */
 static Net *Fuzz_net_of(int i) {
-  static Net *nets[FUZZ_PLAN_NETS];
-  static bool tried[FUZZ_PLAN_NETS];
+  Net **nets = Fuzz_nets;
+  static bool tried[FUZZ_PLAN_NETS], registered;
+  if (!registered) registered = true, atexit(Fuzz_freeNets);
   if (!tried[i]) {
     tried[i] = true;
     SpError err;
