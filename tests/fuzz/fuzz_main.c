@@ -3,7 +3,7 @@
  *   spadmap_fuzz run TARGET SEED_DIR [--iterations N] [--seed S] [--out DIR]
  *   spadmap_fuzz replay TARGET FILE_OR_DIR...
  *
- * run: N times, picks a seed file, applies 1-4 mutations (bit flips, bytes a
+ * run: N times, picks a seed file, applies 1-4 mutations (mostly one) (bit flips, bytes a
  * parser cares about, deletions, duplications, splices from another seed,
  * number edits to the values that break 32/53/64-bit arithmetic, tokens such
  * as "\u001b" or "\uZZZZ") and runs the target. A finding, and any crash or
@@ -149,10 +149,58 @@ static void Fuzz_erase(uint8_t *buf, size_t *size, size_t at, size_t n) {
   *size -= n;
 }
 
+/* The string literal starting at or after from: [*lo, *hi) spans its contents. */
+static bool Fuzz_findString(const uint8_t *buf, size_t size, size_t from, size_t *lo, size_t *hi) {
+  size_t i = from;
+  while (i < size && buf[i] != '"') i++;
+  if (i >= size) return false;
+  size_t j = i + 1;
+  while (j < size && buf[j] != '"') j += buf[j] == '\\' ? 2 : 1;
+  if (j >= size) return false;
+  *lo = i + 1, *hi = j;
+  return true;
+}
+
+/* Swaps the contents of two string literals: schedule entries trade places,
+ * placements name another tensor, keys move. The JSON stays well-formed, so
+ * the case reaches the checks behind the grammar. */
+static void Fuzz_swapStrings(uint8_t *buf, size_t *size) {
+  size_t a0, a1, b0, b1;
+  if (!Fuzz_findString(buf, *size, Fuzz_below(*size), &a0, &a1)) return;
+  if (!Fuzz_findString(buf, *size, a1 + 1 + Fuzz_below(*size - a1), &b0, &b1)) return;
+  size_t na = a1 - a0, nb = b1 - b0, mid = b0 - a1;
+  uint8_t *tmp = malloc(na + nb + mid);
+  if (!tmp) return;
+  memcpy(tmp, buf + b0, nb);
+  memcpy(tmp + nb, buf + a1, mid);
+  memcpy(tmp + nb + mid, buf + a0, na);
+  memcpy(buf + a0, tmp, na + nb + mid);
+  free(tmp);
+}
+
+/* Valid JSON string contents that names and enums get wrong. */
+static const char *const Fuzz_strings[] = {
+  "", "x\\u001b[2J\\u001b[31mRED", "\\u202eevil", "caf\\u00e9", "\\ud83d\\ude00", "a\\\\b", "../x",
+  "retrieve", "spill", "drop", "store", "create", "load", "free", "param", "output", "input", "fp32", "int3",
+  "optimal", "heuristic", "spadmap-plan", "spadmap-network",
+};
+
 /* One mutation of buf (capacity FUZZ_MAX_INPUT); other is a second seed for splices. */
 static void Fuzz_mutate(uint8_t *buf, size_t *size, const FuzzFile *other) {
   size_t at = Fuzz_below(*size + 1);
-  switch (Fuzz_below(9)) {
+  switch (Fuzz_below(12)) {
+  case 9:
+  case 10: /* swap two strings */
+    if (*size) Fuzz_swapStrings(buf, size);
+    break;
+  case 11: { /* replace a string's contents */
+    size_t lo, hi;
+    if (!*size || !Fuzz_findString(buf, *size, Fuzz_below(*size), &lo, &hi)) break;
+    const char *str = Fuzz_strings[Fuzz_below(sizeof Fuzz_strings / sizeof Fuzz_strings[0])];
+    Fuzz_erase(buf, size, lo, hi - lo);
+    Fuzz_insert(buf, size, lo, (const uint8_t *)str, strlen(str));
+    break;
+  }
   case 0: /* flip a bit */
     if (*size) buf[Fuzz_below(*size)] ^= (uint8_t)(1u << Fuzz_below(8));
     break;
@@ -237,7 +285,7 @@ static int Fuzz_run(const FuzzTarget *t, const char *seed_dir, long iterations, 
     const FuzzFile *base = &seeds[Fuzz_below((size_t)nseeds)];
     size_t size = base->size;
     memcpy(buf, base->data, size);
-    int rounds = 1 + (int)Fuzz_below(4);
+    int rounds = Fuzz_below(3) ? 1 : 2 + (int)Fuzz_below(3); /* mostly one: each mutation tends to break the file */
     for (int r = 0; r < rounds; r++) Fuzz_mutate(buf, &size, &seeds[Fuzz_below((size_t)nseeds)]);
     buf[size] = 0;
     Fuzz_pendingData = buf, Fuzz_pendingSize = size;
