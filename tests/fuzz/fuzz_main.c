@@ -76,6 +76,7 @@ static int Fuzz_readAll(const char *dir, FuzzFile **files, int *n, int *cap) {
 static char Fuzz_pendingPath[4096];
 static const uint8_t *Fuzz_pendingData;
 static size_t Fuzz_pendingSize;
+static long Fuzz_pendingCase;
 
 static void Fuzz_dumpPending(void) {
   if (!Fuzz_pendingData || !Fuzz_pendingPath[0]) return;
@@ -87,8 +88,13 @@ static void Fuzz_dumpPending(void) {
     off += (size_t)w;
   }
   close(fd);
-  static const char msg[] = "spadmap_fuzz: crash; input saved as ";
-  if (write(2, msg, sizeof msg - 1) < 0 || write(2, Fuzz_pendingPath, strlen(Fuzz_pendingPath)) < 0 ||
+  char num[24]; /* the case number, without stdio (a signal may have stopped it mid-call) */
+  int k = (int)sizeof num;
+  long c = Fuzz_pendingCase;
+  do num[--k] = (char)('0' + c % 10), c /= 10; while (c && k > 0);
+  static const char msg[] = "spadmap_fuzz: crash in case ", saved[] = "; input saved as ";
+  if (write(2, msg, sizeof msg - 1) < 0 || write(2, num + k, sizeof num - (size_t)k) < 0 ||
+      write(2, saved, sizeof saved - 1) < 0 || write(2, Fuzz_pendingPath, strlen(Fuzz_pendingPath)) < 0 ||
       write(2, "\n", 1) < 0)
     return;
 }
@@ -288,7 +294,7 @@ static int Fuzz_run(const FuzzTarget *t, const char *seed_dir, long iterations, 
     int rounds = Fuzz_below(3) ? 1 : 2 + (int)Fuzz_below(3); /* mostly one: each mutation tends to break the file */
     for (int r = 0; r < rounds; r++) Fuzz_mutate(buf, &size, &seeds[Fuzz_below((size_t)nseeds)]);
     buf[size] = 0;
-    Fuzz_pendingData = buf, Fuzz_pendingSize = size;
+    Fuzz_pendingData = buf, Fuzz_pendingSize = size, Fuzz_pendingCase = i;
     char why[512] = "";
     int rc = t->run(buf, size, why, sizeof why);
     accepted += rc == FUZZ_ACCEPTED;
