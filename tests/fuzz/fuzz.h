@@ -6,8 +6,10 @@
  * an accepted plan that breaks a rule, a solver plan the validator refuses, a
  * figure that wrapped. Crashes and sanitizer reports end the process; the driver
  * has written the input first. To add a target (an importer, say): write
- * tests/fuzz/target_<name>.c defining `int Fuzz_<name>(...)`, add its line to
- * Fuzz_targets in targets.c, and put seed files in tests/fuzz/seeds/<name>/.
+ * tests/fuzz/target_<name>.c defining `int Fuzz_<name>(...)`, add its prototype
+ * below and its line to Fuzz_targets in targets.c, and put seed files in
+ * tests/fuzz/seeds/<name>/ (ctest and .ci/run pick the target up from there;
+ * cases it finds go in tests/fuzz/corpus/<name>/).
  *
  * The same functions build as libFuzzer targets when clang is the compiler
  * (cmake -DSPADMAP_LIBFUZZER=ON; see tests/fuzz/CMakeLists.txt). */
