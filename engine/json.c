@@ -218,10 +218,21 @@ static Status Scan_document(JsonScan *sc) {
     else if (c == 'n') st = Scan_literal(sc, "null");
     else return Scan_unexpected(sc, "a value");
     if (st) return st;
-    if (opened && open[depth - 1] == '{') goto key;
-    if (opened) continue;
-    /* after a value: a separator, a closer, or the end */
+    if (opened && open[depth - 1] == '[') continue; /* the array's first value */
+    /* after a value: a separator, a closer, or the end; then, inside an object
+     * (or right after its '{'), the next key and its ':' */
+    bool want_key = opened;
     for (;;) {
+      if (want_key) {
+        want_key = false;
+        if (sc->s[sc->pos] != '"') return Scan_unexpected(sc, "a key in double quotes");
+        if ((st = Scan_string(sc))) return st;
+        Scan_space(sc);
+        if (sc->pos >= sc->len) return Scan_eof(sc);
+        if (sc->s[sc->pos] != ':') return Scan_unexpected(sc, "':' after the key");
+        sc->pos++;
+        break;
+      }
       Scan_space(sc);
       if (depth == 0) {
         if (sc->pos < sc->len) {
@@ -243,14 +254,7 @@ static Status Scan_document(JsonScan *sc) {
       if (closer == ']') break;
       Scan_space(sc);
       if (sc->pos >= sc->len) return Scan_eof(sc);
-    key:
-      if (sc->s[sc->pos] != '"') return Scan_unexpected(sc, "a key in double quotes");
-      if ((st = Scan_string(sc))) return st;
-      Scan_space(sc);
-      if (sc->pos >= sc->len) return Scan_eof(sc);
-      if (sc->s[sc->pos] != ':') return Scan_unexpected(sc, "':' after the key");
-      sc->pos++;
-      break;
+      want_key = true;
     }
   }
 }

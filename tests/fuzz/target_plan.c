@@ -206,7 +206,9 @@ int Fuzz_plan(const uint8_t *data, size_t size, char *why, size_t n) {
   if (!net) return Fuzz_found(why, n, "cannot load the bundled networks (SPADMAP_DATA_DIR)");
   Plan *p = NULL;
   SpError err;
-  if (Plan_parse((const char *)data, size, "fuzz.json", net, &p, &err)) return FUZZ_OK;
+  Status parsed = Plan_parse((const char *)data, size, "fuzz.json", net, &p, &err);
+  if (parsed == SP_ERR_NOMEM) return Fuzz_found(why, n, "grammar check and cJSON disagree: %s", err.text);
+  if (parsed) return FUZZ_OK;
   ValidateReport r;
   Status st = Validate_plan(net, p, &r);
   ValidateReport_free(&r);
