@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +16,21 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
   *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return SpError_set(err, SP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) {
+      fclose(f);
+      return SpError_set(err, SP_ERR_IO, "%s: is a directory (expected a file)", path);
+    }
+    if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > FILEIO_MAX_READ) {
+      fclose(f);
+      return SpError_set(err, SP_ERR_IO, "%s: %jd bytes is larger than the %zu MiB limit for input files", path,
+                         (intmax_t)sb.st_size, FILEIO_MAX_READ >> 20);
+    }
+  }
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
+  bool too_big = false;
   while (buf) {
     n += fread(buf + n, 1, cap - n - 1, f);
     if (ferror(f)) {
@@ -25,6 +40,10 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
       return SpError_set(err, SP_ERR_IO, "%s: read error: %s", path, strerror(e));
     }
     if (feof(f)) break;
+    if (n > FILEIO_MAX_READ) { /* a pipe or device that keeps going */
+      too_big = true;
+      break;
+    }
     if (n + 1 >= cap) {
       char *bigger = realloc(buf, cap * 2);
       if (!bigger) {
@@ -37,6 +56,11 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
     }
   }
   fclose(f);
+  if (too_big) {
+    free(buf);
+    return SpError_set(err, SP_ERR_IO, "%s: more than the %zu MiB limit for input files (stopped reading)", path,
+                       FILEIO_MAX_READ >> 20);
+  }
   if (!buf) return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory reading the file", path);
   buf[n] = '\0';
   *text = buf;

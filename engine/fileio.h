@@ -8,7 +8,13 @@
 
 #include "status.h"
 
-Status FileIO_read(const char *path, char **text, size_t *len, SpError *err); /* NUL-terminated */
+/* Files larger than this are refused before (regular files) or while (pipes,
+ * devices) they are read: network and plan files are a few MB; /dev/zero is not. */
+#define FILEIO_MAX_READ ((size_t)256 << 20)
+
+/* Reads the whole file, NUL-terminated. Directories and files over
+ * FILEIO_MAX_READ are SP_ERR_IO with a message saying so. */
+Status FileIO_read(const char *path, char **text, size_t *len, SpError *err);
 
 /* Output files (every --out: plans, CSV, snapshots). A regular file (or a new
  * name) is written to a temporary in the same directory and renamed over it at

@@ -1,77 +1,361 @@
 #include "json.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fileio.h"
 
-/* True when the text ends inside a string or with an object/array still open,
- * every closer so far having matched its opener: a wrong or extra closer is a
- * mistake at its own place (cJSON's position), not a cut-off file. */
-static bool Json_truncated(const char *text, size_t len) {
-  char open[1024]; /* deeper than cJSON's nesting limit (1000) is an error of its own */
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < len; i++) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') i++;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (depth == sizeof open) return false;
-      open[depth++] = c;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0 || open[--depth] != (c == '}' ? '{' : '[')) return false;
+/* ---- the grammar check (cJSON accepts control bytes between tokens, \uZZZZ
+ * as U+0000, and says nothing about why it stopped) ---- */
+
+typedef struct {
+  size_t number;   /* index among the document's numbers, in text order */
+  size_t pos, len; /* the token in the text */
+} JsonLongInt;
+
+typedef struct {
+  const unsigned char *s;
+  size_t len, pos;
+  const char *label;
+  SpError *err;
+  size_t values, numbers;
+  JsonLongInt *longs; /* integer tokens a double cannot hold */
+  size_t nlongs, caplongs;
+  bool nomem;
+} JsonScan;
+
+static Status Scan_fail(JsonScan *sc, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static Status Scan_fail(JsonScan *sc, size_t pos, const char *fmt, ...) {
+  char why[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  int line, col;
+  FileIO_lineColumn((const char *)sc->s, pos, &line, &col);
+  return SpError_set(sc->err, SP_ERR_SYNTAX, "%s:%d:%d: malformed JSON: %s", sc->label, line, col, why);
+}
+
+static Status Scan_eof(JsonScan *sc) { return Scan_fail(sc, sc->len, "unexpected end of file (truncated?)"); }
+
+/* A byte that cannot start or continue a token here. */
+static Status Scan_unexpected(JsonScan *sc, const char *expected) {
+  unsigned c = sc->s[sc->pos];
+  if (c == 0) return Scan_fail(sc, sc->pos, "NUL byte (expected %s)", expected);
+  if (c < 0x20 || c == 0x7F) return Scan_fail(sc, sc->pos, "control character 0x%02x (expected %s)", c, expected);
+  if (c >= 0x80) return Scan_fail(sc, sc->pos, "byte 0x%02x (expected %s)", c, expected);
+  return Scan_fail(sc, sc->pos, "unexpected '%c' (expected %s)", (char)c, expected);
+}
+
+static void Scan_space(JsonScan *sc) {
+  while (sc->pos < sc->len) {
+    unsigned char c = sc->s[sc->pos];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
+    sc->pos++;
+  }
+}
+
+static int Scan_hex4(const unsigned char *p) {
+  int v = 0;
+  for (int i = 0; i < 4; i++) {
+    int c = p[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/* Length of the valid UTF-8 sequence at p (at most avail bytes), or 0. */
+static int Scan_utf8(const unsigned char *p, size_t avail) {
+  unsigned c = p[0];
+  int n;
+  unsigned min, v;
+  if (c >= 0xC2 && c <= 0xDF) n = 2, v = c & 0x1F, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, v = c & 0x0F, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, v = c & 0x07, min = 0x10000;
+  else return 0;
+  if ((size_t)n > avail) return 0;
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (p[i] & 0x3F);
+  }
+  return v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) ? 0 : n;
+}
+
+static Status Scan_string(JsonScan *sc) {
+  sc->pos++; /* the opening quote */
+  for (;;) {
+    if (sc->pos >= sc->len) return Scan_eof(sc);
+    unsigned char c = sc->s[sc->pos];
+    if (c == '"') {
+      sc->pos++;
+      return SP_OK;
+    }
+    if (c == 0) return Scan_fail(sc, sc->pos, "NUL byte inside a string");
+    if (c < 0x20) return Scan_fail(sc, sc->pos, "control character 0x%02x inside a string (write it as \\u%04x)", c, c);
+    if (c >= 0x80) {
+      int n = Scan_utf8(sc->s + sc->pos, sc->len - sc->pos);
+      if (!n) return Scan_fail(sc, sc->pos, "invalid UTF-8 (byte 0x%02x) inside a string", c);
+      sc->pos += (size_t)n;
+      continue;
+    }
+    if (c != '\\') {
+      sc->pos++;
+      continue;
+    }
+    size_t at = sc->pos;
+    if (sc->pos + 1 >= sc->len) return Scan_eof(sc);
+    unsigned char e = sc->s[sc->pos + 1];
+    if (strchr("\"\\/bfnrt", e) && e) {
+      sc->pos += 2;
+      continue;
+    }
+    if (e != 'u') {
+      if (e < 0x20 || e >= 0x7F) return Scan_fail(sc, at, "invalid escape: a backslash before byte 0x%02x", e);
+      return Scan_fail(sc, at, "invalid escape \\%c (expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", (char)e);
+    }
+    if (sc->len - sc->pos < 6) return Scan_eof(sc);
+    int u = Scan_hex4(sc->s + sc->pos + 2);
+    if (u < 0) return Scan_fail(sc, at, "invalid escape \\u%.4s (expected 4 hex digits)", (const char *)sc->s + sc->pos + 2);
+    if (u == 0) return Scan_fail(sc, at, "\\u0000 (NUL) is not allowed in a string");
+    sc->pos += 6;
+    if (u >= 0xDC00 && u <= 0xDFFF) return Scan_fail(sc, at, "\\u%04x is the second half of a UTF-16 pair with no first half", u);
+    if (u >= 0xD800 && u <= 0xDBFF) {
+      int lo = sc->len - sc->pos >= 6 && sc->s[sc->pos] == '\\' && sc->s[sc->pos + 1] == 'u' ? Scan_hex4(sc->s + sc->pos + 2) : -1;
+      if (lo < 0xDC00 || lo > 0xDFFF) return Scan_fail(sc, at, "\\u%04x is the first half of a UTF-16 pair with no second half", u);
+      sc->pos += 6;
     }
   }
-  return in_string || depth > 0;
 }
 
-static Status Json_syntaxError(SpError *err, const char *label, const char *text, size_t len, const char *end) {
-  size_t pos = end && end >= text ? (size_t)(end - text) : 0;
-  if (pos > len) pos = len;
-  bool truncated = pos >= len || Json_truncated(text, len);
-  if (truncated) pos = len;
-  int line, col;
-  FileIO_lineColumn(text, pos, &line, &col);
-  return SpError_set(err, SP_ERR_SYNTAX, "%s:%d:%d: malformed JSON%s", label, line, col,
-                     truncated ? ": unexpected end of file (truncated?)" : "");
+static bool Scan_digit(const JsonScan *sc) { return sc->pos < sc->len && sc->s[sc->pos] >= '0' && sc->s[sc->pos] <= '9'; }
+
+static Status Scan_number(JsonScan *sc) {
+  size_t start = sc->pos;
+  bool integer = true;
+  if (sc->s[sc->pos] == '-') sc->pos++;
+  if (!Scan_digit(sc)) return sc->pos >= sc->len ? Scan_eof(sc) : Scan_fail(sc, start, "malformed number (expected a digit after '-')");
+  if (sc->s[sc->pos] == '0') {
+    sc->pos++;
+    if (Scan_digit(sc)) return Scan_fail(sc, start, "malformed number (no leading zeros)");
+  } else {
+    while (Scan_digit(sc)) sc->pos++;
+  }
+  if (sc->pos < sc->len && sc->s[sc->pos] == '.') {
+    integer = false;
+    sc->pos++;
+    if (!Scan_digit(sc)) return Scan_fail(sc, start, "malformed number (expected digits after '.')");
+    while (Scan_digit(sc)) sc->pos++;
+  }
+  if (sc->pos < sc->len && (sc->s[sc->pos] == 'e' || sc->s[sc->pos] == 'E')) {
+    integer = false;
+    sc->pos++;
+    if (sc->pos < sc->len && (sc->s[sc->pos] == '+' || sc->s[sc->pos] == '-')) sc->pos++;
+    if (!Scan_digit(sc)) return Scan_fail(sc, start, "malformed number (expected digits in the exponent)");
+    while (Scan_digit(sc)) sc->pos++;
+  }
+  size_t n = sc->pos - start;
+  if (n > 63) return Scan_fail(sc, start, "number longer than 63 characters");
+  if (integer && n >= 16) { /* may pass 2^53: keep the text */
+    if (sc->nlongs == sc->caplongs) {
+      size_t cap = sc->caplongs ? 2 * sc->caplongs : 16;
+      JsonLongInt *l = realloc(sc->longs, cap * sizeof *l);
+      if (!l) {
+        sc->nomem = true;
+        return SpError_set(sc->err, SP_ERR_NOMEM, "%s: out of memory", sc->label);
+      }
+      sc->longs = l, sc->caplongs = cap;
+    }
+    sc->longs[sc->nlongs++] = (JsonLongInt){sc->numbers, start, n};
+  }
+  sc->numbers++;
+  return SP_OK;
 }
 
-static Status Json_trailing(SpError *err, const char *label, const char *text, size_t len, const char *end) {
-  size_t pos = end && end >= text ? (size_t)(end - text) : len;
-  while (pos < len && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r')) pos++;
-  if (pos >= len || text[pos] == '\0') return SP_OK;
-  int line, col;
-  FileIO_lineColumn(text, pos, &line, &col);
-  return SpError_set(err, SP_ERR_SYNTAX, "%s:%d:%d: malformed JSON: unexpected text after the end of the document",
-                     label, line, col);
+static Status Scan_literal(JsonScan *sc, const char *word) {
+  size_t n = strlen(word);
+  for (size_t i = 0; i < n; i++) {
+    if (sc->pos + i >= sc->len) return Scan_eof(sc);
+    if (sc->s[sc->pos + i] != (unsigned char)word[i]) return Scan_fail(sc, sc->pos, "malformed literal (expected %s)", word);
+  }
+  sc->pos += n;
+  return SP_OK;
 }
 
-const char *Json_duplicateKey(const cJSON *obj) {
-  for (const cJSON *a = obj ? obj->child : NULL; a; a = a->next)
-    for (const cJSON *b = a->next; b; b = b->next)
-      if (a->string && b->string && strcmp(a->string, b->string) == 0) return a->string;
-  return NULL;
+/* The whole document, iteratively: `open` holds the containers entered. */
+static Status Scan_document(JsonScan *sc) {
+  char open[JSON_MAX_DEPTH];
+  int depth = 0;
+  Status st;
+  if (sc->len >= 3 && memcmp(sc->s, "\xEF\xBB\xBF", 3) == 0) sc->pos = 3;
+  for (;;) {
+    /* a value */
+    Scan_space(sc);
+    if (sc->pos >= sc->len) return Scan_eof(sc);
+    if (++sc->values > JSON_MAX_VALUES)
+      return Scan_fail(sc, sc->pos, "more than %d values (the limit, which bounds memory)", JSON_MAX_VALUES);
+    unsigned char c = sc->s[sc->pos];
+    bool opened = false;
+    st = SP_OK;
+    if (c == '{' || c == '[') {
+      if (depth == JSON_MAX_DEPTH) return Scan_fail(sc, sc->pos, "nesting deeper than %d levels (the limit)", JSON_MAX_DEPTH);
+      open[depth++] = (char)c;
+      sc->pos++;
+      Scan_space(sc);
+      if (sc->pos >= sc->len) return Scan_eof(sc);
+      if (sc->s[sc->pos] == (c == '{' ? '}' : ']')) {
+        depth--;
+        sc->pos++;
+      } else {
+        opened = true;
+      }
+    } else if (c == '"') st = Scan_string(sc);
+    else if (c == '-' || (c >= '0' && c <= '9')) st = Scan_number(sc);
+    else if (c == 't') st = Scan_literal(sc, "true");
+    else if (c == 'f') st = Scan_literal(sc, "false");
+    else if (c == 'n') st = Scan_literal(sc, "null");
+    else return Scan_unexpected(sc, "a value");
+    if (st) return st;
+    if (opened && open[depth - 1] == '[') continue; /* the array's first value */
+    /* after a value: a separator, a closer, or the end; then, inside an object
+     * (or right after its '{'), the next key and its ':' */
+    bool want_key = opened;
+    for (;;) {
+      if (want_key) {
+        want_key = false;
+        if (sc->s[sc->pos] != '"') return Scan_unexpected(sc, "a key in double quotes");
+        if ((st = Scan_string(sc))) return st;
+        Scan_space(sc);
+        if (sc->pos >= sc->len) return Scan_eof(sc);
+        if (sc->s[sc->pos] != ':') return Scan_unexpected(sc, "':' after the key");
+        sc->pos++;
+        break;
+      }
+      Scan_space(sc);
+      if (depth == 0) {
+        if (sc->pos < sc->len) {
+          if (sc->s[sc->pos] < 0x20 || sc->s[sc->pos] >= 0x7F) return Scan_unexpected(sc, "the end of the document");
+          return Scan_fail(sc, sc->pos, "unexpected text after the end of the document");
+        }
+        return SP_OK;
+      }
+      if (sc->pos >= sc->len) return Scan_eof(sc);
+      c = sc->s[sc->pos];
+      char closer = open[depth - 1] == '{' ? '}' : ']';
+      if (c == closer) {
+        depth--;
+        sc->pos++;
+        continue;
+      }
+      if (c != ',') return Scan_unexpected(sc, closer == '}' ? "',' or '}'" : "',' or ']'");
+      sc->pos++;
+      if (closer == ']') break;
+      Scan_space(sc);
+      if (sc->pos >= sc->len) return Scan_eof(sc);
+      want_key = true;
+    }
+  }
 }
+
+/* Gives the long integer tokens their text, walking numbers in document order. */
+static bool Json_attach(cJSON *item, const JsonScan *sc, size_t *number, size_t *next) {
+  for (; item && *next < sc->nlongs; item = item->next) {
+    if (cJSON_IsNumber(item)) {
+      if (*number == sc->longs[*next].number) {
+        const JsonLongInt *l = &sc->longs[(*next)++];
+        char *t = cJSON_malloc(l->len + 1);
+        if (!t) return false;
+        memcpy(t, sc->s + l->pos, l->len);
+        t[l->len] = '\0';
+        item->valuestring = t; /* cJSON_Delete frees it */
+      }
+      (*number)++;
+    }
+    if (item->child && !Json_attach(item->child, sc, number, next)) return false;
+  }
+  return true;
+}
+
+Status Json_parse(const char *text, size_t len, const char *label, cJSON **root, SpError *err) {
+  *root = NULL;
+  JsonScan sc = {(const unsigned char *)text, len, 0, label, err, 0, 0, NULL, 0, 0, false};
+  Status st = Scan_document(&sc);
+  if (!st) {
+    const char *end = NULL;
+    *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    size_t number = 0, next = 0;
+    if (!*root || !Json_attach(*root, &sc, &number, &next)) {
+      cJSON_Delete(*root);
+      *root = NULL;
+      st = SpError_set(err, SP_ERR_NOMEM, "%s: out of memory parsing the file", label);
+    }
+  }
+  free(sc.longs);
+  return st;
+}
+
+/* ---- values ---- */
+
+const char *Json_numberText(const cJSON *v) { return cJSON_IsNumber(v) ? v->valuestring : NULL; }
 
 bool Json_exactInt(const cJSON *v, int64_t *out) {
   if (!cJSON_IsNumber(v)) return false;
+  const char *t = v->valuestring;
+  if (t) { /* the exact text of a long integer */
+    bool neg = *t == '-';
+    uint64_t mag = 0;
+    for (const char *p = t + neg; *p; p++) {
+      if (*p < '0' || *p > '9') return false;
+      if (mag > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) return false;
+      mag = mag * 10 + (uint64_t)(*p - '0');
+    }
+    if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX) return false;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    return true;
+  }
   double d = v->valuedouble;
   if (d != d || d > 9007199254740992.0 || d < -9007199254740992.0 || d != (double)(int64_t)d) return false;
   *out = (int64_t)d;
   return true;
 }
 
-Status Json_parse(const char *text, size_t len, const char *label, cJSON **root, SpError *err) {
-  const char *end = NULL;
-  *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  if (!*root) return Json_syntaxError(err, label, text, len, end);
-  Status st = Json_trailing(err, label, text, len, end);
-  if (st) {
-    cJSON_Delete(*root);
-    *root = NULL;
+cJSON *Json_createInt(int64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%" PRId64, v);
+  return cJSON_CreateRaw(buf);
+}
+
+typedef struct {
+  const char *key;
+  int index;
+} JsonKey;
+
+static int JsonKey_cmp(const void *a, const void *b) {
+  const JsonKey *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+const char *Json_duplicateKey(const cJSON *obj) {
+  int n = 0;
+  for (const cJSON *a = obj ? obj->child : NULL; a; a = a->next) n++;
+  JsonKey *keys = n > 16 ? malloc(sizeof(JsonKey) * (size_t)n) : NULL;
+  if (!keys) { /* small objects (or no memory): pairwise */
+    for (const cJSON *a = obj ? obj->child : NULL; a; a = a->next)
+      for (const cJSON *b = a->next; b; b = b->next)
+        if (a->string && b->string && strcmp(a->string, b->string) == 0) return a->string;
+    return NULL;
   }
-  return st;
+  int k = 0;
+  for (const cJSON *a = obj->child; a; a = a->next, k++) keys[k] = (JsonKey){a->string ? a->string : "", k};
+  qsort(keys, (size_t)n, sizeof *keys, JsonKey_cmp);
+  const char *first = NULL;
+  int first_index = n;
+  for (int i = 1; i < n; i++)
+    if (strcmp(keys[i].key, keys[i - 1].key) == 0 && keys[i - 1].index < first_index)
+      first = keys[i - 1].key, first_index = keys[i - 1].index;
+  free(keys);
+  return first;
 }

@@ -1,5 +1,6 @@
 /* json: what both JSON readers (network and plan) need on top of cJSON: a
- * whole-document parse with line:column errors, exact integers, duplicate keys. */
+ * whole-document parse that checks the JSON grammar itself (with line:column and
+ * the reason), exact 64-bit integers, duplicate keys. */
 #ifndef SPADMAP_JSON_H
 #define SPADMAP_JSON_H
 
@@ -9,13 +10,29 @@
 
 #include "status.h"
 
-/* Parses text as exactly one JSON document. Errors: "label:line:col: malformed
- * JSON", at the end of file when the text stops inside a string or with brackets
- * open (a truncated file), or at text after the document (cJSON ignores it). */
+enum {
+  JSON_MAX_DEPTH = 1000,         /* nested arrays/objects (cJSON's own limit) */
+  JSON_MAX_VALUES = 16 * 1024 * 1024 /* values in one document: bounds cJSON's memory (~64 bytes each) */
+};
+
+/* Parses text as exactly one RFC 8259 JSON document (UTF-8, an optional BOM).
+ * Errors say "label:line:col: malformed JSON: why": a control byte or NUL
+ * outside or inside a string, a bad escape (\uZZZZ, a lone surrogate, \u0000),
+ * invalid UTF-8, a malformed number or literal, nesting deeper than
+ * JSON_MAX_DEPTH, more than JSON_MAX_VALUES values, text after the document,
+ * and "unexpected end of file (truncated?)" at the end of a cut-off file.
+ * Integers too long for a double keep their exact text for Json_exactInt. */
 Status Json_parse(const char *text, size_t len, const char *label, cJSON **root, SpError *err);
-/* A number that is an integer JSON can hold exactly (|v| <= 2^53). */
+/* A number that is an integer and fits int64_t exactly: written without fraction
+ * or exponent (full 64-bit range), or any form whose value is exact as a double
+ * (|v| <= 2^53, e.g. 1e3). */
 bool Json_exactInt(const cJSON *v, int64_t *out);
-/* The first key that appears twice in an object (cJSON keeps both), or NULL. */
+/* The number as written when Json_parse kept its text (long integers), else NULL. */
+const char *Json_numberText(const cJSON *v);
+/* The first key (in document order) that appears twice in an object (cJSON
+ * keeps both), or NULL. O(n log n). */
 const char *Json_duplicateKey(const cJSON *object);
+/* A number item holding v exactly (printed as an integer at full width). */
+cJSON *Json_createInt(int64_t v);
 
 #endif

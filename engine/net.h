@@ -38,6 +38,10 @@ typedef struct {
 
 typedef struct NameIndex NameIndex;
 
+/* The summed sizes of all tensors are at most this (2^62 bytes), so every figure
+ * and any sum of two figures fits in int64_t. */
+#define NET_MAX_TOTAL_BYTES ((int64_t)1 << 62)
+
 typedef struct {
   const char *name;
   const char *source;

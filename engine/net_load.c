@@ -35,6 +35,7 @@ static Status Loader_fail(Loader *ld, Status code, const char *path, const char 
 static void Json_describe(const cJSON *v, char *buf, size_t n) {
   if (!v) snprintf(buf, n, "nothing");
   else if (cJSON_IsString(v)) snprintf(buf, n, "string \"%.40s\"", v->valuestring);
+  else if (Json_numberText(v)) snprintf(buf, n, "number %s", Json_numberText(v)); /* as written: exact */
   else if (cJSON_IsNumber(v)) snprintf(buf, n, "number %.17g", v->valuedouble);
   else if (cJSON_IsBool(v)) snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
   else if (cJSON_IsNull(v)) snprintf(buf, n, "null");
@@ -146,7 +147,8 @@ static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) 
   int64_t bytes = t->elem_bytes;
   for (int i = 0; i < t->rank; i++)
     if (__builtin_mul_overflow(bytes, dims[i], &bytes))
-      return Loader_fail(ld, SP_ERR_FORMAT, p, "size of \"%s\" overflows 64 bits", name);
+      return Loader_fail(ld, SP_ERR_FORMAT, p,
+                         "shape x dtype of \"%s\" overflows 64 bits (the shape must fit even when \"bytes\" is given)", name);
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "bytes");
   if (b) {
     snprintf(p, sizeof p, "%s.bytes", path);
@@ -232,25 +234,37 @@ static Status Loader_op(Loader *ld, const cJSON *obj, int index, Op *op) {
   return SP_OK;
 }
 
-/* Finds a cycle among ops (Kahn's algorithm over producer -> consumer edges) and
- * names its ops, so a cyclic file is told apart from a merely unordered one. */
+/* Finds a cycle among ops (Kahn's algorithm over producer -> consumer edges,
+ * one entry per input read: linear in the file) and names its ops, so a cyclic
+ * file is told apart from a merely unordered one. */
 static bool Loader_findCycle(const Net *net, char *buf, size_t n) {
-  int *indeg = calloc((size_t)net->nops, sizeof(int));
-  int *queue = malloc(sizeof(int) * (size_t)net->nops);
+  size_t nops = (size_t)net->nops, nedges = 0;
+  for (int o = 0; o < net->nops; o++) nedges += (size_t)net->ops[o].ninputs;
+  int *indeg = calloc(nops, sizeof(int));
+  int *queue = malloc(sizeof(int) * nops);
+  size_t *first = calloc(nops + 1, sizeof(size_t)); /* edges of op p: succ[first[p] .. first[p+1]) */
+  int *succ = malloc(sizeof(int) * (nedges ? nedges : 1));
+  size_t *fill = calloc(nops, sizeof(size_t));
   bool cyclic = false;
-  if (!indeg || !queue) goto done;
+  if (!indeg || !queue || !first || !succ || !fill) goto done;
   for (int o = 0; o < net->nops; o++)
-    for (int i = 0; i < net->ops[o].ninputs; i++)
-      if (net->tensors[net->ops[o].inputs[i]].producer >= 0) indeg[o]++;
+    for (int i = 0; i < net->ops[o].ninputs; i++) {
+      int p = net->tensors[net->ops[o].inputs[i]].producer;
+      if (p >= 0) indeg[o]++, first[p + 1]++;
+    }
+  for (size_t p = 0; p < nops; p++) first[p + 1] += first[p];
+  for (int o = 0; o < net->nops; o++)
+    for (int i = 0; i < net->ops[o].ninputs; i++) {
+      int p = net->tensors[net->ops[o].inputs[i]].producer;
+      if (p >= 0) succ[first[p] + fill[p]++] = o;
+    }
   int head = 0, tail = 0;
   for (int o = 0; o < net->nops; o++)
     if (!indeg[o]) queue[tail++] = o;
   while (head < tail) {
-    const Op *op = &net->ops[queue[head++]];
-    for (int k = 0; k < op->noutputs; k++)
-      for (int o = 0; o < net->nops; o++) /* small graphs only reach here: error path */
-        for (int i = 0; i < net->ops[o].ninputs; i++)
-          if (net->ops[o].inputs[i] == op->outputs[k] && --indeg[o] == 0) queue[tail++] = o;
+    int p = queue[head++];
+    for (size_t e = first[p]; e < first[p + 1]; e++)
+      if (--indeg[succ[e]] == 0) queue[tail++] = succ[e];
   }
   if (tail < net->nops) {
     /* Every op left has a predecessor left: walk back until an op repeats. */
@@ -280,6 +294,9 @@ static bool Loader_findCycle(const Net *net, char *buf, size_t n) {
 done:
   free(indeg);
   free(queue);
+  free(first);
+  free(succ);
+  free(fill);
   return cyclic;
 }
 
@@ -377,8 +394,12 @@ static Status Loader_tensors(Loader *ld, const cJSON *root) {
       snprintf(p, sizeof p, "tensors[%d].name", i);
       return Loader_fail(ld, SP_ERR_FORMAT, p, "duplicate tensor name \"%s\" (first at tensors[%d])", net->tensors[i].name, prev);
     }
-    if (__builtin_add_overflow(total, net->tensors[i].bytes, &total))
-      return Loader_fail(ld, SP_ERR_FORMAT, "tensors", "the summed tensor sizes overflow 64 bits (at tensors[%d])", i);
+    /* Every figure (M_R, M_P, peaks) is at most this sum, so capping it at 2^62
+     * keeps all of them, and M_R + M_P, inside int64. */
+    if (__builtin_add_overflow(total, net->tensors[i].bytes, &total) || total > NET_MAX_TOTAL_BYTES)
+      return Loader_fail(ld, SP_ERR_FORMAT, "tensors",
+                         "the summed tensor sizes overflow the 2^62-byte limit at tensors[%d] (\"%s\"), "
+                         "so figures such as M_R + M_P would not fit in 64 bits", i, net->tensors[i].name);
   }
   return SP_OK;
 }

@@ -44,10 +44,11 @@ static void Text_json(Text *t, cJSON *v) {
 
 static cJSON *Plan_metricsJSON(const Metrics *m) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "noncompulsory_bytes", (double)m->noncompulsory_bytes);
-  cJSON_AddNumberToObject(o, "compulsory_bytes", (double)m->compulsory_bytes);
-  cJSON_AddNumberToObject(o, "peak_bytes", (double)m->peak_bytes);
-  cJSON_AddNumberToObject(o, "footprint_bytes", (double)m->footprint_bytes);
+  /* byte counts at full 64-bit width (a double holds only 53 bits) */
+  cJSON_AddItemToObject(o, "noncompulsory_bytes", Json_createInt(m->noncompulsory_bytes));
+  cJSON_AddItemToObject(o, "compulsory_bytes", Json_createInt(m->compulsory_bytes));
+  cJSON_AddItemToObject(o, "peak_bytes", Json_createInt(m->peak_bytes));
+  cJSON_AddItemToObject(o, "footprint_bytes", Json_createInt(m->footprint_bytes));
   cJSON_AddNumberToObject(o, "spills", m->spills);
   cJSON_AddNumberToObject(o, "retrievals", m->retrievals);
   return o;
@@ -77,7 +78,7 @@ char *Plan_toJSON(const Plan *p, const Net *net) {
     const Stay *s = &p->stays[i];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "tensor", net->tensors[s->tensor].name);
-    cJSON_AddNumberToObject(o, "offset", (double)s->offset);
+    cJSON_AddItemToObject(o, "offset", Json_createInt(s->offset));
     cJSON_AddNumberToObject(o, "start", s->start);
     cJSON_AddNumberToObject(o, "end", s->end);
     cJSON_AddStringToObject(o, "in", StayIn_name(s->in));
@@ -120,6 +121,11 @@ typedef struct {
 } PlanReader;
 
 static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static const char *Reader_kind(const cJSON *v) {
+  return cJSON_IsString(v) ? "a string" : cJSON_IsBool(v) ? "a boolean" : cJSON_IsNull(v) ? "null"
+         : cJSON_IsArray(v) ? "an array" : cJSON_IsObject(v) ? "an object" : cJSON_IsNumber(v) ? "a number" : "a value";
+}
 static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...) {
   char what[600];
   va_list ap;
@@ -129,12 +135,36 @@ static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...)
   return SpError_set(r->err, SP_ERR_FORMAT, "%s: %s: %s", r->label, path, what);
 }
 
+/* An integer in lo..hi, read at full 64-bit width (never through a double). */
 static Status Reader_intKey(PlanReader *r, const cJSON *obj, const char *key, const char *path, int64_t lo,
-                            int64_t *out) {
+                            int64_t hi, int64_t *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return Reader_fail(r, path, "missing key \"%s\" (expected an integer)", key);
-  if (!Json_exactInt(v, out) || *out < lo)
-    return Reader_fail(r, path, "\"%s\": expected an integer >= %lld", key, (long long)lo);
+  if (!cJSON_IsNumber(v)) return Reader_fail(r, path, "\"%s\": expected an integer, got %s", key, Reader_kind(v));
+  if (!Json_exactInt(v, out))
+    return Reader_fail(r, path, "\"%s\": expected an integer that fits in 64 bits, got %s", key,
+                       Json_numberText(v) ? Json_numberText(v) : "a fraction or a huge number");
+  if (*out < lo || *out > hi) {
+    if (hi == INT64_MAX)
+      return Reader_fail(r, path, "\"%s\": expected an integer >= %lld, got %lld", key, (long long)lo, (long long)*out);
+    return Reader_fail(r, path, "\"%s\": expected an integer in %lld..%lld, got %lld", key, (long long)lo,
+                       (long long)hi, (long long)*out);
+  }
+  return SP_OK;
+}
+
+/* An optional finite number (solver figures); absent leaves *has false. */
+static Status Reader_numberKey(PlanReader *r, const cJSON *obj, const char *key, const char *path, double *out,
+                               bool *has) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (has) *has = false;
+  if (!v) return SP_OK;
+  if (!cJSON_IsNumber(v)) return Reader_fail(r, path, "\"%s\": expected a number, got %s", key, Reader_kind(v));
+  double d = v->valuedouble;
+  if (d != d || d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+    return Reader_fail(r, path, "\"%s\": expected a finite number", key);
+  *out = d;
+  if (has) *has = true;
   return SP_OK;
 }
 
@@ -153,16 +183,18 @@ static Status Reader_enum(PlanReader *r, const cJSON *obj, const char *key, cons
 static Status Reader_metrics(PlanReader *r, const cJSON *root, Metrics *m) {
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "metrics");
   if (!cJSON_IsObject(o)) return Reader_fail(r, "metrics", "expected an object");
+  const char *dup = Json_duplicateKey(o);
+  if (dup) return Reader_fail(r, "metrics", "duplicate key \"%s\"", dup);
   int64_t spills, retrievals;
   Status st;
-  if ((st = Reader_intKey(r, o, "noncompulsory_bytes", "metrics", 0, &m->noncompulsory_bytes)) ||
-      (st = Reader_intKey(r, o, "compulsory_bytes", "metrics", 0, &m->compulsory_bytes)) ||
-      (st = Reader_intKey(r, o, "peak_bytes", "metrics", 0, &m->peak_bytes)) ||
-      (st = Reader_intKey(r, o, "footprint_bytes", "metrics", 0, &m->footprint_bytes)) ||
-      (st = Reader_intKey(r, o, "spills", "metrics", 0, &spills)) ||
-      (st = Reader_intKey(r, o, "retrievals", "metrics", 0, &retrievals)))
+  if ((st = Reader_intKey(r, o, "noncompulsory_bytes", "metrics", 0, INT64_MAX, &m->noncompulsory_bytes)) ||
+      (st = Reader_intKey(r, o, "compulsory_bytes", "metrics", 0, INT64_MAX, &m->compulsory_bytes)) ||
+      (st = Reader_intKey(r, o, "peak_bytes", "metrics", 0, INT64_MAX, &m->peak_bytes)) ||
+      (st = Reader_intKey(r, o, "footprint_bytes", "metrics", 0, INT64_MAX, &m->footprint_bytes)) ||
+      (st = Reader_intKey(r, o, "spills", "metrics", 0, INT32_MAX, &spills)) ||
+      (st = Reader_intKey(r, o, "retrievals", "metrics", 0, INT32_MAX, &retrievals)))
     return st;
-  m->spills = (int)spills;
+  m->spills = (int)spills; /* in range: checked above, never taken modulo 2^32 */
   m->retrievals = (int)retrievals;
   return SP_OK;
 }
@@ -171,16 +203,18 @@ static Status Reader_solver(PlanReader *r, const cJSON *root, SolverInfo *s) {
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "solver");
   if (!o) return SP_OK;
   if (!cJSON_IsObject(o)) return Reader_fail(r, "solver", "expected an object");
+  const char *dup = Json_duplicateKey(o);
+  if (dup) return Reader_fail(r, "solver", "duplicate key \"%s\"", dup);
   int status = 0;
   Status st = Reader_enum(r, o, "status", "solver", SolverStatus_names + 1, SOLVER_STATUS_COUNT - 1, &status);
   if (st) return st;
   s->status = (SolverStatus)(status + 1);
-  const cJSON *v;
-  if ((v = cJSON_GetObjectItemCaseSensitive(o, "seconds")) && cJSON_IsNumber(v)) s->seconds = v->valuedouble;
-  if ((v = cJSON_GetObjectItemCaseSensitive(o, "objective")) && cJSON_IsNumber(v))
-    s->objective = v->valuedouble, s->has_objective = true;
-  if ((v = cJSON_GetObjectItemCaseSensitive(o, "bound")) && cJSON_IsNumber(v))
-    s->bound = v->valuedouble, s->has_bound = true;
+  bool has_seconds;
+  if ((st = Reader_numberKey(r, o, "seconds", "solver", &s->seconds, &has_seconds)) ||
+      (st = Reader_numberKey(r, o, "objective", "solver", &s->objective, &s->has_objective)) ||
+      (st = Reader_numberKey(r, o, "bound", "solver", &s->bound, &s->has_bound)))
+    return st;
+  if (has_seconds && s->seconds < 0) return Reader_fail(r, "solver", "\"seconds\": expected a number >= 0");
   return SP_OK;
 }
 
@@ -201,11 +235,12 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
   v = cJSON_GetObjectItemCaseSensitive(root, "params");
   if (v && !cJSON_IsBool(v)) return Reader_fail(r, "params", "expected true or false");
   p->params = v && cJSON_IsTrue(v);
-  Status st = Reader_intKey(r, root, "budget", "$", 0, &p->budget);
+  Status st = Reader_intKey(r, root, "budget", "$", 0, INT64_MAX, &p->budget);
   if (st) return st;
   const cJSON *pol = cJSON_GetObjectItemCaseSensitive(root, "policies");
   if (pol) {
     if (!cJSON_IsObject(pol)) return Reader_fail(r, "policies", "expected an object");
+    if ((dup = Json_duplicateKey(pol))) return Reader_fail(r, "policies", "duplicate key \"%s\"", dup);
     const char *names[3] = {"", "", ""}, *keys[3] = {"schedule", "replacement", "allocator"};
     for (int i = 0; i < 3; i++) {
       v = cJSON_GetObjectItemCaseSensitive(pol, keys[i]);
@@ -243,13 +278,12 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
     if (s.tensor < 0) return Reader_fail(r, path, "unknown tensor \"%s\"", name->valuestring);
     int64_t start, end;
     int in = 0, out = 0;
-    if ((st = Reader_intKey(r, v, "offset", path, INT64_MIN / 2, &s.offset)) ||
-        (st = Reader_intKey(r, v, "start", path, INT32_MIN, &start)) ||
-        (st = Reader_intKey(r, v, "end", path, INT32_MIN, &end)) ||
+    if ((st = Reader_intKey(r, v, "offset", path, INT64_MIN, INT64_MAX, &s.offset)) ||
+        (st = Reader_intKey(r, v, "start", path, INT32_MIN, INT32_MAX, &start)) ||
+        (st = Reader_intKey(r, v, "end", path, INT32_MIN, INT32_MAX, &end)) ||
         (st = Reader_enum(r, v, "in", path, StayIn_names, 3, &in)) ||
         (st = Reader_enum(r, v, "out", path, StayOut_names, 4, &out)))
       return st;
-    if (start > INT32_MAX || end > INT32_MAX) return Reader_fail(r, path, "step out of range");
     s.start = (int)start, s.end = (int)end, s.in = (StayIn)in, s.out = (StayOut)out;
     if (Plan_addStay(p, s)) return SpError_set(r->err, SP_ERR_NOMEM, "out of memory");
   }

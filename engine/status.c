@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 static const char *const Status_messages[SP_STATUS_COUNT] = {
   [SP_OK] = "ok",
   [SP_ERR_IO] = "cannot access file",
@@ -23,8 +25,12 @@ const char *Status_message(Status code) {
 
 Status SpError_vset(SpError *err, Status code, const char *fmt, va_list ap) {
   if (err) {
+    /* Messages quote names from input files: shown escaped, they cannot drive
+     * the terminal that prints them (a tensor named "x\x1b[2J"). */
+    char raw[SP_ERROR_TEXT];
     err->code = code;
-    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    Text_escape(raw, err->text, sizeof err->text);
   }
   return code;
 }

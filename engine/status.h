@@ -30,7 +30,8 @@ typedef struct {
 /* The fixed message of a status code ("invalid network file", ...). */
 const char *Status_message(Status code);
 
-/* Record an error (printf-style detail) and return its code, so callers can write
+/* Record an error (printf-style detail, then escaped with Text_escape so names
+ * from files are safe to print) and return its code, so callers can write
  * `return SpError_set(err, SP_ERR_FORMAT, "...")`. err may be NULL. */
 Status SpError_set(SpError *err, Status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

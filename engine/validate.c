@@ -5,15 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 static void Report_add(ValidateReport *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void Report_add(ValidateReport *r, const char *fmt, ...) {
   r->count++;
   if (r->nlines >= VALIDATE_MAX_LINES) return;
-  char buf[512];
+  char raw[512], buf[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  Text_escape(raw, buf, sizeof buf); /* lines quote names from the files */
   char *s = malloc(strlen(buf) + 1);
   if (!s) return;
   strcpy(s, buf);
@@ -67,22 +70,40 @@ static int StayKey_cmp(const void *a, const void *b) {
   return x->stay < y->stay ? -1 : (x->stay > y->stay);
 }
 
-/* Per-placement rules that need no other placement. */
+/* Per-placement rules that need no other placement. Returns true when the stay
+ * has a step range and an address inside [0, budget): only such stays take part
+ * in the address sweep (a stay outside is reported here, once). */
 static bool Validate_stayShape(const Net *net, const Plan *p, int i, ValidateReport *r) {
   const Stay *s = &p->stays[i];
   const Tensor *t = &net->tensors[s->tensor];
   bool ok = true;
   if (!Net_onChip(net, s->tensor, p->params))
-    Report_add(r, "placements[%d]: \"%s\" is a param, but the plan has params off", i, t->name), ok = false;
+    Report_add(r, "placements[%d]: \"%s\" is a param, but the plan has params off", i, t->name);
   if (s->start < 0 || s->end >= p->nsteps || s->start > s->end)
     Report_add(r, "placements[%d]: \"%s\" steps %d..%d are not a range inside 0..%d", i, t->name, s->start, s->end,
                p->nsteps - 1),
         ok = false;
-  if (s->offset < 0 || s->offset > p->budget - t->bytes)
-    Report_add(r, "placements[%d]: \"%s\" at [%lld, %lld) lies outside [0, budget %lld)", i, t->name,
-               (long long)s->offset, (long long)(s->offset + t->bytes), (long long)p->budget),
-        ok = false;
+  int64_t last_offset; /* the highest offset that still fits: budget - bytes, computed without overflow */
+  if (__builtin_sub_overflow(p->budget, t->bytes, &last_offset)) last_offset = -1;
+  if (s->offset < 0 || s->offset > last_offset) {
+    int64_t top;
+    if (__builtin_add_overflow(s->offset, t->bytes, &top))
+      Report_add(r, "placements[%d]: \"%s\" at offset %lld + %lld bytes passes 2^63, outside [0, budget %lld)", i,
+                 t->name, (long long)s->offset, (long long)t->bytes, (long long)p->budget);
+    else
+      Report_add(r, "placements[%d]: \"%s\" at [%lld, %lld) lies outside [0, budget %lld)", i, t->name,
+                 (long long)s->offset, (long long)top, (long long)p->budget);
+    ok = false;
+  }
   return ok;
+}
+
+/* sum += add, or a report and a saturated sum when it would pass int64. */
+static void Metric_add(ValidateReport *r, int64_t *sum, int64_t add, const char *what, const char *tensor) {
+  if (!__builtin_add_overflow(*sum, add, sum)) return;
+  if (*sum != INT64_MAX)
+    Report_add(r, "metrics: the %s overflow 64 bits (adding \"%s\")", what, tensor);
+  *sum = INT64_MAX;
 }
 
 /* Host-copy bookkeeping and the in/out rules along one tensor's stays (sorted by start). */
@@ -112,14 +133,14 @@ static void Validate_tensorStays(const Net *net, const Plan *p, const int *pos, 
     case STAY_LOAD:
       if (t->producer >= 0) Report_add(r, "placements[%d]: \"%s\" is made by an op; only inputs/params are loaded", i, t->name);
       else if (k > 0) Report_add(r, "placements[%d]: \"%s\" is loaded again; later loads are retrievals", i, t->name);
-      m->compulsory_bytes += t->bytes;
+      Metric_add(r, &m->compulsory_bytes, t->bytes, "compulsory bytes", t->name);
       break;
     case STAY_RETRIEVE:
       if (k == 0)
         Report_add(r, "placements[%d]: \"%s\" is retrieved before it was ever %s", i, t->name,
                    t->producer >= 0 ? "created" : "loaded");
       else if (!host) Report_add(r, "placements[%d]: \"%s\" is retrieved at step %d, but the host has no copy of it", i, t->name, s->start);
-      m->noncompulsory_bytes += t->bytes;
+      Metric_add(r, &m->noncompulsory_bytes, t->bytes, "non-compulsory bytes", t->name);
       m->retrievals++;
       break;
     }
@@ -134,9 +155,9 @@ static void Validate_tensorStays(const Net *net, const Plan *p, const int *pos, 
       host = true;
       if (t->kind == TK_OUTPUT) {
         output_home = true;
-        m->compulsory_bytes += t->bytes;
+        Metric_add(r, &m->compulsory_bytes, t->bytes, "compulsory bytes", t->name);
       } else {
-        m->noncompulsory_bytes += t->bytes;
+        Metric_add(r, &m->noncompulsory_bytes, t->bytes, "non-compulsory bytes", t->name);
         m->spills++;
       }
       break;
@@ -146,7 +167,7 @@ static void Validate_tensorStays(const Net *net, const Plan *p, const int *pos, 
     case STAY_STORE:
       if (t->kind != TK_OUTPUT) Report_add(r, "placements[%d]: \"%s\" is stored, but only outputs are stored", i, t->name);
       else if (output_home) Report_add(r, "placements[%d]: output \"%s\" is stored twice", i, t->name);
-      else m->compulsory_bytes += t->bytes;
+      else Metric_add(r, &m->compulsory_bytes, t->bytes, "compulsory bytes", t->name);
       output_home = host = true;
       break;
     }
@@ -155,7 +176,21 @@ static void Validate_tensorStays(const Net *net, const Plan *p, const int *pos, 
     Report_add(r, "output \"%s\" never reaches host memory (no store or spill)", t->name);
 }
 
-/* Inputs covered at each op's step, outputs created there. */
+/* The last of a tensor's stays (sorted by start) starting at or before step, or
+ * lo - 1 when none does. */
+static int Validate_lastStartingBy(const Plan *p, const int *idx, int lo, int hi, int step) {
+  int found = lo - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->stays[idx[mid]].start <= step) found = mid, lo = mid + 1;
+    else hi = mid;
+  }
+  return found;
+}
+
+/* Inputs covered at each op's step, outputs created there. A binary search per
+ * read, so a tensor with many stays and many readers stays cheap. (Stays of one
+ * tensor that overlap in time are reported on their own.) */
 static void Validate_coverage(const Net *net, const Plan *p, const int *pos, const int *idx, const int *first,
                               ValidateReport *r) {
   for (int o = 0; o < net->nops; o++) {
@@ -164,9 +199,8 @@ static void Validate_coverage(const Net *net, const Plan *p, const int *pos, con
     for (int k = 0; k < op->ninputs; k++) {
       int ti = op->inputs[k];
       if (!Net_onChip(net, ti, p->params)) continue;
-      bool covered = false;
-      for (int j = first[ti]; j < first[ti + 1] && !covered; j++)
-        covered = p->stays[idx[j]].start <= s && s <= p->stays[idx[j]].end;
+      int j = Validate_lastStartingBy(p, idx, first[ti], first[ti + 1], s);
+      bool covered = j >= first[ti] && p->stays[idx[j]].end >= s;
       if (!covered)
         Report_add(r, "step %d: op \"%s\" reads \"%s\", which is not in the scratchpad then", s, op->name,
                    net->tensors[ti].name);
@@ -174,8 +208,9 @@ static void Validate_coverage(const Net *net, const Plan *p, const int *pos, con
     for (int k = 0; k < op->noutputs; k++) {
       int ti = op->outputs[k];
       bool created = false;
-      for (int j = first[ti]; j < first[ti + 1] && !created; j++)
-        created = p->stays[idx[j]].in == STAY_CREATE && p->stays[idx[j]].start == s;
+      for (int j = Validate_lastStartingBy(p, idx, first[ti], first[ti + 1], s);
+           j >= first[ti] && p->stays[idx[j]].start == s && !created; j--)
+        created = p->stays[idx[j]].in == STAY_CREATE;
       if (!created)
         Report_add(r, "step %d: op \"%s\" makes \"%s\", but no placement creates it at that step", s, op->name,
                    net->tensors[ti].name);
@@ -183,79 +218,163 @@ static void Validate_coverage(const Net *net, const Plan *p, const int *pos, con
   }
 }
 
-typedef struct {
-  int64_t lo, hi;
-  int stay;
-} Span;
+/* ---- addresses: one sweep over time, the resident stays kept in a treap
+ * ordered by offset. Memory is linear in the plan, time n log n. ---- */
 
-static int Span_cmp(const void *a, const void *b) {
-  const Span *x = a, *y = b;
-  if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
-  return x->stay < y->stay ? -1 : (x->stay > y->stay);
+typedef struct {
+  const Net *net;
+  const Plan *p;
+  int *left, *right;
+  uint32_t *prio;
+  int root;
+} Treap;
+
+static bool Treap_less(const Treap *t, int a, int b) { /* by offset, then placement index */
+  int64_t x = t->p->stays[a].offset, y = t->p->stays[b].offset;
+  return x != y ? x < y : a < b;
 }
 
-/* At every step the resident stays are pairwise disjoint; also peak and footprint. */
-static Status Validate_addresses(const Net *net, const Plan *p, ValidateReport *r, Metrics *m) {
-  int n = p->nsteps;
-  int *count = calloc((size_t)n + 1, sizeof(int));
-  if (!count) return SP_ERR_NOMEM;
-  for (int i = 0; i < p->nstays; i++) {
+/* Splits tree n into keys < key (*l) and >= key (*r). */
+static void Treap_split(Treap *t, int n, int key, int *l, int *r) {
+  if (n < 0) {
+    *l = *r = -1;
+  } else if (Treap_less(t, n, key)) {
+    Treap_split(t, t->right[n], key, &t->right[n], r);
+    *l = n;
+  } else {
+    Treap_split(t, t->left[n], key, l, &t->left[n]);
+    *r = n;
+  }
+}
+
+static int Treap_merge(Treap *t, int a, int b) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  if (t->prio[a] > t->prio[b]) {
+    t->right[a] = Treap_merge(t, t->right[a], b);
+    return a;
+  }
+  t->left[b] = Treap_merge(t, a, t->left[b]);
+  return b;
+}
+
+static void Treap_insert(Treap *t, int x) {
+  int l, r;
+  t->left[x] = t->right[x] = -1;
+  Treap_split(t, t->root, x, &l, &r);
+  t->root = Treap_merge(t, Treap_merge(t, l, x), r);
+}
+
+static void Treap_erase(Treap *t, int x) {
+  int l, m, r;
+  Treap_split(t, t->root, x, &l, &m);
+  /* m starts with x (the smallest key >= x); drop it */
+  int *link = &m, n = m;
+  while (n >= 0 && n != x) link = &t->left[n], n = t->left[n];
+  if (n == x) *link = t->right[x];
+  r = m;
+  t->root = Treap_merge(t, l, r);
+}
+
+/* Resident neighbours of x by offset: the greatest key below and the least above. */
+static void Treap_neighbours(const Treap *t, int x, int *below, int *above) {
+  *below = *above = -1;
+  for (int n = t->root; n >= 0;)
+    if (Treap_less(t, n, x)) *below = n, n = t->right[n];
+    else *above = n, n = t->left[n];
+}
+
+typedef struct {
+  int stay, step;
+} StayEvent;
+
+static int StayEvent_cmp(const void *a, const void *b) {
+  const StayEvent *x = a, *y = b;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  return (x->stay > y->stay) - (x->stay < y->stay);
+}
+
+static int64_t Stay_top(const Net *net, const Stay *s) { return s->offset + net->tensors[s->tensor].bytes; }
+
+static void Validate_overlap(const Net *net, const Plan *p, int step, int a, int b, ValidateReport *r) {
+  const Stay *x = &p->stays[a], *y = &p->stays[b];
+  if (y->offset < x->offset) {
+    const Stay *tmp = x;
+    x = y, y = tmp;
+  }
+  int through = x->end < y->end ? x->end : y->end;
+  Report_add(r, "step %d: \"%s\" [%lld, %lld) overlaps \"%s\" [%lld, %lld) in the scratchpad%s%.0d%s", step,
+             net->tensors[y->tensor].name, (long long)y->offset, (long long)Stay_top(net, y),
+             net->tensors[x->tensor].name, (long long)x->offset, (long long)Stay_top(net, x),
+             through > step ? " (through step " : "", through > step ? through : 0, through > step ? ")" : "");
+}
+
+/* At every step the resident stays (those with `placed` set: a range and an
+ * address inside the budget) are pairwise disjoint; also peak and footprint. A
+ * stay that overlaps a resident one is reported and left out of the set, so the
+ * set stays disjoint and the neighbour test stays exact. */
+static Status Validate_addresses(const Net *net, const Plan *p, const bool *placed, ValidateReport *r, Metrics *m) {
+  size_t n = p->nstays > 0 ? (size_t)p->nstays : 0, steps = p->nsteps > 0 ? (size_t)p->nsteps : 0;
+  Treap t = {net, p, malloc(sizeof(int) * (n ? n : 1)), malloc(sizeof(int) * (n ? n : 1)),
+             malloc(sizeof(uint32_t) * (n ? n : 1)), -1};
+  StayEvent *starts = malloc(sizeof(StayEvent) * (n ? n : 1)), *ends = malloc(sizeof(StayEvent) * (n ? n : 1));
+  bool *in = calloc(n ? n : 1, sizeof(bool));
+  __int128 *diff = calloc(steps + 1, sizeof(__int128)); /* resident bytes: + at start, - after end */
+  Status st = SP_OK;
+  if (!t.left || !t.right || !t.prio || !starts || !ends || !in || !diff) {
+    st = SP_ERR_NOMEM;
+    goto done;
+  }
+  size_t ns = 0;
+  uint32_t seed = 2463534242u;
+  for (size_t i = 0; i < n; i++) {
     const Stay *s = &p->stays[i];
-    if (s->start < 0 || s->end >= n || s->start > s->end) continue;
-    for (int step = s->start; step <= s->end; step++) count[step]++;
+    seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5; /* xorshift: fixed, so reports repeat */
+    t.prio[i] = seed;
+    if (s->start < 0 || s->end >= p->nsteps || s->start > s->end) continue;
+    diff[s->start] += net->tensors[s->tensor].bytes;
+    diff[s->end + 1] -= net->tensors[s->tensor].bytes;
+    if (!placed[i]) continue;
+    if (Stay_top(net, s) > m->footprint_bytes) m->footprint_bytes = Stay_top(net, s);
+    starts[ns] = (StayEvent){(int)i, s->start};
+    ends[ns++] = (StayEvent){(int)i, s->end + 1};
   }
-  int maxc = 0;
-  for (int step = 0; step < n; step++) maxc = count[step] > maxc ? count[step] : maxc;
-  /* Bucket stays by step (stays are short, so this is linear in their total length). */
-  int *start = calloc((size_t)n + 1, sizeof(int));
-  if (!start) {
-    free(count);
-    return SP_ERR_NOMEM;
+  __int128 live = 0, peak = 0;
+  for (size_t s = 0; s < steps; s++) {
+    live += diff[s];
+    if (live > peak) peak = live;
   }
-  long total = 0;
-  for (int step = 0; step < n; step++) start[step] = (int)total, total += count[step];
-  start[n] = (int)total;
-  int *members = malloc(sizeof(int) * (size_t)(total ? total : 1));
-  Span *spans = malloc(sizeof(Span) * (size_t)(maxc ? maxc : 1));
-  if (!start || !members || !spans) {
-    free(count), free(start), free(members), free(spans);
-    return SP_ERR_NOMEM;
+  if (peak > INT64_MAX) {
+    Report_add(r, "the resident bytes at some step overflow 64 bits");
+    m->peak_bytes = INT64_MAX;
+  } else {
+    m->peak_bytes = (int64_t)peak;
   }
-  memset(count, 0, sizeof(int) * (size_t)n);
-  for (int i = 0; i < p->nstays; i++) {
-    const Stay *s = &p->stays[i];
-    if (s->start < 0 || s->end >= n || s->start > s->end) continue;
-    for (int step = s->start; step <= s->end; step++) members[start[step] + count[step]++] = i;
-    int64_t top = s->offset + net->tensors[s->tensor].bytes;
-    if (top > m->footprint_bytes) m->footprint_bytes = top;
-  }
+  qsort(starts, ns, sizeof *starts, StayEvent_cmp);
+  qsort(ends, ns, sizeof *ends, StayEvent_cmp);
   int reported = 0;
-  for (int step = 0; step < n; step++) {
-    int k = count[step];
-    int64_t live = 0;
-    for (int j = 0; j < k; j++) {
-      const Stay *s = &p->stays[members[start[step] + j]];
-      spans[j] = (Span){s->offset, s->offset + net->tensors[s->tensor].bytes, members[start[step] + j]};
-      live += net->tensors[s->tensor].bytes;
-    }
-    if (live > m->peak_bytes) m->peak_bytes = live;
-    qsort(spans, (size_t)k, sizeof(Span), Span_cmp);
-    int64_t reach = -1;
-    int reach_stay = -1;
-    for (int j = 0; j < k; j++) {
-      if (spans[j].lo < reach && reported < 50) {
-        const Stay *a = &p->stays[reach_stay], *b = &p->stays[spans[j].stay];
-        Report_add(r, "step %d: \"%s\" [%lld, %lld) overlaps \"%s\" [%lld, %lld) in the scratchpad", step,
-                   net->tensors[b->tensor].name, (long long)b->offset,
-                   (long long)(b->offset + net->tensors[b->tensor].bytes), net->tensors[a->tensor].name,
-                   (long long)a->offset, (long long)(a->offset + net->tensors[a->tensor].bytes));
-        reported++;
-      }
-      if (spans[j].hi > reach) reach = spans[j].hi, reach_stay = spans[j].stay;
+  for (size_t a = 0, e = 0; a < ns; a++) {
+    int step = starts[a].step, x = starts[a].stay;
+    for (; e < ns && ends[e].step <= step; e++)
+      if (in[ends[e].stay]) Treap_erase(&t, ends[e].stay), in[ends[e].stay] = false;
+    int below, above;
+    Treap_neighbours(&t, x, &below, &above);
+    const Stay *s = &p->stays[x];
+    int clash = below >= 0 && Stay_top(net, &p->stays[below]) > s->offset ? below
+                : above >= 0 && p->stays[above].offset < Stay_top(net, s) ? above
+                                                                           : -1;
+    if (clash >= 0) {
+      if (reported < 50) Validate_overlap(net, p, step, clash, x, r);
+      else r->count++;
+      reported++;
+    } else {
+      Treap_insert(&t, x);
+      in[x] = true;
     }
   }
-  free(count), free(start), free(members), free(spans);
-  return SP_OK;
+done:
+  free(t.left), free(t.right), free(t.prio), free(starts), free(ends), free(in), free(diff);
+  return st;
 }
 
 static void Validate_metrics(const Plan *p, const Metrics *m, ValidateReport *r) {
@@ -278,9 +397,11 @@ Status Validate_plan(const Net *net, const Plan *p, ValidateReport *r) {
   if (strcmp(p->network, net->name) != 0)
     Report_add(r, "network: plan is for \"%s\", the network is \"%s\"", p->network, net->name);
   if (p->budget < 0) Report_add(r, "budget: %lld is negative", (long long)p->budget);
+  size_t nalloc = p->nstays > 0 ? (size_t)p->nstays : 1;
   int *pos = malloc(sizeof(int) * (size_t)net->nops);
-  int *idx = malloc(sizeof(int) * (size_t)(p->nstays ? p->nstays : 1));
+  int *idx = malloc(sizeof(int) * nalloc);
   int *first = calloc((size_t)net->ntensors + 1, sizeof(int));
+  bool *placed = NULL;
   Status st = SP_OK;
   if (!pos || !idx || !first) {
     st = SP_ERR_NOMEM;
@@ -288,11 +409,16 @@ Status Validate_plan(const Net *net, const Plan *p, ValidateReport *r) {
   }
   if (!Validate_schedule(net, p, pos, r)) goto done; /* nothing below means anything without a schedule */
   Metrics m = {0};
+  placed = malloc(sizeof(bool) * nalloc);
+  if (!placed) {
+    st = SP_ERR_NOMEM;
+    goto done;
+  }
   for (int i = 0; i < p->nstays; i++) {
     idx[i] = i;
-    Validate_stayShape(net, p, i, r);
+    placed[i] = Validate_stayShape(net, p, i, r);
   }
-  StayKey *keys = malloc(sizeof(StayKey) * (size_t)(p->nstays ? p->nstays : 1));
+  StayKey *keys = malloc(sizeof(StayKey) * nalloc);
   if (!keys) {
     st = SP_ERR_NOMEM;
     goto done;
@@ -308,12 +434,12 @@ Status Validate_plan(const Net *net, const Plan *p, ValidateReport *r) {
     else if (net->tensors[t].kind == TK_OUTPUT)
       Report_add(r, "output \"%s\" never reaches host memory (no placement)", net->tensors[t].name);
   Validate_coverage(net, p, pos, idx, first, r);
-  if ((st = Validate_addresses(net, p, r, &m))) goto done;
+  if ((st = Validate_addresses(net, p, placed, r, &m))) goto done;
   r->metrics = m;
   r->metrics_known = true;
   Validate_metrics(p, &m, r);
 done:
-  free(pos), free(idx), free(first);
+  free(pos), free(idx), free(first), free(placed);
   if (st) return st;
   return r->count ? SP_ERR_FORMAT : SP_OK;
 }

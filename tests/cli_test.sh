@@ -239,5 +239,23 @@ expect 0 "| squeezenet1_0 | 373248 |" "$bin" bench taa --repeat 1
 check "bench taa: all eight paper networks validated" '[ "$(grep -c "| yes |" "$tmp/out")" -eq 8 ]'
 expect 2 "--divisor \"0\"" "$bin" bench taa --divisor 0
 expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
+# Names carrying terminal escapes (issue 13): every path prints them escaped
+# ("x\x1b[2J"), never the raw ESC byte that would clear the user's terminal.
+esc=$(printf '\033')
+printf '{"format":"spadmap-network","version":1,"name":"x\\u001b[2J\\u001b[31mRED","tensors":[{"name":"in\\u001b[2J","shape":[4],"kind":"input"},{"name":"y","shape":[4],"kind":"output"}],"ops":[{"name":"op\\u001b]0;pwned\\u0007","type":"t","inputs":["in\\u001b[2J"],"outputs":["y"]}]}' >"$tmp/evil.json"
+noesc() { nf=$2; check "$1: no raw ESC" '! grep -q "$esc" "$nf"'; }
+expect 0 'network  x\\x1b\[2J\\x1b\[31mRED' "$bin" info "$tmp/evil.json"; noesc "info" "$tmp/out"
+expect 0 'x\\x1b\[2J' "$bin" solve "$tmp/evil.json" --budget M_R --out "$tmp/evil-plan.json"; noesc "solve" "$tmp/out"
+expect 0 'valid: .* on x\\x1b\[2J' "$bin" validate "$tmp/evil.json" "$tmp/evil-plan.json"; noesc "validate" "$tmp/out"
+sed 's/"offset":[0-9]*/"offset":7/g' "$tmp/evil-plan.json" >"$tmp/evil-bad.json"
+expect 1 '"in\\x1b\[2J" at \[7, 11) lies outside' "$bin" validate "$tmp/evil.json" "$tmp/evil-bad.json"; noesc "validate errors" "$tmp/out"
+sed 's/"shape":\[4\],"kind":"input"/"shape":[4],"dtype":"int3","kind":"input"/' "$tmp/evil.json" >"$tmp/evil-dtype.json"
+expect 1 'tensor "in\\x1b\[2J" is not one of' "$bin" info "$tmp/evil-dtype.json"; noesc "loader errors" "$tmp/out"
+check "snapshot of evil.json" '"$bin" snapshot "$tmp/evil.json" --size 100x30 --out "$tmp/evil-screen.txt"'
+noesc "snapshot" "$tmp/evil-screen.txt"
+check "snapshot shows the name escaped" 'grep -q "x\\\\x1b\[2J" "$tmp/evil-screen.txt"'
+# Inputs that never end or are not files: a clear error, bounded memory.
+[ -r /dev/zero ] && expect 1 "/dev/zero: more than the 256 MiB limit" "$bin" info /dev/zero
+expect 1 "is a directory" "$bin" info "$tmp"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -256,7 +256,7 @@ TEST(address_overlap) {
     CHECK(a1 && a2 && a1->offset == 4096);
     if (a1 && a2) a2->offset = a1->offset;
     EXPECT_REJECTED(&c, "step 1: \"a2\" [4096, 8192) overlaps \"a1\" [4096, 12288) in the scratchpad");
-    EXPECT_REJECTED(&c, "step 2: \"a2\" [4096, 8192) overlaps \"a1\"");
+    EXPECT_REJECTED(&c, "in the scratchpad (through step 2)"); /* one line per pair, from its first step */
   }
   Case_close(&c);
 }

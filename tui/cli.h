@@ -55,6 +55,10 @@ void Cli_helpSubs(const CliCommand *const *subs);
 void Cli_removeTempOnSignals(void);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
+/* Text from an input file or the command line, escaped for the terminal
+ * (Text_escape: "x\x1b[2J"), in one of 8 rotating buffers of this thread:
+ * every name the CLI prints goes through it. */
+const char *Cli_safe(const char *s);
 /* "1.23 MiB"-style size into buf. */
 const char *Cli_bytes(int64_t bytes, char *buf, int n);
 /* "2,408,448" into buf. */

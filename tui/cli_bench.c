@@ -126,21 +126,21 @@ static void Bench_network(Bench *b, const char *path) {
   SpError err;
   int *orders[2] = {malloc(sizeof(int) * (size_t)net->nops), malloc(sizeof(int) * (size_t)net->nops)};
   if (!orders[0] || !orders[1] || Figures_compute(net, b->params, &f, NULL, &err)) {
-    fprintf(stderr, "spadmap bench: %s: %s\n", path, orders[0] && orders[1] ? err.text : "out of memory");
+    fprintf(stderr, "spadmap bench: %s: %s\n", Cli_safe(path), orders[0] && orders[1] ? err.text : "out of memory");
     b->invalid++;
     goto out;
   }
   BenchRow *row = &b->rows[b->nrows++];
-  snprintf(row->name, sizeof row->name, "%s", net->name);
+  snprintf(row->name, sizeof row->name, "%s", Cli_safe(net->name));
   row->ops = net->nops;
   row->m_r = f.m_r, row->m_p = f.m_p;
   row->mp_ms = f.search.seconds * 1e3;
   row->states = f.search.states;
   for (int i = 0; i < 3; i++) row->base[i] = -1, row->best[i] = INT64_MAX;
-  if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, snprintf(b->worst_mp_net, sizeof b->worst_mp_net, "%s", net->name);
+  if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, snprintf(b->worst_mp_net, sizeof b->worst_mp_net, "%s", Cli_safe(net->name));
   if (!b->csv) {
     char x[32], y[32], z[32];
-    printf("\n%s: %d ops; M_R %s, M_H %s, M_P %s (%s in %.3f s, %ld states); default peak %s\n", net->name,
+    printf("\n%s: %d ops; M_R %s, M_H %s, M_P %s (%s in %.3f s, %ld states); default peak %s\n", Cli_safe(net->name),
            net->nops, Cli_bytes(f.m_r, x, sizeof x), Cli_bytes(f.m_h, y, sizeof y), Cli_bytes(f.m_p, z, sizeof z),
            f.m_p_exact ? "exact" : "NOT proven", f.search.seconds, f.search.states,
            Cli_bytes(f.default_peak, x, sizeof x));
@@ -158,7 +158,7 @@ static void Bench_network(Bench *b, const char *path) {
     double t0 = Clock_now();
     SolverInfo info = {0};
     if (sp->schedule(net, &s, orders[si & 1], &info, &err)) {
-      fprintf(stderr, "spadmap bench: %s: schedule %s: %s\n", net->name, sp->name, err.text);
+      fprintf(stderr, "spadmap bench: %s: schedule %s: %s\n", Cli_safe(net->name), sp->name, err.text);
       b->invalid++;
       continue;
     }
@@ -179,7 +179,7 @@ static void Bench_network(Bench *b, const char *path) {
             if (ms < best) best = ms;
           }
           if (st) {
-            fprintf(stderr, "spadmap bench: %s %s: %s\n", net->name, budgets[bi], err.text);
+            fprintf(stderr, "spadmap bench: %s %s: %s\n", Cli_safe(net->name), budgets[bi], err.text);
             b->invalid++;
             continue;
           }
@@ -190,10 +190,10 @@ static void Bench_network(Bench *b, const char *path) {
           if (!valid) b->invalid++;
           if (m_noncomp_track(row, bi, si, ri, ai, plan->metrics.noncompulsory_bytes), best > row->sim_ms)
             row->sim_ms = best;
-          if (best > b->worst_sim_ms) b->worst_sim_ms = best, snprintf(b->worst_sim_net, sizeof b->worst_sim_net, "%s", net->name);
+          if (best > b->worst_sim_ms) b->worst_sim_ms = best, snprintf(b->worst_sim_net, sizeof b->worst_sim_net, "%s", Cli_safe(net->name));
           const Metrics *m = &plan->metrics;
           if (b->csv)
-            printf("%s,%d,%s,%lld,%s,%s,%s,%lld,%d,%d,%lld,%lld,%.4f,%.4f,%s\n", net->name, b->params, budgets[bi],
+            printf("%s,%d,%s,%lld,%s,%s,%s,%lld,%d,%d,%lld,%lld,%.4f,%.4f,%s\n", Cli_safe(net->name), b->params, budgets[bi],
                    (long long)bytes[bi], sp->name, rp->name, ap->name, (long long)m->noncompulsory_bytes, m->spills,
                    m->retrievals, (long long)m->peak_bytes, (long long)m->footprint_bytes, sched_ms, best,
                    valid ? "valid" : "INVALID");

@@ -647,8 +647,8 @@ static int BenchCosma_select(BenchCosma *b, int argc, char **argv, bool human, b
     bool known = BenchCosma_inList(names[i], BenchCosma_humanNets, NHUMAN) ||
                  BenchCosma_inList(names[i], BenchCosma_nasNets, NNAS);
     if (!known && access(path, R_OK) != 0) {
-      fprintf(stderr, "spadmap bench cosma: unknown network \"%s\": not one of the paper's and no %s\n", names[i],
-              path);
+      fprintf(stderr, "spadmap bench cosma: unknown network \"%s\": not one of the paper's and no %s\n",
+              Cli_safe(names[i]), Cli_safe(path));
       return -1;
     }
   }

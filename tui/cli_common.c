@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "import.h"
 #include "fileio.h"
+#include "text.h"
 
 void Cli_help(const CliCommand *cmd) {
   printf("usage: spadmap %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
@@ -50,7 +51,7 @@ int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max
       for (; o && o->name; o++, k++)
         if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0) break;
       if (!o || !o->name) {
-        fprintf(stderr, "spadmap %s: unknown option %.*s (see spadmap %s --help)\n", cmd->name, (int)len, arg,
+        fprintf(stderr, "spadmap %s: unknown option %s (see spadmap %s --help)\n", cmd->name, Cli_safe(arg),
                 cmd->name);
         return EXIT_USAGE;
       }
@@ -71,7 +72,7 @@ int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max
       continue;
     }
     if (a->npos >= max_pos) {
-      fprintf(stderr, "spadmap %s: unexpected argument \"%s\" (usage: spadmap %s %s)\n", cmd->name, arg, cmd->name,
+      fprintf(stderr, "spadmap %s: unexpected argument \"%s\" (usage: spadmap %s %s)\n", cmd->name, Cli_safe(arg), cmd->name,
               cmd->args);
       return EXIT_USAGE;
     }
@@ -89,6 +90,13 @@ const char *Cli_value(const CliCommand *cmd, const CliArgs *a, const char *optio
   for (const CliOption *o = cmd->options; o && o->name; o++, k++)
     if (strcmp(o->name, option) == 0) return a->values[k];
   return NULL;
+}
+
+const char *Cli_safe(const char *s) {
+  static _Thread_local char ring[8][1024];
+  static _Thread_local int next;
+  next = (next + 1) % 8;
+  return Text_escape(s, ring[next], sizeof ring[next]);
 }
 
 Net *Cli_loadNet(const char *path) {

@@ -53,7 +53,7 @@ static int Info_run(int argc, char **argv) {
     MinPeakOptions_init(&mo);
     mo.time_limit = limit / 2;
     if (Figures_computeWith(net, p, &mo, &f[p], NULL, &err)) {
-      fprintf(stderr, "spadmap: %s: %s\n", a.pos[0], err.text);
+      fprintf(stderr, "spadmap: %s: %s\n", Cli_safe(a.pos[0]), err.text);
       Net_free(net);
       return EXIT_INVALID;
     }
@@ -76,8 +76,8 @@ static int Info_run(int argc, char **argv) {
     cJSON_free(s);
     cJSON_Delete(o);
   } else {
-    printf("network  %s  (%s)\n", net->name, a.pos[0]);
-    if (net->source[0]) printf("source   %s\n", net->source);
+    printf("network  %s  (%s)\n", Cli_safe(net->name), Cli_safe(a.pos[0]));
+    if (net->source[0]) printf("source   %s\n", Cli_safe(net->source));
     printf("ops %d, tensors %d (inputs %d, params %d, outputs %d)\n\n", net->nops, net->ntensors, counts[TK_INPUT],
            counts[TK_PARAM], counts[TK_OUTPUT]);
     printf("%-14s %27s %27s\n", "", "activations only", "with params");

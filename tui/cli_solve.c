@@ -201,7 +201,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (s.time_limit > 0) s.time_limit = fmax(s.time_limit - (Clock_now() - t_start), 0.001); /* from the start */
   Status sst = Solve_run(net, &s, &plan, &err);
   if (sst) {
-    fprintf(stderr, "spadmap solve: %s: %s\n", net->name, err.text);
+    fprintf(stderr, "spadmap solve: %s: %s\n", Cli_safe(net->name), err.text);
     exit_code = Solve_exitFor(sst);
     goto out;
   }
@@ -209,11 +209,11 @@ static int Solve_run_cmd(int argc, char **argv) {
   Status vst = Validate_plan(net, plan, &rep);
   char b1[32], b2[32];
   const Metrics *m = &plan->metrics;
-  printf("network        %s (%d ops)\n", net->name, net->nops);
+  printf("network        %s (%d ops)\n", Cli_safe(net->name), net->nops);
   printf("budget         %s bytes (%s)%s%s\n", Cli_count(s.budget, b1, sizeof b1), Cli_bytes(s.budget, b2, sizeof b2),
          preset[0] ? " = " : "", preset);
-  printf("policies       schedule %s, replacement %s, allocator %s, %s\n", plan->schedule_policy,
-         plan->replacement_policy, plan->allocator_policy, s.params ? "with params" : "activations only");
+  printf("policies       schedule %s, replacement %s, allocator %s, %s\n", Cli_safe(plan->schedule_policy),
+         Cli_safe(plan->replacement_policy), Cli_safe(plan->allocator_policy), s.params ? "with params" : "activations only");
   printf("non-compulsory %s bytes (%s)\n", Cli_count(m->noncompulsory_bytes, b1, sizeof b1),
          Cli_bytes(m->noncompulsory_bytes, b2, sizeof b2));
   printf("compulsory     %s bytes\n", Cli_count(m->compulsory_bytes, b1, sizeof b1));

@@ -39,7 +39,7 @@ static bool Tui_keys(void) {
         if (!line[0] || line[0] == '#') continue;
         const char *why = Actions_configure(line);
         if (why[0]) {
-          fprintf(stderr, "spadmap: %s: %s\n", path, why);
+          fprintf(stderr, "spadmap: %s: %s\n", Cli_safe(path), why);
           fclose(f);
           return false;
         }
@@ -153,7 +153,7 @@ const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedu
 static bool Tui_size(const CliCommand *c, const char *text, int *w, int *h) {
   *w = 120, *h = 40;
   if (text && (sscanf(text, "%dx%d", w, h) != 2 || *w < 1 || *h < 1 || *w > 1000 || *h > 1000)) {
-    fprintf(stderr, "spadmap %s: --size wants WxH, e.g. 120x40 (got \"%s\")\n", c->name, text);
+    fprintf(stderr, "spadmap %s: --size wants WxH, e.g. 120x40 (got \"%s\")\n", c->name, Cli_safe(text));
     return false;
   }
   return true;
@@ -193,7 +193,7 @@ static int Snapshot_run(int argc, char **argv) {
   app.grid = g; /* clicks in the script hit the screen as drawn at that point */
   const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
   if (keys && !Snapshot_keys(&app, keys, &bad)) {
-    fprintf(stderr, "spadmap snapshot: unknown key name at \"%s\"\n", bad);
+    fprintf(stderr, "spadmap snapshot: unknown key name at \"%s\"\n", Cli_safe(bad));
     Grid_free(g);
     App_free(&app);
     return EXIT_USAGE;
@@ -241,7 +241,7 @@ static int BenchRender_run(int argc, char **argv) {
   const char *rep = Cli_value(c, &a, "--repeat");
   if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
   if (rep && (n = atoi(rep)) < 1) {
-    fprintf(stderr, "spadmap bench-render: --repeat wants a positive count (got \"%s\")\n", rep);
+    fprintf(stderr, "spadmap bench-render: --repeat wants a positive count (got \"%s\")\n", Cli_safe(rep));
     return EXIT_USAGE;
   }
   App app;
@@ -271,7 +271,7 @@ static int BenchRender_run(int argc, char **argv) {
   }
   if (g && app.plan)
     printf("render %s (%d ops, %d stays) at %dx%d: map %.3f ms, whole screen %.3f ms (best of %d; target < 5 ms)\n",
-           app.net->name, app.net->nops, app.plan->nstays, w, h, best_map * 1e3, best_all * 1e3, n);
+           Cli_safe(app.net->name), app.net->nops, app.plan->nstays, w, h, best_map * 1e3, best_all * 1e3, n);
   else {
     fprintf(stderr, "spadmap bench-render: no plan: %s\n", app.error);
     rc = EXIT_INVALID;

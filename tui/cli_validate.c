@@ -46,13 +46,13 @@ static int Validate_run(int argc, char **argv) {
   ValidateReport rep;
   Status st = Validate_plan(net, plan, &rep);
   if (st == SP_OK) {
-    printf("valid: %s on %s, budget %lld, non-compulsory %lld bytes\n", a.pos[1], net->name, (long long)plan->budget,
+    printf("valid: %s on %s, budget %lld, non-compulsory %lld bytes\n", Cli_safe(a.pos[1]), Cli_safe(net->name), (long long)plan->budget,
            (long long)rep.metrics.noncompulsory_bytes);
   } else if (st == SP_ERR_NOMEM) {
     fprintf(stderr, "spadmap validate: out of memory\n");
   } else {
-    for (int i = 0; i < rep.nlines; i++) printf("%s: %s\n", a.pos[1], rep.lines[i]);
-    if (rep.count > rep.nlines) printf("%s: ... and %d more\n", a.pos[1], rep.count - rep.nlines);
+    for (int i = 0; i < rep.nlines; i++) printf("%s: %s\n", Cli_safe(a.pos[1]), rep.lines[i]);
+    if (rep.count > rep.nlines) printf("%s: ... and %d more\n", Cli_safe(a.pos[1]), rep.count - rep.nlines);
   }
   ValidateReport_free(&rep);
   Plan_free(plan);

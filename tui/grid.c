@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 Grid *Grid_new(int w, int h, bool unicode) {
   Grid *g = calloc(1, sizeof *g);
   if (!g) return NULL;
@@ -78,7 +80,8 @@ static uint32_t Grid_decode(const unsigned char **p) {
 }
 
 int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8) {
-  const unsigned char *p = (const unsigned char *)utf8;
+  char safe[2048]; /* names from files: control bytes and bad UTF-8 drawn visibly ("x\x1b[2J") */
+  const unsigned char *p = (const unsigned char *)Text_escape(utf8, safe, sizeof safe);
   int n = 0;
   while (*p && n < maxw) {
     uint32_t c = Grid_decode(&p);

@@ -1,5 +1,6 @@
 /* import_graph: see import_graph.h. */
 #include "import_graph.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,18 @@ static Status ImpGraph_order(ImpGraph *g, const char *label, int **order_out, in
 }
 
 Status ImpGraph_checkAcyclic(ImpGraph *g, const char *label, SpError *err) {
+  /* Names come from the model file as bytes; the network format is UTF-8 text. */
+  char shown[200], shown2[100];
+  for (int i = 0; i < g->nt; i++)
+    if (!Text_isUtf8(g->t[i].name))
+      return SpError_set(err, SP_ERR_FORMAT, "%s: value \"%s\": the name is not valid UTF-8", label,
+                         Text_escape(g->t[i].name, shown, sizeof shown));
+  for (int i = 0; i < g->no; i++)
+    if (!Text_isUtf8(g->o[i].name) || !Text_isUtf8(g->o[i].type))
+      return SpError_set(err, SP_ERR_FORMAT, "%s: node \"%s\" (%s): its name or type is not valid UTF-8", label,
+                         Text_escape(g->o[i].name, shown, sizeof shown), Text_escape(g->o[i].type, shown2, sizeof shown2));
+  if (!Text_isUtf8(g->name) || !Text_isUtf8(g->source))
+    return SpError_set(err, SP_ERR_FORMAT, "%s: the graph's name or producer is not valid UTF-8", label);
   ImpGraph_countUses(g);
   int *order = NULL, n = 0;
   Status st = ImpGraph_order(g, label, &order, &n, err);
@@ -423,6 +436,10 @@ Status ImpGraph_write(ImpGraph *g, const char *label, char **json, size_t *len, 
   if (!ok) {
     free(buf);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory writing the network", label);
+  }
+  if (!Text_isUtf8(buf)) { /* an attribute's text, say: the names were checked above */
+    free(buf);
+    return SpError_set(err, SP_ERR_FORMAT, "%s: the model holds text (an attribute) that is not valid UTF-8", label);
   }
   *json = buf;
   *len = blen;
