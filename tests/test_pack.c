@@ -198,6 +198,41 @@ TEST(tight_instances_are_packed_to_their_rectangle) {
   }
 }
 
+/* The core is a subset, proven infeasible by the brute force, and minimal in the
+ * sense that the deletion filter left nothing the proof does not need. */
+TEST(infeasible_core_is_a_proven_subset) {
+  PackBuffer b[7], sub[7];
+  int cores = 0;
+  rng_state = 4242;
+  for (int round = 0; round < 200; round++) {
+    int n = 3 + (int)Rand(4);
+    RandomInstance(b, n, 8, 5);
+    int64_t want = Brute_minHeight(b, n);
+    bool core[7], found;
+    SpError err;
+    CHECK_EQ(Pack_infeasibleCore(b, n, want, NULL, NULL, core, &found, &err), SP_OK);
+    CHECK(!found); /* it fits at the optimum */
+    CHECK_EQ(Pack_infeasibleCore(b, n, want - 1, NULL, NULL, core, &found, &err), SP_OK);
+    if (want <= 1) continue;
+    CHECK(found);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (core[i]) sub[m++] = b[i];
+    int64_t off[7];
+    CHECK(m > 0 && !Brute_fits(sub, m, want - 1, off, 0));
+    /* each member is needed: without it the rest fits */
+    for (int drop = 0; drop < m; drop++) {
+      PackBuffer rest[7];
+      int r = 0;
+      for (int i = 0; i < m; i++)
+        if (i != drop) rest[r++] = sub[i];
+      CHECK(Brute_fits(rest, r, want - 1, off, 0));
+    }
+    cores++;
+  }
+  CHECK(cores > 50);
+}
+
 static void CountProgress(const PackProgress *p, void *user) {
   (*(int *)user)++;
   (void)p;
@@ -308,5 +343,5 @@ TEST(csv_errors_name_line_column_and_expectation) {
 TEST_MAIN("pack", T(names_round_trip), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
-          T(tight_instances_are_packed_to_their_rectangle), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(csv_reads_minimalloc_files),
+          T(tight_instances_are_packed_to_their_rectangle), T(infeasible_core_is_a_proven_subset), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(csv_reads_minimalloc_files),
           T(csv_errors_name_line_column_and_expectation))
