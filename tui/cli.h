@@ -58,6 +58,8 @@ extern const CliCommand Cli_benchCosma;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
 extern const CliCommand Cli_benchRender;
+extern const CliCommand Cli_pack;
+extern const CliCommand Cli_benchPack;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

@@ -26,6 +26,7 @@ static const CliOption Bench_options[] = {
 /* "bench WORD" commands, run instead of the sweep. */
 static const CliCommand *const Bench_subs[] = {
     &Cli_benchCosma,
+    &Cli_benchPack,
     NULL,
 };
 

@@ -13,6 +13,7 @@ static const CliCommand *const Main_commands[] = {
     &Cli_tui,
     &Cli_snapshot,
     &Cli_benchRender,
+    &Cli_pack,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 
