@@ -61,8 +61,8 @@ static Status Pack_readdress(Plan *plan, const Net *net, int64_t budget, bool *p
   PackOptions o;
   PackOptions_init(&o);
   /* an allocator must be quick: a short search; the heuristics alone first */
-  o.time_limit = 0.25;
-  o.node_limit = 100000;
+  o.time_limit = 0.1;
+  o.node_limit = 20000;
   PackResult r;
   SpError e;
   if ((st = Pack_solve(b, n, budget, &o, &r, &e))) {
