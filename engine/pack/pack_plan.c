@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures.h"
 #include "pack.h"
 #include "sim.h"
 
@@ -63,17 +64,22 @@ static Status Pack_readdress(Plan *plan, const Net *net, int64_t budget, bool *p
   /* an allocator must be quick: a short search; the heuristics alone first */
   o.time_limit = 0.1;
   o.node_limit = 20000;
-  PackResult r;
-  SpError e;
-  if ((st = Pack_solve(b, n, budget, &o, &r, &e))) {
-    SpError_set(err, st, "%s", e.text);
-    goto done;
+  /* two cheap heuristics first (most schedules pack with them), then the search */
+  static const PackMethod tries[] = {PACK_SKYLINE, PACK_OFFSET_SIZE, PACK_EXACT};
+  for (int t = 0; t < 3 && !*packed; t++) {
+    o.method = tries[t];
+    PackResult r;
+    SpError e;
+    if ((st = Pack_solve(b, n, budget, &o, &r, &e))) {
+      SpError_set(err, st, "%s", e.text);
+      goto done;
+    }
+    if (r.status == PACK_FOUND || r.status == PACK_OPTIMAL) {
+      for (int k = 0; k < n; k++) plan->stays[k].offset = r.offsets[k];
+      *packed = true;
+    }
+    PackResult_free(&r);
   }
-  if (r.status == PACK_FOUND || r.status == PACK_OPTIMAL) {
-    for (int k = 0; k < n; k++) plan->stays[k].offset = r.offsets[k];
-    *packed = true;
-  }
-  PackResult_free(&r);
 done:
   free(b);
   free(seen);
@@ -94,7 +100,8 @@ Status Pack_allocatorPlan(const Net *net, bool params, int64_t budget, const int
       }
       all += net->tensors[i].bytes;
     }
-  if (all >= 0 && all >= budget) {
+  /* the peak (same lifetimes as the stays below) must fit, else no packing can */
+  if (all >= 0 && all >= budget && Figures_peak(net, params, order, NULL) <= budget) {
     Plan *plan = NULL;
     SpError e;
     if (Sim_run(net, params, all + 1, order, rp, al, &plan, &e) == SP_OK) {
