@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "replace.h"
 #include "cosma/cosma.h"
+#include "pack/pack.h"
 #include "schedule.h"
 
 static const PolicyInfo Policy_table[] = {
@@ -41,6 +42,10 @@ static const PolicyInfo Policy_table[] = {
   {.name = "greedy-size", .kind = POLICY_ALLOCATOR,
    .help = "a step's new blocks largest first, each at the lowest gap that fits", .place = Alloc_firstFit,
    .size_order = true},
+  {.name = "pack", .kind = POLICY_ALLOCATOR,
+   .help = "offline: when the schedule's peak fits, every tensor stays resident at an address from the exact "
+           "packer (no spill); else like linear",
+   .place = Alloc_linear, .offline = Pack_allocatorPlan},
 };
 
 enum { POLICY_TABLE_SIZE = sizeof Policy_table / sizeof Policy_table[0] };

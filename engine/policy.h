@@ -37,10 +37,15 @@ typedef Status (*PlanFn)(const Net *net, const SolveSettings *s, const int *orde
 typedef Status (*JointFn)(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
 /* Higher score = evicted first. */
 typedef double (*EvictScoreFn)(const EvictCandidate *c);
+struct PolicyInfo;
+/* An allocator that places a whole plan offline (Sim_run's signature: pack). */
+typedef Status (*OfflineAllocFn)(const Net *net, bool params, int64_t budget, const int *order,
+                                 const struct PolicyInfo *replacement, const struct PolicyInfo *allocator, Plan **out,
+                                 SpError *err);
 /* Offset for `bytes` among the blocks within [0, budget), or -1 if no gap fits. */
 typedef int64_t (*PlaceFn)(const Block *blocks, int nblocks, int64_t bytes, int64_t budget);
 
-typedef struct {
+typedef struct PolicyInfo {
   const char *name;
   PolicyKind kind;
   const char *help;
@@ -53,6 +58,8 @@ typedef struct {
   PlanFn plan;                /* POLICY_REPLACEMENT (whole plan, e.g. the ILP); used instead of the simulator */
   JointFn joint;              /* POLICY_SCHEDULE that makes the whole plan (cosma, dnc) */
   bool searching;             /* an exact/ILP search bounded by SolveSettings.time_limit: may take seconds */
+  OfflineAllocFn offline;     /* POLICY_ALLOCATOR: makes the whole plan instead of the simulator (which it
+                                 may call itself, with `place` as its fallback) */
 } PolicyInfo;
 
 /* The fast (non-searching) policies of a kind, in table order: what the

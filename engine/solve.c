@@ -101,7 +101,8 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   if (s->order) memcpy(order, s->order, sizeof(int) * (size_t)net->nops);
   else st = sp->schedule(net, s, order, &info, err);
   Plan *plan = NULL;
-  if (!st) st = rp->plan ? rp->plan(net, s, order, &plan, err) : Sim_run(net, s->params, s->budget, order, rp, ap, &plan, err);
+  OfflineAllocFn run = ap->offline ? ap->offline : Sim_run;
+  if (!st) st = rp->plan ? rp->plan(net, s, order, &plan, err) : run(net, s->params, s->budget, order, rp, ap, &plan, err);
   free(order);
   if (st) return st;
   if (Plan_setPolicies(plan, sp->name, rp->name, rp->plan ? "ilp" : ap->name)) {

@@ -200,9 +200,9 @@ expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 -
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
 # the budget sweep and the budget forms the tool prints
-expect 0 "24 fast combinations x 24 budgets" "$bin" sweep "$dia"
+expect 0 "32 fast combinations x 24 budgets" "$bin" sweep "$dia"
 expect 0 "10240,default,belady,linear,36864,3,10240" "$bin" sweep "$dia" --csv --points 2
-check "sweep --csv: a header and 24 x 3 rows" '[ "$("$bin" sweep "$dia" --csv --points 3 | wc -l)" -eq 73 ]'
+check "sweep --csv: a header and 32 x 3 rows" '[ "$("$bin" sweep "$dia" --csv --points 3 | wc -l)" -eq 97 ]'
 expect 2 "--points wants a count" "$bin" sweep "$dia" --points 1
 expect 0 "budget         11,264 bytes" "$bin" solve "$dia" --budget M_R*1.1
 expect 0 "budget         10,240 bytes" "$bin" solve "$dia" --budget 10,240
@@ -257,5 +257,36 @@ check "snapshot shows the name escaped" 'grep -q "x\\\\x1b\[2J" "$tmp/evil-scree
 # Inputs that never end or are not files: a clear error, bounded memory.
 [ -r /dev/zero ] && expect 1 "/dev/zero: more than the 256 MiB limit" "$bin" info /dev/zero
 expect 1 "is a directory" "$bin" info "$tmp"
+# pack: minimalloc CSV in, offsets out; proofs; CSV errors with file:line:column and exit 1
+printf 'id,lower,upper,size\nb0,0,3,4\nb1,2,5,8\nb2,4,6,4\nb3,0,2,8\n' >"$tmp/p.csv"
+expect 0 "usage: spadmap pack" "$bin" pack --help
+expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --out "$tmp/p.out.csv"
+check "pack: solution CSV has offsets" '[ "$(head -n 1 "$tmp/p.out.csv")" = "id,lower,upper,size,offset" ]'
+expect 0 "valid: .*height 12" "$bin" pack --check "$tmp/p.out.csv"
+expect 1 "exceeds the capacity 11" "$bin" pack --check "$tmp/p.out.csv" --capacity 11
+expect 1 "status         infeasible" "$bin" pack "$tmp/p.csv" --capacity 11
+expect 0 "status         found" "$bin" pack "$tmp/p.csv" --capacity 12 --method so-size
+printf 'id,lower,upper,size,offset\nb0,0,3,4,0\nb1,2,5,8,2\n' >"$tmp/clash.csv"
+expect 1 "overlap in time and address" "$bin" pack --check "$tmp/clash.csv"
+expect 1 "no 'offset' column" "$bin" pack --check "$tmp/p.csv"
+printf 'id,lower,size\nb0,0,4\n' >"$tmp/e1.csv"
+expect 1 "e1.csv:1:1: the header has no 'upper' column" "$bin" pack "$tmp/e1.csv"
+printf 'id,lower,upper,size\nb0,0,3,-4\n' >"$tmp/e2.csv"
+expect 1 "e2.csv:2:8: expected a positive size" "$bin" pack "$tmp/e2.csv"
+printf 'id,lower,upper,size\nb0,5,3,4\n' >"$tmp/e3.csv"
+expect 1 "e3.csv:2:6: expected upper > lower" "$bin" pack "$tmp/e3.csv"
+printf 'id,lower,upper,size\nb0,0,3x,4\n' >"$tmp/e4.csv"
+expect 1 "e4.csv:2:6: expected an integer for 'upper', found \"3x\"" "$bin" pack "$tmp/e4.csv"
+printf 'id,lower,upper,size\nb0,0,3\n' >"$tmp/e5.csv"
+expect 1 "e5.csv:2:1: expected 4 fields as in the header, found 3" "$bin" pack "$tmp/e5.csv"
+expect 1 "cannot" "$bin" pack "$tmp/nonexistent.csv"
+expect 2 "--method \"frob\": expected one of" "$bin" pack "$tmp/p.csv" --method frob
+expect 2 "--capacity \"-3\": expected a positive" "$bin" pack "$tmp/p.csv" --capacity -3
+expect 2 "apply to a network" "$bin" pack "$tmp/p.csv" --budget M_P
+expect 0 "height         1,806,336" "$bin" pack "$data/networks/densenet121.json" --budget M_P
+expect 0 "allocator pack" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
+expect 0 "non-compulsory 0 bytes" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
+expect 0 "usage: spadmap bench pack" "$bin" bench pack --help
+expect 0 "invalid solutions or errors: 0" "$bin" bench pack --network diamond --nets-only
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -490,8 +490,10 @@ TEST(joint_on_random_dags_matches_brute_force) {
 TEST(joint_reaches_zero_at_m_p_on_bundled_networks) {
   /* At M_P some order fits without eviction; where its fixed lifetimes also pack,
    * cosma must find zero traffic. These do (the FS pipeline proves it). */
-  static const char *const nets[] = {"resnet50", "mobilenet_v2", "fcn_resnet50", "squeezenet1_1"};
-  for (int i = 0; i < 4; i++) {
+  /* densenet121: the greedy placements fail there; the exact packer (engine/pack)
+   * places the replacement-only model's stays, so no big-M model is needed. */
+  static const char *const nets[] = {"resnet50", "mobilenet_v2", "fcn_resnet50", "squeezenet1_1", "densenet121"};
+  for (int i = 0; i < 5; i++) {
     Net *net = Bundled_load(nets[i]);
     if (!net) continue;
     int64_t b[3];

@@ -2,8 +2,12 @@
  * brute force on small instances, infeasibility proofs checked by an independent
  * count, every heuristic through Pack_check, tight generated instances, limits,
  * and the CSV reader's errors. */
+#include "bundled.h"
+#include "figures.h"
 #include "pack/pack.h"
+#include "solve.h"
 #include "test.h"
+#include "validate.h"
 
 static uint64_t rng_state = 12345;
 static int64_t Rand(int64_t n) {
@@ -198,6 +202,41 @@ TEST(tight_instances_are_packed_to_their_rectangle) {
   }
 }
 
+/* The core is a subset, proven infeasible by the brute force, and minimal in the
+ * sense that the deletion filter left nothing the proof does not need. */
+TEST(infeasible_core_is_a_proven_subset) {
+  PackBuffer b[7], sub[7];
+  int cores = 0;
+  rng_state = 4242;
+  for (int round = 0; round < 200; round++) {
+    int n = 3 + (int)Rand(4);
+    RandomInstance(b, n, 8, 5);
+    int64_t want = Brute_minHeight(b, n);
+    bool core[7], found;
+    SpError err;
+    CHECK_EQ(Pack_infeasibleCore(b, n, want, NULL, NULL, core, &found, &err), SP_OK);
+    CHECK(!found); /* it fits at the optimum */
+    CHECK_EQ(Pack_infeasibleCore(b, n, want - 1, NULL, NULL, core, &found, &err), SP_OK);
+    if (want <= 1) continue;
+    CHECK(found);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (core[i]) sub[m++] = b[i];
+    int64_t off[7];
+    CHECK(m > 0 && !Brute_fits(sub, m, want - 1, off, 0));
+    /* each member is needed: without it the rest fits */
+    for (int drop = 0; drop < m; drop++) {
+      PackBuffer rest[7];
+      int r = 0;
+      for (int i = 0; i < m; i++)
+        if (i != drop) rest[r++] = sub[i];
+      CHECK(Brute_fits(rest, r, want - 1, off, 0));
+    }
+    cores++;
+  }
+  CHECK(cores > 50);
+}
+
 static void CountProgress(const PackProgress *p, void *user) {
   (*(int *)user)++;
   (void)p;
@@ -249,6 +288,55 @@ TEST(bad_buffers_are_rejected) {
   CHECK_EQ(Pack_solve(b, 0, 0, NULL, &r, &err), SP_OK); /* nothing to pack */
   CHECK_EQ(r.height, 0);
   PackResult_free(&r);
+}
+
+static Plan *SolveWith(const Net *net, const char *allocator, int64_t budget, bool params) {
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.allocator = allocator;
+  s.budget = budget;
+  s.params = params;
+  Plan *plan = NULL;
+  SpError err;
+  if (Solve_run(net, &s, &plan, &err)) printf("  %s: %s\n", allocator, err.text);
+  return plan;
+}
+
+/* The pack allocator: valid plans; zero traffic wherever the schedule's peak fits
+ * and the packer finds the offsets (densenet121 at its default peak, where linear
+ * spills); never worse than linear (its fallback). */
+TEST(pack_allocator_against_linear_on_bundled_networks) {
+  static const char *const nets[] = {"densenet121", "resnet50", "mobilenet_v2", "squeezenet1_1", "inception_v3",
+                                     "diamond", "fig1", "transformer"};
+  int zero_where_linear_spills = 0;
+  for (int i = 0; i < (int)(sizeof nets / sizeof nets[0]); i++) {
+    Net *net = Bundled_load(nets[i]);
+    if (!net) continue;
+    for (int params = 0; params < 2; params++) {
+      int *order = malloc(sizeof(int) * (size_t)net->nops);
+      for (int k = 0; k < net->nops; k++) order[k] = k;
+      int64_t peak = Figures_peak(net, params, order, NULL), m_r = Figures_minRequired(net, params);
+      free(order);
+      int64_t budgets[3] = {m_r, (m_r + peak) / 2, peak};
+      for (int k = 0; k < 3; k++) {
+        Plan *pack = SolveWith(net, "pack", budgets[k], params), *lin = SolveWith(net, "linear", budgets[k], params);
+        CHECK(pack != NULL && lin != NULL);
+        if (pack && lin) {
+          ValidateReport rep;
+          CHECK_EQ(Validate_plan(net, pack, &rep), SP_OK);
+          if (rep.nlines) printf("  %s: %s\n", nets[i], rep.lines[0]);
+          ValidateReport_free(&rep);
+          CHECK(pack->metrics.noncompulsory_bytes <= lin->metrics.noncompulsory_bytes);
+          if (k == 2) CHECK_EQ(pack->metrics.noncompulsory_bytes, 0);
+          if (k == 2 && lin->metrics.noncompulsory_bytes > 0) zero_where_linear_spills++;
+        }
+        Plan_free(pack);
+        Plan_free(lin);
+      }
+    }
+    Net_free(net);
+  }
+  CHECK(zero_where_linear_spills >= 1); /* densenet121 at least */
 }
 
 static Status Parse(const char *text, PackInstance *inst, SpError *err) {
@@ -308,5 +396,5 @@ TEST(csv_errors_name_line_column_and_expectation) {
 TEST_MAIN("pack", T(names_round_trip), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
-          T(tight_instances_are_packed_to_their_rectangle), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(csv_reads_minimalloc_files),
+          T(tight_instances_are_packed_to_their_rectangle), T(infeasible_core_is_a_proven_subset), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(pack_allocator_against_linear_on_bundled_networks), T(csv_reads_minimalloc_files),
           T(csv_errors_name_line_column_and_expectation))

@@ -84,6 +84,8 @@ extern const CliCommand Cli_sweep;
 extern const CliCommand Cli_chunks;
 extern const CliCommand Cli_offchip;
 extern const CliCommand Cli_benchTaa;
+extern const CliCommand Cli_pack;
+extern const CliCommand Cli_benchPack;
 /* The network the explorer opens when none is given. */
 extern const char *const Cli_defaultNet;
 

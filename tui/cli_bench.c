@@ -31,6 +31,7 @@ static const CliCommand *const Bench_subs[] = {
     &Cli_benchShuttle,
     &Cli_benchSteps,
     &Cli_benchTaa,
+    &Cli_benchPack,
     NULL,
 };
 

@@ -19,6 +19,7 @@ static const CliCommand *const Main_commands[] = {
     &Cli_sweep,
     &Cli_chunks,
     &Cli_offchip,
+    &Cli_pack,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
 

@@ -70,6 +70,10 @@ typedef struct {
   int full_cols, full_rows, pairs;
   int64_t gcd;                  /* address unit */
   double seconds_heuristic, seconds_relax, seconds_full;
+  int benders_cuts;             /* placement cuts added to the replacement-only model */
+  int benders_rounds;           /* its solves (1 = no cut was needed) */
+  bool packed_exact;            /* the exact packer placed the stays (the greedy orders failed) */
+  double seconds_pack;
 } CosmaFsStats;
 
 /* The replacement ILP pipeline for a fixed order. The plan's solver block gets

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "cosma_model.h"
 #include "figures.h"
+#include "pack/pack.h"
 #include "sim.h"
 
 /* ============ allocation + replacement for a fixed schedule (Eqs. 16-17) ============ */
@@ -392,6 +393,83 @@ static bool Fs_place(const Fs *f, const unsigned char *evicted, int64_t *addr, i
   return ok;
 }
 
+/* The stays of an eviction pattern (one per run of events with no eviction
+ * between): their pieces and step ranges. */
+static int Fs_segments(const Fs *f, const unsigned char *evicted, Seg *seg) {
+  int nseg = 0;
+  for (int t = 0; t < f->nt; t++)
+    for (int i = f->evs[t]; i < f->evs[t + 1];) {
+      int j = i;
+      while (j + 1 < f->evs[t + 1] && !evicted[j]) j++;
+      seg[nseg++] = (Seg){i, f->ev[i], f->ev[j], f->sz[t]};
+      i = j + 1;
+    }
+  return nseg;
+}
+
+/* Places the stays of an eviction pattern with the exact packer (engine/pack).
+ * PACK_FOUND: addr filled. PACK_INFEASIBLE: when cut is not NULL, a logic-based
+ * Benders cut is added to it: the eviction columns inside a small set of stays
+ * the packer proves cannot share the budget (at least one of those gaps must be
+ * evicted; stays that contain no gap are forced and take no part). *cut_added
+ * says whether a row went in (no row: every stay of the core is forced). */
+static PackResultStatus Fs_packExact(const Fs *f, const unsigned char *evicted, int64_t *addr, double time_limit,
+                                     atomic_int *cancel, IlpModel *cut, bool *cut_added, Status *st) {
+  int total = f->evs[f->nt];
+  Seg *seg = malloc(sizeof(Seg) * (size_t)(total + 1));
+  PackBuffer *b = malloc(sizeof(PackBuffer) * (size_t)(total + 1));
+  bool *keep = malloc(sizeof(bool) * (size_t)(total + 1)), *core = malloc(sizeof(bool) * (size_t)(total + 1));
+  int *cols = malloc(sizeof(int) * (size_t)(total + 1));
+  double *coef = malloc(sizeof(double) * (size_t)(total + 1));
+  PackResultStatus res = PACK_UNKNOWN;
+  *cut_added = false;
+  *st = SP_OK;
+  if (!seg || !b || !keep || !core || !cols || !coef) {
+    *st = SP_ERR_NOMEM;
+    goto done;
+  }
+  int nseg = Fs_segments(f, evicted, seg);
+  for (int k = 0; k < nseg; k++) {
+    b[k] = (PackBuffer){seg[k].start, (int64_t)seg[k].end + 1, seg[k].sz, 0};
+    keep[k] = seg[k].start == seg[k].end || f->ev[seg[k].piece] == seg[k].end; /* no gap inside: forced */
+  }
+  PackOptions po;
+  PackOptions_init(&po);
+  po.time_limit = time_limit;
+  po.cancel = cancel;
+  PackResult r;
+  SpError e;
+  if ((*st = Pack_solve(b, nseg, f->cap, &po, &r, &e))) goto done;
+  res = r.status;
+  if (res == PACK_FOUND || res == PACK_OPTIMAL) {
+    res = PACK_FOUND;
+    for (int k = 0; k < nseg; k++) {
+      int t = f->ptensor[seg[k].piece];
+      for (int i = seg[k].piece; i < f->evs[t + 1] && f->ev[i] <= seg[k].end; i++) addr[i] = r.offsets[k];
+    }
+  }
+  PackResult_free(&r);
+  if (res != PACK_INFEASIBLE || !cut) goto done;
+  bool found;
+  if ((*st = Pack_infeasibleCore(b, nseg, f->cap, &po, keep, core, &found, &e)) || !found) goto done;
+  int nc = 0;
+  for (int k = 0; k < nseg; k++) {
+    if (!core[k]) continue;
+    int t = f->ptensor[seg[k].piece];
+    for (int pc = seg[k].piece; pc + 1 < f->evs[t + 1] && f->ev[pc + 1] <= seg[k].end; pc++) {
+      cols[nc] = f->gcol[t] + pc - f->evs[t];
+      coef[nc++] = 1;
+    }
+  }
+  if (nc > 0) {
+    if (IlpModel_addRow(cut, 1, ILP_INF, nc, cols, coef) < 0) *st = SP_ERR_NOMEM;
+    else *cut_added = true;
+  }
+done:
+  free(seg), free(b), free(keep), free(core), free(cols), free(coef);
+  return res;
+}
+
 static int64_t Plan_cost(const Plan *p) { return p->metrics.noncompulsory_bytes; }
 
 Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *order, const CosmaFsOptions *opt,
@@ -472,27 +550,72 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   if (rr.has_bound) bound = (int64_t)llround(rr.bound);
   relay.bound = (double)bound, relay.has_bound = true;
   stats->relax_bound = bound * f.g;
-  /* its evictions, placed at addresses, may already be a plan at the bound */
-  if (rr.has_solution && llround(rr.objective) * f.g < Plan_cost(best)) {
+  /* Its evictions, placed at addresses, may already be a plan at the bound: the
+   * greedy orders, then the exact packer; when the packer proves the stays cannot
+   * fit, a Benders cut goes into the replacement-only model and it is solved
+   * again (the bound stays valid: a cut removes only patterns no addressing can
+   * realise). The big-M full model below is the last resort. */
+  double benders_until = tl > 0 ? tl * 0.7 : 0;
+  stats->benders_rounds = 1;
+  while (rr.has_solution && llround(rr.objective) * f.g < Plan_cost(best) && !cancelled) {
     for (int t = 0; t < f.nt; t++)
       for (int pc = f.evs[t]; pc + 1 < f.evs[t + 1]; pc++) evicted[pc] = rr.x[f.gcol[t] + pc - f.evs[t]] > 0.5;
-    for (int how = 0; how < FS_ORDERS; how++)
-      if (Fs_place(&f, evicted, addr, how)) {
-        Plan *p = NULL;
-        if ((st = Fs_toPlan(&f, evicted, addr, &p))) {
-          SpError_set(err, st, "out of memory");
-          goto out;
-        }
-        stats->replay_fits = true;
-        if (Plan_cost(p) < Plan_cost(best)) {
-          Plan_free(best);
-          best = p;
-          relay.incumbent = (double)(Plan_cost(best) / f.g);
-        } else {
-          Plan_free(p);
-        }
-        break;
+    bool placed = false;
+    for (int how = 0; how < FS_ORDERS && !placed; how++) placed = Fs_place(&f, evicted, addr, how);
+    bool cut_added = false;
+    if (!placed) {
+      double left = tl > 0 ? benders_until - (Clock_now() - t0) : 10;
+      if (tl > 0 && left < 0.5) left = 0.5;
+      double tp = Clock_now();
+      PackResultStatus ps = Fs_packExact(&f, evicted, addr, left, s->cancel, relax, &cut_added, &st);
+      stats->seconds_pack += Clock_now() - tp;
+      if (st) {
+        SpError_set(err, st, "out of memory");
+        goto out;
       }
+      placed = ps == PACK_FOUND;
+      stats->packed_exact |= placed;
+    }
+    if (placed) {
+      Plan *p = NULL;
+      if ((st = Fs_toPlan(&f, evicted, addr, &p))) {
+        SpError_set(err, st, "out of memory");
+        goto out;
+      }
+      stats->replay_fits = true;
+      if (Plan_cost(p) < Plan_cost(best)) {
+        Plan_free(best);
+        best = p;
+        relay.incumbent = (double)(Plan_cost(best) / f.g);
+      } else {
+        Plan_free(p);
+      }
+      break;
+    }
+    if (!cut_added || (tl > 0 && Clock_now() - t0 > benders_until)) break;
+    /* re-solve the master with the cut */
+    stats->benders_cuts++;
+    stats->benders_rounds++;
+    char label[64];
+    snprintf(label, sizeof label, "benders %d (%d cuts)", stats->benders_rounds, stats->benders_cuts);
+    Relay_report(&relay, label, false, 0, false, 0, 0);
+    double left = tl > 0 ? benders_until - (Clock_now() - t0) : 0;
+    if (tl > 0 && left < 0.5) left = 0.5;
+    Cosma_ilpOptions(&o, s, &relay, left, label);
+    o.warm_start = Fs_assign(&f, best, false, x, IlpModel_ncols(relax)) ? x : NULL;
+    IlpResult_free(&rr);
+    memset(&rr, 0, sizeof rr);
+    if ((st = Ilp_solve(relax, &o, &rr, err))) goto out;
+    if (rr.status == ILP_INFEASIBLE) {
+      /* cannot be: the incumbent satisfies every cut */
+      st = SpError_set(err, SP_ERR_SOLVER, "replacement ILP with placement cuts: infeasible, but a plan exists");
+      goto out;
+    }
+    model_failed |= rr.status == ILP_ERROR;
+    cancelled = rr.status == ILP_CANCELLED;
+    if (rr.has_bound && (int64_t)llround(rr.bound) > bound) bound = (int64_t)llround(rr.bound);
+    relay.bound = (double)bound;
+    stats->relax_bound = bound * f.g;
   }
   if (Plan_cost(best) <= bound * f.g && !opt->force_full) {
     status = SOLVER_OPTIMAL;

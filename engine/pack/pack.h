@@ -118,6 +118,34 @@ Status PackInstance_parseCsv(const char *name, const char *text, PackInstance *i
 Status PackInstance_writeCsv(const char *path, const PackInstance *inst, const int64_t *offsets, SpError *err);
 void PackInstance_free(PackInstance *inst);
 
+/* A proven-infeasible subset of the buffers under capacity, small enough to be a
+ * useful cut (a Benders cut of COSMA's placement step): when the load at some
+ * time exceeds the capacity, the fewest buffers live there whose sizes exceed it
+ * (buffers with keep[i] set taken first, as they cost nothing in a cut); else
+ * the first independent part the search proves infeasible, shrunk by deleting
+ * buffers (those without keep[] first) while the proof still holds within the
+ * options' limits. core[i] marks the subset. SP_OK with *found = false when no
+ * proof came within the limits (or everything fits). keep may be NULL. */
+Status Pack_infeasibleCore(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, const bool *keep,
+                           bool *core, bool *found, SpError *err);
+
+/* ---- networks (needs the engine core) ---- */
+#include "policy.h"
+
+/* The on-chip tensors' lifetimes under a schedule (order[step] = op), as the peak
+ * counts them: from the first to the last step that touches the tensor,
+ * [first, last + 1); tensor[k] names buffer k's tensor. *b and *tensor are
+ * malloc'd. */
+Status Pack_netBuffers(const Net *net, bool params, const int *order, PackBuffer **b, int **tensor, int *n,
+                       SpError *err);
+/* The `pack` allocator (Sim_run's signature): when the schedule's peak fits the
+ * budget, every tensor stays resident for its whole lifetime at an offset from the
+ * exact packer (a short search: node and time limited), so nothing spills; when the
+ * peak does not fit or no packing is found in time, the simulator with the
+ * allocator's `place` rule. */
+Status Pack_allocatorPlan(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *replacement,
+                          const PolicyInfo *allocator, Plan **out, SpError *err);
+
 /* A tight instance: the rectangle [0, duration) x [0, height) cut by random
  * guillotine cuts into n buffers, so the optimal height is exactly `height` and
  * the load reaches it everywhere. Deterministic in seed. Fills b[0..n); false if

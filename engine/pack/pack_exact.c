@@ -16,7 +16,9 @@
  *    they all overlap there, so floor' + remaining size <= capacity;
  *  - early infeasibility: an unplaced buffer that no longer fits under the
  *    capacity at max(its floor, last offset) kills the node;
- *  - dominance: equal buffers (same lifetime, size, alignment) are placed in
+ *  - dominance: no buffer goes at or above the lowest top another unplaced
+ *    buffer can still reach (that one would then not rest where it falls);
+ *    equal buffers (same lifetime, size, alignment) are placed in
  *    index order only; placement order = (offset, index) removes the orders
  *    that give the same packing.
  * Height minimisation: per part, bisection between the proven lower bound and
@@ -56,7 +58,12 @@ typedef struct {
   PackCand *cand;
   size_t cand_cap;
   int *rank;          /* branching order at one offset: leftmost, then longest, then largest first */
-  int *ord;           /* canonical order at one offset: by lower, then index */
+  int *ord;           /* canonical order at one offset (the attempt's strategy) */
+  int64_t *total;     /* per buffer: the largest section total it lies in */
+  long *cross;        /* per section k: the node stamp when an unplaced buffer joins k and k + 1 */
+  long stamp;
+  int *trail, ntrail; /* placed buffers in order, and where their saved floors start */
+  size_t *trail_mark;
   int64_t *saved;
   size_t saved_cap, saved_top;
   /* limits and progress */
@@ -123,15 +130,51 @@ static int64_t Search_floorOf(const PackSearch *s, int i) {
   return Pack_alignUp(f, s->b[i].align);
 }
 
-static SearchResult Search_dfs(PackSearch *s, int placed, int64_t last_off, int last_idx, size_t cand_base) {
-  if (placed == s->n) return SEARCH_FOUND;
+/* Places buffer i at f (floors, remaining sizes, the trail). */
+static bool Search_place(PackSearch *s, int i, int64_t f) {
+  int len = s->su[i] - s->sl[i];
+  if (!Search_reserve(s, 0, s->saved_top + (size_t)len)) return false;
+  s->trail[s->ntrail] = i;
+  s->trail_mark[s->ntrail++] = s->saved_top;
+  for (int q = s->sl[i]; q < s->su[i]; q++) {
+    s->saved[s->saved_top++] = s->floor[q];
+    s->floor[q] = f + s->b[i].size;
+    s->remain[q] -= s->b[i].size;
+  }
+  s->off[i] = f;
+  return true;
+}
+
+/* Takes back the placements after the first `keep` of the trail. */
+static void Search_unwind(PackSearch *s, int keep) {
+  while (s->ntrail > keep) {
+    int i = s->trail[--s->ntrail];
+    size_t mark = s->trail_mark[s->ntrail];
+    for (int q = s->sl[i]; q < s->su[i]; q++) {
+      s->floor[q] = s->saved[mark + (size_t)(q - s->sl[i])];
+      s->remain[q] += s->b[i].size;
+    }
+    s->saved_top = mark;
+    s->off[i] = -1;
+  }
+}
+
+static bool Search_inside(const PackSearch *s, int i, int lo, int hi) {
+  return s->off[i] < 0 && s->sl[i] >= lo && s->su[i] <= hi;
+}
+
+/* The search within sections [lo, hi): `left` unplaced buffers lie inside, no
+ * unplaced buffer crosses its ends. */
+static SearchResult Search_dfs(PackSearch *s, int lo, int hi, int left, int64_t last_off, int last_idx,
+                               size_t cand_base) {
+  if (left == 0) return SEARCH_FOUND;
   s->nodes++;
   if (Search_shouldStop(s)) return SEARCH_STOPPED;
   if (s->attempt_limit > 0 && ++s->attempt_nodes > s->attempt_limit) {
     s->restart = true;
     return SEARCH_STOPPED;
   }
-  for (int k = 0; k < s->ns; k++) {
+  for (int k = lo; k < hi; k++) {
     if (s->remain[k] == 0) continue;
     int64_t f = s->floor[k] > last_off ? s->floor[k] : last_off;
     if (f + s->remain[k] > s->cap) return SEARCH_EXHAUSTED;
@@ -141,50 +184,76 @@ static SearchResult Search_dfs(PackSearch *s, int placed, int64_t last_off, int 
     s->nomem = s->stopped = true;
     return SEARCH_STOPPED;
   }
+  long stamp = ++s->stamp;
   size_t top = cand_base;
+  int64_t min_top = INT64_MAX; /* the lowest top any unplaced buffer can still have */
   for (int i = 0; i < s->n; i++) {
-    if (s->off[i] >= 0) continue;
+    if (!Search_inside(s, i, lo, hi)) continue;
     int64_t f = Search_floorOf(s, i);
+    if (f + s->b[i].size < min_top) min_top = f + s->b[i].size;
     bool now = !(f < last_off || (f == last_off && last_idx >= 0 && s->ord[i] < s->ord[last_idx]));
     /* The lowest offset i can still get: its floor if it may go now, else above
      * the last offset (whatever lifts it ends above last_off). */
     int64_t lowest = now ? f : Pack_alignUp(last_off + 1, s->b[i].align);
     if (lowest + s->b[i].size > s->cap) return SEARCH_EXHAUSTED; /* can never fit any more */
-    for (int k = s->sl[i]; k < s->su[i]; k++)
+    for (int k = s->sl[i]; k < s->su[i]; k++) {
       if (lowest < s->lowest[k]) s->lowest[k] = lowest;
+      if (k + 1 < s->su[i]) s->cross[k] = stamp; /* i joins sections k and k + 1 */
+    }
     if (!now) continue;
     if (s->twin[i] >= 0 && s->off[s->twin[i]] < 0) continue;
     s->cand[top++] = (PackCand){f, s->rank[i], i};
   }
   /* Section bound, sharpened: a section's unplaced buffers all lie above the
    * lowest offset any of them can still get. */
-  for (int k = 0; k < s->ns; k++)
+  for (int k = lo; k < hi; k++)
     if (s->remain[k] > 0 && s->lowest[k] + s->remain[k] > s->cap) return SEARCH_EXHAUSTED;
+  /* Independent parts: where no unplaced buffer joins two sections, the two
+   * sides no longer interact; solve them one after the other, so a failure on
+   * one side does not retry the other side's choices. */
+  int parts = 0;
+  for (int k = lo; k < hi; k++)
+    if (s->remain[k] > 0 && (k == lo || s->remain[k - 1] == 0 || s->cross[k - 1] != stamp)) parts++;
+  if (parts > 1) {
+    int keep = s->ntrail;
+    for (int a = lo; a < hi;) {
+      if (s->remain[a] == 0) {
+        a++;
+        continue;
+      }
+      int z = a + 1;
+      while (z < hi && s->remain[z] > 0 && s->cross[z - 1] == stamp) z++;
+      int count = 0;
+      for (int i = 0; i < s->n; i++) count += Search_inside(s, i, a, z);
+      SearchResult r = Search_dfs(s, a, z, count, last_off, last_idx, cand_base);
+      if (r != SEARCH_FOUND) {
+        Search_unwind(s, keep);
+        return r;
+      }
+      a = z;
+    }
+    return SEARCH_FOUND;
+  }
+  /* Dominance: a buffer placed at or above the lowest top some other unplaced
+   * buffer c can have leaves c's place below it empty for good (everything later
+   * goes higher), so c would not rest where gravity puts it: not canonical. */
+  size_t kept = cand_base;
+  for (size_t k = cand_base; k < top; k++)
+    if (s->cand[k].off < min_top) s->cand[kept++] = s->cand[k];
+  top = kept;
   if (top == cand_base) return SEARCH_EXHAUSTED;
   qsort(s->cand + cand_base, top - cand_base, sizeof *s->cand, PackCand_cmp);
   for (size_t k = cand_base; k < top; k++) {
     int i = s->cand[k].i;
     int64_t f = s->cand[k].off;
-    int len = s->su[i] - s->sl[i];
-    if (!Search_reserve(s, top, s->saved_top + (size_t)len)) {
+    int keep = s->ntrail;
+    if (!Search_place(s, i, f)) {
       s->nomem = s->stopped = true;
       return SEARCH_STOPPED;
     }
-    size_t mark = s->saved_top;
-    for (int q = s->sl[i]; q < s->su[i]; q++) {
-      s->saved[s->saved_top++] = s->floor[q];
-      s->floor[q] = f + s->b[i].size;
-      s->remain[q] -= s->b[i].size;
-    }
-    s->off[i] = f;
-    SearchResult r = Search_dfs(s, placed + 1, f, i, top);
+    SearchResult r = Search_dfs(s, lo, hi, left - 1, f, i, top);
     if (r == SEARCH_FOUND) return r;
-    s->off[i] = -1;
-    for (int q = s->sl[i]; q < s->su[i]; q++) {
-      s->floor[q] = s->saved[mark + (size_t)(q - s->sl[i])];
-      s->remain[q] += s->b[i].size;
-    }
-    s->saved_top = mark;
+    Search_unwind(s, keep);
     if (r == SEARCH_STOPPED) return r;
   }
   return SEARCH_EXHAUSTED;
@@ -196,7 +265,7 @@ static int Int64_cmp(const void *pa, const void *pb) {
 }
 
 typedef struct {
-  int64_t lower, len, size;
+  int64_t lower, len, size, k3; /* lower ascending, the others descending */
   int i;
 } PackRankKey;
 
@@ -205,6 +274,7 @@ static int PackRankKey_cmp(const void *pa, const void *pb) {
   if (a->lower != b->lower) return a->lower < b->lower ? -1 : 1;
   if (a->len != b->len) return a->len > b->len ? -1 : 1;
   if (a->size != b->size) return a->size > b->size ? -1 : 1;
+  if (a->k3 != b->k3) return a->k3 > b->k3 ? -1 : 1;
   return (a->i > b->i) - (a->i < b->i);
 }
 
@@ -220,6 +290,10 @@ static void Search_free(PackSearch *s) {
   free(s->cand);
   free(s->rank);
   free(s->ord);
+  free(s->total);
+  free(s->cross);
+  free(s->trail);
+  free(s->trail_mark);
   free(s->saved);
 }
 
@@ -237,7 +311,11 @@ static bool Search_init(PackSearch *s, const PackBuffer *all, const int *ids, in
   s->floor = malloc(sizeof *s->floor * (size_t)(2 * n));
   s->remain = malloc(sizeof *s->remain * (size_t)(2 * n));
   s->lowest = malloc(sizeof *s->lowest * (size_t)(2 * n));
-  if (!s->b || !s->sl || !s->su || !s->twin || !s->off || !s->rank || !s->ord || !times || !s->floor || !s->remain || !s->lowest) {
+  s->cross = calloc((size_t)(2 * n), sizeof *s->cross);
+  s->trail = malloc(sizeof *s->trail * (size_t)n);
+  s->trail_mark = malloc(sizeof *s->trail_mark * (size_t)n);
+  if (!s->b || !s->sl || !s->su || !s->twin || !s->off || !s->rank || !s->ord || !times || !s->floor || !s->remain || !s->lowest || !s->cross || !s->trail ||
+      !s->trail_mark) {
     free(times);
     return false;
   }
@@ -265,13 +343,22 @@ static bool Search_init(PackSearch *s, const PackBuffer *all, const int *ids, in
   free(times);
   PackRankKey *tmp = malloc(sizeof *tmp * (size_t)n);
   if (!tmp) return false;
-  for (int i = 0; i < n; i++) tmp[i] = (PackRankKey){s->b[i].lower, s->su[i] - s->sl[i], s->b[i].size, i};
-  qsort(tmp, (size_t)n, sizeof *tmp, PackRankKey_cmp);
-  for (int k = 0; k < n; k++) s->rank[tmp[k].i] = k;
-  for (int i = 0; i < n; i++) tmp[i] = (PackRankKey){s->b[i].lower, 0, 0, i};
-  qsort(tmp, (size_t)n, sizeof *tmp, PackRankKey_cmp);
-  for (int k = 0; k < n; k++) s->ord[tmp[k].i] = k;
   free(tmp);
+  /* total: the largest summed size over a buffer's sections (how crowded it is) */
+  s->total = malloc(sizeof *s->total * (size_t)n);
+  int64_t *sect = calloc((size_t)(s->ns + 1), sizeof *sect);
+  if (!s->total || !sect) {
+    free(sect);
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = s->sl[i]; k < s->su[i]; k++) sect[k] += s->b[i].size;
+  for (int i = 0; i < n; i++) {
+    s->total[i] = 0;
+    for (int k = s->sl[i]; k < s->su[i]; k++)
+      if (sect[k] > s->total[i]) s->total[i] = sect[k];
+  }
+  free(sect);
   return true;
 }
 
@@ -285,24 +372,39 @@ static SearchResult Search_decide(PackSearch *s, int64_t cap) {
     for (int k = s->sl[i]; k < s->su[i]; k++) s->remain[k] += s->b[i].size;
   }
   s->saved_top = 0;
-  return Search_dfs(s, 0, 0, -1, 0);
+  s->ntrail = 0;
+  return Search_dfs(s, 0, s->ns, s->n, 0, -1, 0);
 }
 
-/* Branching order for one attempt: leftmost first; among buffers starting at the
- * same time, longest then largest (attempt 0) or a random order (later ones). */
+/* The orders of one attempt. Strategy 0: at one offset, left to right in time
+ * (canonical tie = lower, then index), longest then largest tried first.
+ * Strategies 1-3: minimalloc's preorderings (width, area, total in three
+ * priorities), the canonical tie being that preorder. Later rounds add a random
+ * tie-break, so restarts do not repeat themselves. */
 static bool Search_rankFor(PackSearch *s, int attempt) {
   PackRankKey *tmp = malloc(sizeof *tmp * (size_t)(s->n ? s->n : 1));
   if (!tmp) return false;
+  int strategy = attempt % 4;
   for (int i = 0; i < s->n; i++) {
-    int64_t len = s->su[i] - s->sl[i], size = s->b[i].size;
-    if (attempt > 0) {
+    int64_t w = s->su[i] - s->sl[i], a = w * s->b[i].size, t = s->total[i], r = 0;
+    if (attempt >= 4) {
       s->rng ^= s->rng << 13, s->rng ^= s->rng >> 7, s->rng ^= s->rng << 17;
-      len = (int64_t)(s->rng >> 2), size = 0;
+      r = (int64_t)(s->rng >> 2);
     }
-    tmp[i] = (PackRankKey){s->b[i].lower, len, size, i};
+    if (strategy == 0) tmp[i] = (PackRankKey){s->b[i].lower, w, s->b[i].size, r, i};
+    else if (strategy == 1) tmp[i] = (PackRankKey){0, w, a, t * 4 + (r & 3), i};
+    else if (strategy == 2) tmp[i] = (PackRankKey){0, t, a, w * 4 + (r & 3), i};
+    else tmp[i] = (PackRankKey){0, t, w, a * 4 + (r & 3), i};
   }
   qsort(tmp, (size_t)s->n, sizeof *tmp, PackRankKey_cmp);
   for (int k = 0; k < s->n; k++) s->rank[tmp[k].i] = k;
+  if (strategy == 0) {
+    for (int i = 0; i < s->n; i++) tmp[i] = (PackRankKey){s->b[i].lower, 0, 0, 0, i};
+    qsort(tmp, (size_t)s->n, sizeof *tmp, PackRankKey_cmp);
+    for (int k = 0; k < s->n; k++) s->ord[tmp[k].i] = k;
+  } else {
+    memcpy(s->ord, s->rank, sizeof *s->ord * (size_t)s->n);
+  }
   free(tmp);
   return true;
 }
@@ -311,7 +413,9 @@ static bool Search_rankFor(PackSearch *s, int attempt) {
 static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
   for (int attempt = 0;; attempt++) {
-    s->attempt_limit = attempt < 20 ? 2000L << attempt : 0; /* then one unbounded attempt */
+    /* four strategies per round, the node budget doubling each round; after
+     * 16 rounds one unbounded attempt */
+    s->attempt_limit = attempt < 64 ? (long)s->n * 4L << (attempt / 4) : 0;
     s->attempt_nodes = 0;
     s->restart = false;
     if (!Search_rankFor(s, attempt)) {

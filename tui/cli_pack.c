@@ -1,0 +1,220 @@
+/* spadmap pack: fixed-lifetime packing (engine/pack) on a google/minimalloc CSV
+ * instance (id,lower,upper,size; the output adds offset), or on a network's tensor
+ * lifetimes under a schedule; --check validates a solution file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "pack/pack.h"
+#include "solve.h"
+
+static const CliOption Pack_options[] = {
+  {"--capacity", "BYTES", "the capacity (no capacity: minimise the height)"},
+  {"--budget", "SIZE", "NET: the capacity, M_R, M_H, M_P or bytes with an optional K/M/G suffix"},
+  {"--schedule", "NAME", "NET: the schedule policy whose lifetimes are packed (default: default)"},
+  {"--params", NULL, "NET: parameter tensors on chip too"},
+  {"--method", "NAME", "exact (default), so-size, so-breadth, so-improved, offset-size, offset-breadth, conflict, "
+                       "skyline, best-heuristic"},
+  {"--time-limit", "SECONDS", "stop the exact search after this long (default 60)"},
+  {"--out", "FILE", "write the solution (the input's columns and offset)"},
+  {"--check", "FILE", "validate a solution CSV (with an offset column) instead of solving"},
+  {NULL, NULL, NULL},
+};
+
+static bool Pack_parseInt(const char *text, int64_t *v) {
+  char *end;
+  long long x = strtoll(text, &end, 10);
+  if (!*text || *end || x <= 0) return false;
+  *v = x;
+  return true;
+}
+
+static bool Pack_isNet(const char *path) {
+  size_t n = strlen(path);
+  return n > 5 && strcasecmp(path + n - 5, ".json") == 0;
+}
+
+/* --check FILE: offsets against lifetimes, alignment and the capacity. */
+static int Pack_check_cmd(const char *path, int64_t capacity) {
+  PackInstance in;
+  SpError err;
+  if (PackInstance_readCsv(path, &in, &err)) {
+    printf("%s\n", err.text);
+    return EXIT_INVALID;
+  }
+  if (!in.offsets) {
+    printf("%s: no 'offset' column (expected a solution: id,lower,upper,size,offset)\n", path);
+    PackInstance_free(&in);
+    return EXIT_INVALID;
+  }
+  int rc = EXIT_OK;
+  if (Pack_check(in.buffers, in.n, in.offsets, capacity, &err)) {
+    /* the engine names buffers by index: give the ids too */
+    printf("%s: invalid: %s\n", path, err.text);
+    rc = EXIT_INVALID;
+  } else {
+    int64_t h = 0;
+    for (int i = 0; i < in.n; i++)
+      if (in.offsets[i] + in.buffers[i].size > h) h = in.offsets[i] + in.buffers[i].size;
+    printf("valid: %s, %d buffers, height %lld, lower bound %lld%s\n", path, in.n, (long long)h,
+           (long long)Pack_maxLoad(in.buffers, in.n), h == Pack_maxLoad(in.buffers, in.n) ? " (optimal)" : "");
+  }
+  PackInstance_free(&in);
+  return rc;
+}
+
+/* A network's lifetimes as an instance (ids are tensor names). */
+static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in, int64_t *capacity) {
+  Net *net = Cli_loadNet(a->pos[0]);
+  if (!net) return EXIT_INVALID;
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.params = Cli_value(c, a, "--params") != NULL;
+  if (Cli_value(c, a, "--schedule")) s.schedule = Cli_value(c, a, "--schedule");
+  if (Cli_value(c, a, "--time-limit")) s.time_limit = atof(Cli_value(c, a, "--time-limit"));
+  int rc = EXIT_INVALID;
+  SpError err;
+  int *order = malloc(sizeof(int) * (size_t)(net->nops + 1)), *tensor = NULL;
+  if (!order) goto out;
+  const char *budget = Cli_value(c, a, "--budget");
+  if (budget) {
+    NetFigures f;
+    bool figures = strncasecmp(budget, "M_", 2) == 0;
+    if (figures && Figures_compute(net, s.params, &f, NULL, &err)) {
+      fprintf(stderr, "spadmap pack: %s\n", err.text);
+      goto out;
+    }
+    if (Budget_parse(budget, figures ? &f : NULL, capacity, NULL, &err)) {
+      fprintf(stderr, "spadmap pack: %s\n", err.text);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  }
+  if (Solve_schedule(net, &s, order, NULL, &err)) {
+    fprintf(stderr, "spadmap pack: %s: %s\n", net->name, err.text);
+    if (err.code == SP_ERR_ARG) rc = EXIT_USAGE;
+    goto out;
+  }
+  if (Pack_netBuffers(net, s.params, order, &in->buffers, &tensor, &in->n, &err)) {
+    fprintf(stderr, "spadmap pack: %s\n", err.text);
+    goto out;
+  }
+  in->ids = calloc((size_t)in->n + 1, sizeof(char *));
+  for (int k = 0; in->ids && k < in->n; k++) in->ids[k] = strdup(net->tensors[tensor[k]].name);
+  for (int k = 0; in->ids && k < in->n; k++)
+    if (!in->ids[k]) goto out;
+  if (in->ids) rc = -1;
+  printf("network        %s, schedule %s, %s, %d tensors\n", net->name, s.schedule,
+         s.params ? "with params" : "activations only", in->n);
+out:
+  free(order);
+  free(tensor);
+  Net_free(net);
+  return rc;
+}
+
+static int Pack_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_pack;
+  int rc = Cli_parse(c, argc, argv, 0, 1, &a);
+  if (rc >= 0) return rc;
+  int64_t capacity = 0;
+  const char *cap_text = Cli_value(c, &a, "--capacity");
+  if (cap_text && !Pack_parseInt(cap_text, &capacity)) {
+    fprintf(stderr, "spadmap pack: --capacity \"%s\": expected a positive byte count\n", cap_text);
+    return EXIT_USAGE;
+  }
+  if (Cli_value(c, &a, "--check")) {
+    if (a.npos) {
+      fprintf(stderr, "spadmap pack: --check FILE takes no instance (the solution file holds it)\n");
+      return EXIT_USAGE;
+    }
+    return Pack_check_cmd(Cli_value(c, &a, "--check"), capacity);
+  }
+  if (a.npos != 1) {
+    fprintf(stderr, "spadmap pack: needs FILE.csv or NET.json (usage: spadmap pack %s)\n", c->args);
+    return EXIT_USAGE;
+  }
+  PackOptions o;
+  PackOptions_init(&o);
+  o.time_limit = 60;
+  const char *tl = Cli_value(c, &a, "--time-limit");
+  if (tl) {
+    char *end;
+    o.time_limit = strtod(tl, &end);
+    if (*end || !(o.time_limit > 0)) {
+      fprintf(stderr, "spadmap pack: --time-limit \"%s\": expected a positive number of seconds\n", tl);
+      return EXIT_USAGE;
+    }
+  }
+  const char *method = Cli_value(c, &a, "--method");
+  if (method && !PackMethod_parse(method, &o.method)) {
+    fprintf(stderr, "spadmap pack: --method \"%s\": expected one of exact, so-size, so-breadth, so-improved, "
+                    "offset-size, offset-breadth, conflict, skyline, best-heuristic\n", method);
+    return EXIT_USAGE;
+  }
+  PackInstance in;
+  memset(&in, 0, sizeof in);
+  SpError err;
+  if (Pack_isNet(a.pos[0])) {
+    rc = Pack_fromNet(c, &a, &in, &capacity);
+    if (rc >= 0) {
+      PackInstance_free(&in);
+      return rc;
+    }
+  } else {
+    if (Cli_value(c, &a, "--budget") || Cli_value(c, &a, "--schedule") || Cli_value(c, &a, "--params")) {
+      fprintf(stderr, "spadmap pack: --budget, --schedule and --params apply to a network (NET.json)\n");
+      return EXIT_USAGE;
+    }
+    if (PackInstance_readCsv(a.pos[0], &in, &err)) {
+      printf("%s\n", err.text);
+      return EXIT_INVALID;
+    }
+  }
+  PackResult r;
+  if (Pack_solve(in.buffers, in.n, capacity, &o, &r, &err)) {
+    printf("spadmap pack: %s\n", err.text);
+    PackInstance_free(&in);
+    return EXIT_INVALID;
+  }
+  char b1[32];
+  printf("buffers        %d\n", in.n);
+  printf("method         %s\n", PackMethod_name(o.method));
+  if (capacity > 0) printf("capacity       %s\n", Cli_count(capacity, b1, sizeof b1));
+  printf("status         %s\n", PackResultStatus_name(r.status));
+  if (r.offsets) printf("height         %s\n", Cli_count(r.height, b1, sizeof b1));
+  printf("lower bound    %s\n", Cli_count(r.lower_bound, b1, sizeof b1));
+  if (r.status == PACK_INFEASIBLE && r.infeasible_at >= 0)
+    printf("proof          the load at time %lld exceeds the capacity\n", (long long)r.infeasible_at);
+  else if (r.status == PACK_INFEASIBLE)
+    printf("proof          exhaustive search\n");
+  printf("time           %.3f s, %ld nodes\n", r.seconds, r.nodes);
+  rc = r.offsets ? EXIT_OK : EXIT_INVALID;
+  const char *out = Cli_value(c, &a, "--out");
+  if (out && r.offsets) {
+    /* never write what does not check */
+    if (Pack_check(in.buffers, in.n, r.offsets, capacity, &err)) {
+      printf("spadmap pack: internal error, the solution does not check: %s\n", err.text);
+      rc = EXIT_INVALID;
+    } else if (PackInstance_writeCsv(out, &in, r.offsets, &err)) {
+      printf("%s\n", err.text);
+      rc = EXIT_INVALID;
+    } else {
+      printf("written        %s\n", out);
+    }
+  } else if (out) {
+    printf("not written    %s (no solution)\n", out);
+  }
+  PackResult_free(&r);
+  PackInstance_free(&in);
+  return rc;
+}
+
+const CliCommand Cli_pack = {
+  "pack", "FILE.csv [--capacity N] [options] | NET.json --budget B [--schedule S] | --check SOLUTION.csv",
+  "Packs buffers with fixed lifetimes at addresses (google/minimalloc's CSV: id,lower,upper,size); with no "
+  "capacity, minimises the height. Exit 0 with a solution, 1 without one (infeasible, unknown) or on bad input.",
+  Pack_options, Pack_run};
