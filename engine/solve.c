@@ -80,6 +80,12 @@ static Status Solve_joint(const Net *net, const SolveSettings *s, const PolicyIn
   return SP_OK;
 }
 
+Status Solve_simulate(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
+                      const PolicyInfo *ap, Plan **out, SpError *err) {
+  OfflineAllocFn run = ap->offline ? ap->offline : Sim_run;
+  return run(net, params, budget, order, rp, ap, out, err);
+}
+
 Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
   *out = NULL;
   double t0 = Clock_now();
@@ -101,8 +107,9 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
   if (s->order) memcpy(order, s->order, sizeof(int) * (size_t)net->nops);
   else st = sp->schedule(net, s, order, &info, err);
   Plan *plan = NULL;
-  OfflineAllocFn run = ap->offline ? ap->offline : Sim_run;
-  if (!st) st = rp->plan ? rp->plan(net, s, order, &plan, err) : run(net, s->params, s->budget, order, rp, ap, &plan, err);
+  if (!st)
+    st = rp->plan ? rp->plan(net, s, order, &plan, err)
+                  : Solve_simulate(net, s->params, s->budget, order, rp, ap, &plan, err);
   free(order);
   if (st) return st;
   if (Plan_setPolicies(plan, sp->name, rp->name, rp->plan ? "ilp" : ap->name)) {

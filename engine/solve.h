@@ -60,6 +60,12 @@ Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *er
  * Heuristic plans pass through (the tests validate every policy's plans). */
 Status Solve_checkPlan(const Net *net, const Plan *plan, SpError *err);
 
+/* A fixed order through a replacement policy and an allocator: the simulator, or
+ * the allocator's own offline placement (pack). What every sweep over the simple
+ * policies calls, so that an offline allocator is never silently simulated. */
+Status Solve_simulate(const Net *net, bool params, int64_t budget, const int *order, const PolicyInfo *rp,
+                      const PolicyInfo *ap, Plan **out, SpError *err);
+
 /* The order the schedule policy picks (nops entries). */
 Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
 

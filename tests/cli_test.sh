@@ -199,6 +199,10 @@ expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
+# bench: each figure in its own buffer (default peak printed M_R before)
+expect 0 "default peak 1.72 MiB" "$bin" bench --network densenet121
+# bench runs offline allocators as themselves (pack was simulated as linear: 1.4 MB at M_P)
+expect 0 "M_P  default  belady      pack                       0 " "$bin" bench --network densenet121
 # the budget sweep and the budget forms the tool prints
 expect 0 "32 fast combinations x 24 budgets" "$bin" sweep "$dia"
 expect 0 "10240,default,belady,linear,36864,3,10240" "$bin" sweep "$dia" --csv --points 2

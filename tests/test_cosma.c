@@ -87,8 +87,8 @@ static int64_t best_heuristic(const Net *net, bool params, int64_t budget, const
     for (int ai = 0; ai < Policy_count(POLICY_ALLOCATOR); ai++) {
       Plan *p = NULL;
       SpError err;
-      if (Sim_run(net, params, budget, order, Policy_at(POLICY_REPLACEMENT, ri), Policy_at(POLICY_ALLOCATOR, ai), &p,
-                  &err) == SP_OK) {
+      if (Solve_simulate(net, params, budget, order, Policy_at(POLICY_REPLACEMENT, ri), Policy_at(POLICY_ALLOCATOR, ai),
+                         &p, &err) == SP_OK) {
         if (best < 0 || p->metrics.noncompulsory_bytes < best) best = p->metrics.noncompulsory_bytes;
       }
       Plan_free(p);

@@ -140,11 +140,11 @@ static void Bench_network(Bench *b, const char *path) {
   for (int i = 0; i < 3; i++) row->base[i] = -1, row->best[i] = INT64_MAX;
   if (f.search.seconds > b->worst_mp_s) b->worst_mp_s = f.search.seconds, snprintf(b->worst_mp_net, sizeof b->worst_mp_net, "%s", Cli_safe(net->name));
   if (!b->csv) {
-    char x[32], y[32], z[32];
+    char x[32], y[32], z[32], w[32]; /* one buffer per figure: arguments are evaluated in any order */
     printf("\n%s: %d ops; M_R %s, M_H %s, M_P %s (%s in %.3f s, %ld states); default peak %s\n", Cli_safe(net->name),
            net->nops, Cli_bytes(f.m_r, x, sizeof x), Cli_bytes(f.m_h, y, sizeof y), Cli_bytes(f.m_p, z, sizeof z),
            f.m_p_exact ? "exact" : "NOT proven", f.search.seconds, f.search.states,
-           Cli_bytes(f.default_peak, x, sizeof x));
+           Cli_bytes(f.default_peak, w, sizeof w));
     printf("  %-4s %-8s %-11s %-12s %15s %7s %7s %9s %9s\n", "bud", "schedule", "replacement", "allocator",
            "non-compulsory", "spills", "retriev", "sched ms", "sim ms");
   }
@@ -175,7 +175,7 @@ static void Bench_network(Bench *b, const char *path) {
             Plan_free(plan);
             plan = NULL;
             double t1 = Clock_now();
-            st = Sim_run(net, b->params, bytes[bi], orders[si & 1], rp, ap, &plan, &err);
+            st = Solve_simulate(net, b->params, bytes[bi], orders[si & 1], rp, ap, &plan, &err);
             double ms = (Clock_now() - t1) * 1e3;
             if (ms < best) best = ms;
           }

@@ -90,8 +90,7 @@ void Cosma_bestSimulated(const Net *net, const SolveSettings *s, const int *orde
       const PolicyInfo *rp = Policy_at(POLICY_REPLACEMENT, ri), *ap = Policy_at(POLICY_ALLOCATOR, ai);
       Plan *p = NULL;
       SpError e2;
-      OfflineAllocFn run = ap->offline ? ap->offline : Sim_run;
-      if (run(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue; /* a pair may not fit: skip it */
+      if (Solve_simulate(net, s->params, s->budget, order, rp, ap, &p, &e2)) continue; /* a pair may not fit: skip it */
       if (!*best || p->metrics.noncompulsory_bytes < (*best)->metrics.noncompulsory_bytes) {
         Plan_free(*best);
         *best = p;
