@@ -61,8 +61,9 @@ static Status Pack_readdress(Plan *plan, const Net *net, int64_t budget, bool *p
   if (Pack_maxLoad(b, n) > budget) goto done;
   PackOptions o;
   PackOptions_init(&o);
-  /* an allocator must be quick: a short search; the heuristics alone first */
-  o.time_limit = 0.1;
+  /* an allocator must be quick and give the same plan on every run: a short
+   * search bounded by nodes, never by the clock (a loaded machine would change
+   * the plan); the heuristics alone first */
   o.node_limit = 20000;
   /* two cheap heuristics first (most schedules pack with them), then the search */
   static const PackMethod tries[] = {PACK_SKYLINE, PACK_OFFSET_SIZE, PACK_EXACT};
