@@ -192,7 +192,9 @@ static int Pack_run(int argc, char **argv) {
   else if (r.status == PACK_INFEASIBLE)
     printf("proof          exhaustive search\n");
   printf("time           %.3f s, %ld nodes\n", r.seconds, r.nodes);
-  rc = r.offsets ? EXIT_OK : EXIT_INVALID;
+  /* the documented codes: a proof of infeasibility is an answer about the input (1);
+   * no answer within the limits is a solver limit (3) */
+  rc = r.offsets ? EXIT_OK : r.status == PACK_INFEASIBLE ? EXIT_INVALID : EXIT_LIMIT;
   const char *out = Cli_value(c, &a, "--out");
   if (out && r.offsets) {
     /* never write what does not check */
@@ -216,5 +218,5 @@ static int Pack_run(int argc, char **argv) {
 const CliCommand Cli_pack = {
   "pack", "FILE.csv [--capacity N] [options] | NET.json --budget B [--schedule S] | --check SOLUTION.csv",
   "Packs buffers with fixed lifetimes at addresses (google/minimalloc's CSV: id,lower,upper,size); with no "
-  "capacity, minimises the height. Exit 0 with a solution, 1 without one (infeasible, unknown) or on bad input.",
+  "capacity, minimises the height. Exit 0 with a solution, 1 when proven infeasible or on bad input, 3 when the limit came first (unknown).",
   Pack_options, Pack_run};
