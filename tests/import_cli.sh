@@ -20,6 +20,9 @@ expect() { # CODE PATTERN CMD...
     pass=$((pass + 1))
   fi
 }
+check() { # DESCRIPTION SHELL-CONDITION
+  if sh -c "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi
+}
 dag=$tests/data/dag/diamond_dag.json
 # the COSMA authors' DAG JSON: detected, figures by hand (see test_import_dag.c)
 expect 0 "M_P .*18,432" "$bin" info "$dag"
@@ -64,5 +67,14 @@ expect 1 "unknown ONNX element type 99" "$bin" import "$bad/bad_elem_type.onnx"
 expect 1 'value "y" is defined twice' "$bin" snapshot "$bad/bad_twice.onnx"
 head -c 0 "$onnx" >"$tmp/empty.onnx"
 expect 1 "empty.onnx" "$bin" info "$tmp/empty.onnx"
+# --dim, --dtype and --fold on every command that opens a model, not only import
+expect 1 'give its size with --dim batch=N' "$bin" solve "$data/onnx/tiny_cnn_dynamic.onnx" --budget M_R
+expect 0 "ops 8, tensors 15" "$bin" info "$data/onnx/tiny_cnn_dynamic.onnx" --dim batch=2
+expect 0 "validator      valid" "$bin" solve "$data/onnx/tiny_cnn_dynamic.onnx" --dim batch=2 --budget M_R
+expect 0 "tiny_cnn_dynamic" "$bin" snapshot "$data/onnx/tiny_cnn_dynamic.onnx" --dim batch=2
+expect 2 'expected int8, uint8' "$bin" solve "$onnx" --dtype fp64 --budget M_R
+expect 2 'expected NAME=SIZE' "$bin" tui "$onnx" --dim batch
+b=$bin o=$onnx t=$tmp check "info --dtype int8 --fold prices and folds as import does" \
+  '[ -n "$("$b" info "$o" --dtype int8 --fold | grep M_R)" ] && [ "$("$b" info "$o" --dtype int8 --fold | grep M_R)" = "$("$b" import "$o" --dtype int8 --fold --out "$t/f.json" >/dev/null && "$b" info "$t/f.json" | grep M_R)" ]'
 echo "import_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

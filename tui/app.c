@@ -123,12 +123,16 @@ static void App_attach(App *app, Net *net, const char *path) {
   app->tspan = app->net->nops;
 }
 
-Status App_init(App *app, const char *path, SpError *err) {
+Status App_init(App *app, const char *path, SpError *err) { return App_initWith(app, path, NULL, err); }
+
+Status App_initWith(App *app, const char *path, const ImportOptions *import, SpError *err) {
   memset(app, 0, sizeof *app);
   app->selected = -1;
   app->mouse = true;
+  if (import) app->import = *import;
+  else ImportOptions_init(&app->import);
   Net *net;
-  Status st = Import_open(path, NULL, &net, err);
+  Status st = Import_open(path, &app->import, &net, err);
   if (st) return st;
   SolveSettings d;
   SolveSettings_init(&d);
@@ -214,7 +218,7 @@ void App_free(App *app) {
 
 Status App_load(App *app, const char *path, SpError *err) {
   Net *net;
-  Status st = Import_open(path, NULL, &net, err);
+  Status st = Import_open(path, &app->import, &net, err);
   if (st) return st; /* the old network stays */
   bool had_worker = app->worker != NULL;
   /* the pin stays only for the same network (same file, same shape) */
@@ -229,7 +233,9 @@ Status App_load(App *app, const char *path, SpError *err) {
   Plan *pinned = app->pinned;
   AppSettings pinned_set = app->pinned_set;
   PlanSteps pinned_steps = app->pinned_steps;
+  ImportOptions import = app->import;
   memset(app, 0, sizeof *app);
+  app->import = import;
   app->set = set;
   app->set.preset = 'R';
   app->deterministic = det;

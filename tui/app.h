@@ -10,6 +10,7 @@
 
 #include "figures.h"
 #include "grid.h"
+#include "import.h"
 #include "net.h"
 #include "plan.h"
 #include "policy.h"
@@ -142,6 +143,7 @@ typedef struct App {
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
   void *layer_view;       /* the layer view (layer_view.c), NULL when closed */
+  ImportOptions import;   /* --dtype/--fold/--dim: every model opened in this session */
   bool mono;              /* no colours: the map tells blocks apart by their fills */
   bool offchip_map;       /* the off-chip (DRAM) map instead of the on-chip one (offchip_view.c) */
   struct OffchipView *offchip; /* its model and allocation, rebuilt when the network or budget change */
@@ -158,6 +160,9 @@ const char *App_policies(const AppSettings *s, char *buf, size_t n);
 
 /* Loads the network and its figures; prints nothing. */
 Status App_init(App *app, const char *path, SpError *err);
+/* The same with import options for models (ONNX: --dtype, --fold, --dim), kept for
+ * every network the session opens; NULL: the defaults. */
+Status App_initWith(App *app, const char *path, const ImportOptions *import, SpError *err);
 void App_free(App *app);
 /* Figures for set.params. With a worker they are computed there (asked once per
  * setting; until they arrive only m_r is real, see App_figuresReady); without

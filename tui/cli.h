@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "figures.h"
+#include "import.h"
 #include "net.h"
 
 /* Exit codes (listed by spadmap --help and in the README). */
@@ -55,6 +56,15 @@ void Cli_helpSubs(const CliCommand *const *subs);
 void Cli_removeTempOnSignals(void);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
+/* The options of every command that opens a model (ONNX): put CLI_MODEL_OPTIONS in
+ * the command's option table, then Cli_modelOptions reads them (-1 to go on, else the
+ * exit code after printing why) and Cli_loadModel opens the file with them. */
+#define CLI_MODEL_OPTIONS                                                                                          \
+  {"--dtype", "TYPE", "models: price every tensor as TYPE (int8, uint8, int16, fp16, bf16, int32, fp32)"},        \
+      {"--fold", NULL, "models: fold BatchNorm and elementwise activations into their producer"},                  \
+      {"--dim", "NAME=N", "models: give a symbolic ONNX dimension its size (several: --dim a=1,b=2)"}
+int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o);
+Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code);
 /* Text from an input file or the command line, escaped for the terminal
  * (Text_escape: "x\x1b[2J"), in one of 8 rotating buffers of this thread:
  * every name the CLI prints goes through it. */

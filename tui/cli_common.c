@@ -99,6 +99,49 @@ const char *Cli_safe(const char *s) {
   return Text_escape(s, ring[next], sizeof ring[next]);
 }
 
+int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) {
+  ImportOptions_init(o);
+  const char *dtype = Cli_value(cmd, a, "--dtype");
+  if (dtype) {
+    static const char *const ok[] = {"int8", "uint8", "int16", "fp16", "bf16", "int32", "fp32"};
+    size_t i = 0;
+    while (i < sizeof ok / sizeof ok[0] && strcmp(ok[i], dtype) != 0) i++;
+    if (i == sizeof ok / sizeof ok[0]) {
+      fprintf(stderr, "spadmap %s: --dtype \"%s\": expected int8, uint8, int16, fp16, bf16, int32 or fp32\n", cmd->name,
+              Cli_safe(dtype));
+      return EXIT_USAGE;
+    }
+    o->dtype = ok[i];
+  }
+  o->fold = Cli_value(cmd, a, "--fold") != NULL;
+  const char *dims = Cli_value(cmd, a, "--dim");
+  if (dims) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", dims);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      SpError err;
+      if (ImportOptions_addDim(o, tok, &err)) {
+        fprintf(stderr, "spadmap %s: %s\n", cmd->name, err.text);
+        return EXIT_USAGE;
+      }
+    }
+  }
+  return -1;
+}
+
+Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code) {
+  ImportOptions o;
+  if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0) return NULL;
+  Net *net;
+  SpError err;
+  if (Import_open(path, &o, &net, &err)) {
+    fprintf(stderr, "spadmap: %s\n", err.text);
+    *exit_code = EXIT_INVALID;
+    return NULL;
+  }
+  return net;
+}
+
 Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;

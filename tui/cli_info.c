@@ -9,6 +9,7 @@ static const CliOption Info_options[] = {
   {"--json", NULL, "print a JSON object instead of a table"},
   {"--time-limit", "SECONDS", "stop the exact M_P search after this long (both settings together; default: none, "
                               "its memory cap still applies); M_P is then \"not proven\", the best peak found"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -44,8 +45,8 @@ static int Info_run(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
-  Net *net = Cli_loadNet(a.pos[0]);
-  if (!net) return EXIT_INVALID;
+  Net *net = Cli_loadModel(&Cli_info, &a, a.pos[0], &rc);
+  if (!net) return rc;
   NetFigures f[2];
   for (int p = 0; p < 2; p++) {
     SpError err;

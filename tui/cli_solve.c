@@ -27,6 +27,7 @@ static const CliOption Solve_options[] = {
   {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model as written, solved directly"},
   {"--out", "FILE", "write the plan (spadmap-plan JSON; - for standard output)"},
   {"--list", NULL, "list the policies and exit"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -187,8 +188,8 @@ static int Solve_run_cmd(int argc, char **argv) {
       return EXIT_USAGE;
     }
   if ((rc = Solve_checkApplies(c, &a, &s)) >= 0) return rc;
-  Net *net = Cli_loadNet(a.pos[0]);
-  if (!net) return EXIT_INVALID;
+  Net *net = Cli_loadModel(c, &a, a.pos[0], &rc);
+  if (!net) return rc;
   atomic_store(&Solve_interrupt, 0);
   s.cancel = &Solve_interrupt;
   Solve_catchSignals();

@@ -16,13 +16,18 @@
 
 const char *const Cli_defaultNet = SPADMAP_DATA_DIR "/networks/resnet50.json";
 
-static bool Tui_app(App *app, const char *path) {
+/* Opens the network with the command's model options (--dtype, --fold, --dim);
+ * -1 to go on, else the exit code after printing why. */
+static int Tui_app(const CliCommand *c, const CliArgs *a, App *app, const char *path) {
+  ImportOptions o;
+  int rc = Cli_modelOptions(c, a, &o);
+  if (rc >= 0) return rc;
   SpError err;
-  if (App_init(app, path, &err)) {
+  if (App_initWith(app, path, &o, &err)) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return false;
+    return EXIT_INVALID;
   }
-  return true;
+  return -1;
 }
 
 /* Key bindings: ~/.config/spadmap/keys (one action=key a line), then SPADMAP_KEYS. */
@@ -65,7 +70,8 @@ static bool Tui_keys(void) {
   {"--replacement", "NAME", "replacement policy"},                                                                     \
   {"--allocator", "NAME", "allocator"},                                                                               \
   {"--params", NULL, "hold parameter tensors on chip too"},                                                           \
-  {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"}
+  {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"},                   \
+      CLI_MODEL_OPTIONS
 
 static int Tui_policy(const char *cmd, PolicyKind k, const char *name, int *idx) {
   if (!name) return 0;
@@ -129,7 +135,7 @@ static int Tui_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   if (!Tui_keys()) return EXIT_USAGE;
   App app;
-  if (!Tui_app(&app, a.npos ? a.pos[0] : Cli_defaultNet)) return EXIT_INVALID;
+  if ((rc = Tui_app(&Cli_tui, &a, &app, a.npos ? a.pos[0] : Cli_defaultNet)) >= 0) return rc;
   if ((rc = Tui_settings(&Cli_tui, &a, &app)) >= 0) {
     App_free(&app);
     return rc;
@@ -145,7 +151,7 @@ static int Tui_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S]",
+const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--dim N=1 --dtype T --fold]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
                             Tui_options, Tui_run};
 
@@ -177,7 +183,7 @@ static int Snapshot_run(int argc, char **argv) {
   int w, h;
   if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
   App app;
-  if (!Tui_app(&app, a.pos[0])) return EXIT_INVALID;
+  if ((rc = Tui_app(c, &a, &app, a.pos[0])) >= 0) return rc;
   app.deterministic = true;
   app.mono = Cli_value(c, &a, "--mono") != NULL;
   if ((rc = Tui_settings(c, &a, &app)) >= 0) {
@@ -245,7 +251,7 @@ static int BenchRender_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   App app;
-  if (!Tui_app(&app, a.npos ? a.pos[0] : SPADMAP_DATA_DIR "/networks/nasnet_a.json")) return EXIT_INVALID;
+  if ((rc = Tui_app(&Cli_benchRender, &a, &app, a.npos ? a.pos[0] : SPADMAP_DATA_DIR "/networks/nasnet_a.json")) >= 0) return rc;
   app.deterministic = true;
   const char *btext = Cli_value(c, &a, "--budget");
   if (btext) {

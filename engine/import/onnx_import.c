@@ -169,7 +169,7 @@ static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
     if (dim < 0 && val->dim_params[d])
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d is the symbolic \"%.60s\"; give its size with "
-                         "spadmap import --dim %.60s=N",
+                         "--dim %.60s=N (info, solve, tui, snapshot, import)",
                          x->label, it->name, where, d, val->dim_params[d], val->dim_params[d]);
     if (dim < 0)
       return SpError_set(x->err, SP_ERR_FORMAT,
