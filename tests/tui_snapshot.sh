@@ -97,6 +97,8 @@ case_ squeezenet_off_below  squeezenet1_0 100x30 "b300K<Enter>D<Right><Right>"
 case_ squeezenet_staged     squeezenet1_0 120x40 "b300K<Enter><Right><Right><Tab>"
 case_ squeezenet_unstaged   squeezenet1_0 80x24  "b300K<Enter>b2M<Enter>"
 case_ squeezenet_staged_off squeezenet1_0 100x30 "b300K<Enter>D<Right><Right><Tab>"
+# `-` walks below M_R too: each press past the tiled network's own M_R tiles the original finer
+case_ diamond_minus_below   diamond       120x40 "r----"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

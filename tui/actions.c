@@ -63,10 +63,11 @@ static int Act_budgetUp(App *app) {
   return Act_setBudget(app, app->set.budget + Act_budgetStep(app), 0); }
 static int Act_budgetDown(App *app) {
   app->await_preset = 0;
-  int64_t b = app->set.budget - Act_budgetStep(app), m_r = App_figures(app)->m_r;
-  if (b < m_r) b = m_r; /* no plan exists below M_R */
-  if (b == app->set.budget) {
-    App_setMessage(app, true, "budget is at M_R: no plan exists below it");
+  int64_t b = app->set.budget - Act_budgetStep(app);
+  /* below M_R the network runs tile by tile (staging.c); a budget no tiling
+   * reaches fails like a typed one, with the reason, and the last plan stays */
+  if (b < 1) {
+    App_setMessage(app, true, "the budget cannot go lower");
     return ACT_REDRAW;
   }
   return Act_setBudget(app, b, 0);

@@ -29,7 +29,8 @@ bool Staging_apply(App *app) {
   int64_t b = app->set.budget;
   SpError err;
   if (app->untiled_path[0]) { /* a tiled network is shown */
-    if (b < app->untiled_mr) return false;
+    bool retile = b < app->untiled_mr && b < App_figures(app)->m_r; /* its tiles no longer fit: tile finer */
+    if (b < app->untiled_mr && !retile) return false;
     char path[sizeof app->untiled_path];
     snprintf(path, sizeof path, "%s", app->untiled_path);
     if (App_load(app, path, &err)) {
@@ -37,9 +38,11 @@ bool Staging_apply(App *app) {
       return false;
     }
     app->set.budget = b;
-    App_resolve(app);
-    App_setMessage(app, false, "budget >= M_R: %s untiled again", app->net->name);
-    return true;
+    if (!retile) {
+      App_resolve(app);
+      App_setMessage(app, false, "budget >= M_R: %s untiled again", app->net->name);
+      return true;
+    }
   }
   int64_t mr = App_figures(app)->m_r;
   if (b >= mr || b <= 0) return false;
