@@ -94,8 +94,18 @@ TEST(key_scripts_change_the_settings_and_the_plan) {
   CHECK(strcmp(App_preset(&app, app.set.budget, false), "M_P") == 0);
   CHECK(Snapshot_keys(&app, "b16K<Enter>", &bad));
   CHECK_EQ(app.plan->budget, 16384);
-  CHECK(Snapshot_keys(&app, "r-", &bad)); /* never below M_R */
-  CHECK_EQ(app.set.budget, f->m_r);
+  int64_t m_r0 = f->m_r, m_p0 = f->m_p;
+  CHECK(Snapshot_keys(&app, "r-", &bad)); /* below M_R: the network runs tile by tile (staging.c) */
+  CHECK_EQ(app.set.budget, m_r0 - m_r0 / 16);
+  CHECK(strstr(app.net->name, "fig1@") != NULL);
+  CHECK(app.plan && app.violations == 0);
+  CHECK(Snapshot_keys(&app, "p", &bad)); /* the presets stay the original's while tiled */
+  CHECK_EQ(app.set.budget, m_p0);
+  CHECK(strcmp(app.net->name, "fig1") == 0);
+  CHECK(Snapshot_keys(&app, "r-r", &bad));
+  CHECK_EQ(app.set.budget, m_r0);
+  CHECK(strcmp(app.net->name, "fig1") == 0);
+  f = App_figures(&app);
   CHECK(Snapshot_keys(&app, "+", &bad));
   CHECK_EQ(app.set.budget, f->m_r + f->m_r / 16);
   int64_t m_r = f->m_r;

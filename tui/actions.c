@@ -35,20 +35,36 @@ static int Act_setBudget(App *app, int64_t b, char preset) {
   app->message[0] = '\0';
   return ACT_REDRAW | ACT_RESOLVE;
 }
+/* While a tiled network is shown (staging.c), the presets are the original's. */
+static const NetFigures *Act_presetFigures(App *app, bool *ready) {
+  if (app->untiled_path[0]) {
+    *ready = app->untiled_fig_ok[app->set.params];
+    return &app->untiled_fig[app->set.params];
+  }
+  *ready = App_figuresReady(app);
+  return App_figures(app);
+}
 static int Act_budgetMR(App *app) {
   app->await_preset = 0;
+  if (app->untiled_path[0]) return Act_setBudget(app, app->untiled_mr, 'R'); /* the original comes back */
   return Act_setBudget(app, App_figures(app)->m_r, 'R');
 }
 /* M_H and M_P need the figures: while the worker computes them, the preset waits
  * for them (App_poll applies it and solves). */
 static int Act_budgetPreset(App *app, char which) {
-  if (!App_figuresReady(app)) {
+  bool ready;
+  const NetFigures *f = Act_presetFigures(app, &ready);
+  if (!ready && app->untiled_path[0]) {
+    App_setMessage(app, true, "M_%c is the untiled network's: press r to go back to it first", which);
+    return ACT_REDRAW;
+  }
+  if (!ready) {
     app->await_preset = which;
     App_setMessage(app, false, "computing figures... M_%c follows when they arrive", which);
     return ACT_REDRAW;
   }
   app->await_preset = 0;
-  return Act_setBudget(app, which == 'H' ? App_figures(app)->m_h : App_figures(app)->m_p, which);
+  return Act_setBudget(app, which == 'H' ? f->m_h : f->m_p, which);
 }
 static int Act_budgetMH(App *app) { return Act_budgetPreset(app, 'H'); }
 static int Act_budgetMP(App *app) { return Act_budgetPreset(app, 'P'); }

@@ -150,6 +150,8 @@ typedef struct App {
   char untiled_path[1024]; /* a tiled network is shown (staging.c): the original, "" if not */
   int64_t untiled_mr;     /* the original's M_R: at or above it, the original comes back */
   int64_t untiled_capacity; /* the on-chip bytes its tiling aimed at (offchip_view.c tiles it the same) */
+  NetFigures untiled_fig[2]; /* the original's figures (r/h/p keep meaning its presets) */
+  bool untiled_fig_ok[2];
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */

@@ -90,7 +90,7 @@ static OffchipView *Off_get(App *app) {
   v->so_best = -1;
   SpError err;
   if (staged) { /* the original, tiled as staging.c tiled it */
-    if (Net_load(app->untiled_path, &v->own_net, &err)) {
+    if (Import_open(app->untiled_path, &app->import, &v->own_net, &err)) { /* any format, as it was opened */
       snprintf(v->error, sizeof v->error, "%s", err.text);
       return v;
     }

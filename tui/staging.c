@@ -46,6 +46,8 @@ bool Staging_apply(App *app) {
   }
   int64_t mr = App_figures(app)->m_r;
   if (b >= mr || b <= 0) return false;
+  NetFigures fig[2] = {app->fig[0], app->fig[1]}; /* the original's, for r/h/p while tiled */
+  bool fig_ok[2] = {app->fig_ok[0], app->fig_ok[1]};
   TilesOptions to;
   TilesOptions_init(&to);
   to.capacity = b;
@@ -67,6 +69,7 @@ bool Staging_apply(App *app) {
   snprintf(app->untiled_path, sizeof app->untiled_path, "%s", orig);
   app->untiled_mr = mr;
   app->untiled_capacity = used.capacity;
+  for (int p = 0; p < 2; p++) app->untiled_fig[p] = fig[p], app->untiled_fig_ok[p] = fig_ok[p];
   app->set.budget = b;
   App_resolve(app);
   App_setMessage(app, false, "below M_R: %s runs in %d tiles (ops \"op#j\", pieces \"t[r0:r1]\"); budget >= M_R returns",
