@@ -1,0 +1,236 @@
+/* steps_exact: an exact branch and bound for Section 5's grouping problem (the
+ * same problem as the MIP in steps_ilp.c: n ordered groups of 1..G patches, at
+ * most max_loads loads per pixel, the footprint under sizeMEM; minimise the loaded
+ * pixels), for layers of at most 64 patches and 256 pixels.
+ *
+ * Why: the MIP's LP bound is the trivial one (every pixel loaded once), so GLPK
+ * cannot prove anything beyond small inputs. The search uses a bound that is tight
+ * in the middle of a plan: after group k with union U, every pixel still needed by
+ * the remaining patches R costs one more load unless it is in U, and a pixel of U
+ * still needed costs one more load unless the next group covers it ("stranded").
+ * So a group is built by covering, pixel by pixel, what the previous group leaves
+ * on chip and is still needed (each such pixel: one of the <= HK*WK patches of R
+ * holding it, or stranded, which spends one unit of the budget best - 1 - bound),
+ * then filled with any other patches. Every group is generated exactly once (the
+ * patches tried before for the same pixel are forbidden in the later branches, a
+ * stranded pixel forbids every patch holding it). On a square layer the first
+ * group is taken canonical under the 8 symmetries of the square (a plan's image
+ * costs the same). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "steps_internal.h"
+
+enum { EX_PW = 4 }; /* pixel words: up to 256 pixels */
+
+typedef struct {
+  int np, npix, n, g, max_loads, nsym;
+  int64_t cin, cout, ker, size_mem;
+  uint64_t pm[64][EX_PW]; /* pixels of each patch */
+  uint64_t pp[64 * EX_PW]; /* patches holding each pixel */
+  int sym[8][64];          /* patch images under the square's symmetries */
+  int loads[64 * EX_PW];
+  uint64_t path[64], best_path[64];
+  int best;                /* fewest loaded pixels known; the search looks for fewer */
+  int floor;               /* pixels some patch holds: no plan loads fewer */
+  bool improved, stopped, done; /* stopped: time or cancel; done: optimum found early */
+  long nodes;
+  double deadline;
+  atomic_int *cancel;
+} Ex;
+
+typedef struct {
+  uint64_t w[EX_PW];
+} Pix;
+
+static int Ex_count(const Pix *a) {
+  int c = 0;
+  for (int i = 0; i < EX_PW; i++) c += __builtin_popcountll(a->w[i]);
+  return c;
+}
+
+static Pix Ex_union(const Ex *e, uint64_t set) {
+  Pix u = {{0}};
+  for (; set; set &= set - 1) {
+    int p = __builtin_ctzll(set);
+    for (int i = 0; i < EX_PW; i++) u.w[i] |= e->pm[p][i];
+  }
+  return u;
+}
+
+static void Ex_level(Ex *e, int k, uint64_t rem, const Pix *u, int loaded);
+
+/* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
+static void Ex_take(Ex *e, int k, uint64_t rem, const Pix *u, int loaded, uint64_t s) {
+  if (k == 0 && e->nsym > 1) { /* canonical first group */
+    for (int t = 1; t < e->nsym; t++) {
+      uint64_t img = 0;
+      for (uint64_t b = s; b; b &= b - 1) img |= 1ull << e->sym[t][__builtin_ctzll(b)];
+      if (img < s) return;
+    }
+  }
+  Pix us = Ex_union(e, s), fresh;
+  for (int i = 0; i < EX_PW; i++) fresh.w[i] = us.w[i] & ~u->w[i];
+  int nnew = Ex_count(&fresh);
+  if (loaded + nnew >= e->best) return;
+  if (e->size_mem > 0 &&
+      e->cin * Ex_count(&us) + e->ker + e->cout * __builtin_popcountll(s) > e->size_mem)
+    return;
+  if (e->max_loads > 0)
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = fresh.w[i]; b; b &= b - 1)
+        if (e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]++;
+  e->path[k] = s;
+  Ex_level(e, k + 1, rem & ~s, &us, loaded + nnew);
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]--;
+}
+
+typedef struct {
+  int k, smin, smax, base, loaded; /* base: the bound before stranding */
+  uint64_t rem;
+  const Pix *u;
+} ExGroup;
+
+/* Adds patches of avail above index `from` to s (any number within the sizes). */
+static void Ex_fill(Ex *e, const ExGroup *gr, uint64_t s, uint64_t avail) {
+  int size = __builtin_popcountll(s);
+  if (gr->base >= e->best) return; /* an improvement found meanwhile */
+  if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->u, gr->loaded, s);
+  if (size >= gr->smax || e->stopped || e->done) return;
+  for (uint64_t b = avail; b; b &= b - 1) {
+    int p = __builtin_ctzll(b);
+    Ex_fill(e, gr, s | 1ull << p, avail & ~((2ull << p) - 1));
+    if (e->stopped || e->done) return;
+  }
+}
+
+/* Covers the pixels of todo (left on chip, still needed) one by one or strands them. */
+static void Ex_cover(Ex *e, const ExGroup *gr, uint64_t s, uint64_t forbid, Pix todo, int stranded) {
+  if (gr->base + stranded >= e->best) return;
+  Pix us = Ex_union(e, s);
+  int j = -1;
+  for (int i = 0; i < EX_PW && j < 0; i++) {
+    uint64_t b = todo.w[i] & ~us.w[i];
+    if (b) j = i * 64 + __builtin_ctzll(b);
+  }
+  if (j < 0) {
+    Ex_fill(e, gr, s, gr->rem & ~s & ~forbid);
+    return;
+  }
+  todo.w[j / 64] &= ~(1ull << (j % 64));
+  if (__builtin_popcountll(s) < gr->smax) {
+    uint64_t f = forbid;
+    for (uint64_t b = e->pp[j] & gr->rem & ~s & ~forbid; b; b &= b - 1) {
+      uint64_t p = b & -b;
+      Ex_cover(e, gr, s | p, f, todo, stranded);
+      if (e->stopped || e->done) return;
+      f |= p;
+    }
+  }
+  if (gr->base + stranded + 1 < e->best && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
+    Ex_cover(e, gr, s, forbid | e->pp[j], todo, stranded + 1);
+}
+
+static void Ex_level(Ex *e, int k, uint64_t rem, const Pix *u, int loaded) {
+  if (!rem) {
+    if (k == e->n && loaded < e->best) {
+      e->best = loaded;
+      e->improved = true;
+      memcpy(e->best_path, e->path, sizeof e->path);
+      if (loaded <= e->floor) e->done = true; /* meets the bound: optimal */
+    }
+    return;
+  }
+  if (k == e->n || e->stopped || e->done) return;
+  if (++e->nodes % 4096 == 0 &&
+      (Clock_now() > e->deadline || (e->cancel && atomic_load(e->cancel)))) {
+    e->stopped = true;
+    return;
+  }
+  Pix need = Ex_union(e, rem), todo;
+  int fresh = 0;
+  for (int i = 0; i < EX_PW; i++) {
+    fresh += __builtin_popcountll(need.w[i] & ~u->w[i]);
+    todo.w[i] = need.w[i] & u->w[i];
+  }
+  ExGroup gr = {.k = k, .rem = rem, .u = u, .loaded = loaded, .base = loaded + fresh};
+  if (gr.base >= e->best) return;
+  int r = __builtin_popcountll(rem), left = e->n - k;
+  gr.smin = r - (left - 1) * e->g;
+  if (gr.smin < 1) gr.smin = 1;
+  gr.smax = r - (left - 1) < e->g ? r - (left - 1) : e->g;
+  if (gr.smin > gr.smax) return;
+  /* pixels of todo no two of which share a remaining patch need one patch each:
+   * all but smax of them are stranded */
+  uint64_t taken = 0;
+  int packed = 0;
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo.w[i]; b; b &= b - 1) {
+      uint64_t q = e->pp[i * 64 + __builtin_ctzll(b)] & rem;
+      if (!(q & taken)) taken |= q, packed++;
+    }
+  if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
+  Ex_cover(e, &gr, 0, 0, todo, 0);
+}
+
+Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
+                   StepsExact *res, SpError *err) {
+  memset(res, 0, sizeof *res);
+  const int np = geo->hout * geo->wout, npix = geo->hin * geo->win;
+  if (np > 64 || npix > 64 * EX_PW || n > 64) {
+    res->skipped = true;
+    return SP_OK;
+  }
+  Ex *e = calloc(1, sizeof *e);
+  if (!e) return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
+  e->np = np, e->npix = npix, e->n = n, e->g = g, e->max_loads = o->max_loads;
+  e->cin = geo->cin, e->cout = geo->cout, e->size_mem = o->size_mem;
+  e->ker = (int64_t)geo->cout * geo->cin * geo->hk * geo->wk;
+  e->best = best_loaded;
+  e->floor = floor_loaded;
+  e->cancel = o->cancel;
+  double t0 = Clock_now();
+  e->deadline = t0 + (o->time_limit > 0 ? o->time_limit : 1e9);
+  for (int i = 0; i < np; i++) {
+    int pi = i / geo->wout, pj = i % geo->wout;
+    for (int h = pi * geo->sh; h < pi * geo->sh + geo->hk; h++)
+      for (int x = pj * geo->sw; x < pj * geo->sw + geo->wk; x++) {
+        int j = h * geo->win + x;
+        e->pm[i][j / 64] |= 1ull << (j % 64);
+        e->pp[j] |= 1ull << i;
+      }
+  }
+  /* the square's symmetries act on patches when the geometry is square */
+  e->nsym = 1;
+  if (geo->hout == geo->wout && geo->hk == geo->wk && geo->sh == geo->sw) {
+    int m = geo->hout;
+    e->nsym = 8;
+    for (int t = 0; t < 8; t++)
+      for (int i = 0; i < np; i++) {
+        int a = i / m, b = i % m;
+        if (t & 1) a = m - 1 - a;
+        if (t & 2) b = m - 1 - b;
+        if (t & 4) {
+          int c = a;
+          a = b, b = c;
+        }
+        e->sym[t][i] = a * m + b;
+      }
+  }
+  Pix none = {{0}};
+  Ex_level(e, 0, np == 64 ? ~0ull : (1ull << np) - 1, &none, 0);
+  res->seconds = Clock_now() - t0;
+  res->nodes = e->nodes;
+  res->proven = !e->stopped || e->done;
+  res->improved = e->improved;
+  res->best_loaded = e->best;
+  res->cancelled = e->stopped && e->cancel && atomic_load(e->cancel);
+  if (e->improved)
+    for (int k = 0; k < n; k++) res->groups[k] = e->best_path[k];
+  free(e);
+  return SP_OK;
+}
