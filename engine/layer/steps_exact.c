@@ -1,7 +1,7 @@
 /* steps_exact: an exact branch and bound for Section 5's grouping problem (the
  * same problem as the MIP in steps_ilp.c: n ordered groups of 1..G patches, at
  * most max_loads loads per pixel, the footprint under sizeMEM; minimise the loaded
- * pixels), for layers of at most 64 patches and 256 pixels.
+ * pixels), for layers of at most 128 patches and 256 pixels.
  *
  * Why: the MIP's LP bound is the trivial one (every pixel loaded once), so GLPK
  * cannot prove anything beyond small inputs. The search uses a bound that is tight
@@ -22,27 +22,66 @@
 #include "clock.h"
 #include "steps_internal.h"
 
-enum { EX_PW = 4 }; /* pixel words: up to 256 pixels */
+enum { EX_PW = 4, EX_QW = 2 }; /* pixel words: up to 256 pixels; patch words: up to 128 */
+
+/* A set of patches. */
+typedef struct {
+  uint64_t w[EX_QW];
+} PSet;
+
+static PSet PSet_and(PSet a, PSet b) { return (PSet){{a.w[0] & b.w[0], a.w[1] & b.w[1]}}; }
+static PSet PSet_or(PSet a, PSet b) { return (PSet){{a.w[0] | b.w[0], a.w[1] | b.w[1]}}; }
+static PSet PSet_minus(PSet a, PSet b) { return (PSet){{a.w[0] & ~b.w[0], a.w[1] & ~b.w[1]}}; }
+static bool PSet_empty(PSet a) { return !(a.w[0] | a.w[1]); }
+static int PSet_count(PSet a) { return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]); }
+static PSet PSet_one(int p) {
+  PSet a = {{0, 0}};
+  a.w[p / 64] = 1ull << (p % 64);
+  return a;
+}
+/* The lowest patch (the set is not empty). */
+static int PSet_first(PSet a) { return a.w[0] ? __builtin_ctzll(a.w[0]) : 64 + __builtin_ctzll(a.w[1]); }
+/* The patches above p. */
+static PSet PSet_above(PSet a, int p) {
+  if (p >= 64) return (PSet){{0, p == 127 ? 0 : a.w[1] & ~((2ull << (p - 64)) - 1)}};
+  return (PSet){{p == 63 ? 0 : a.w[0] & ~((2ull << p) - 1), a.w[1]}};
+}
+static bool PSet_less(PSet a, PSet b) { return a.w[1] != b.w[1] ? a.w[1] < b.w[1] : a.w[0] < b.w[0]; }
+#define PSET_EACH(p, set) for (PSet it_ = (set); !PSet_empty(it_) && ((p) = PSet_first(it_), 1); it_ = PSet_minus(it_, PSet_one(p)))
+
+typedef struct {
+  uint64_t w[EX_PW];
+} Pix;
+
+/* States seen (transpositions): what can still happen depends only on the group
+ * index, the patches left, which of their pixels are on chip and which may not be
+ * loaded again (Eq. 9); reached again with no fewer loads, a state is explored. */
+typedef struct {
+  PSet rem;
+  Pix on, maxed;
+  int k1; /* k + 1; 0: empty */
+  int loaded;
+} ExSeen;
+
+enum { EX_SEEN = 1 << 17 };
 
 typedef struct {
   int np, npix, n, g, max_loads, nsym;
   int64_t cin, cout, ker, size_mem;
-  uint64_t pm[64][EX_PW]; /* pixels of each patch */
-  uint64_t pp[64 * EX_PW]; /* patches holding each pixel */
-  int sym[8][64];          /* patch images under the square's symmetries */
+  uint64_t pm[64 * EX_QW][EX_PW]; /* pixels of each patch */
+  PSet pp[64 * EX_PW];     /* patches holding each pixel */
+  int sym[8][64 * EX_QW];  /* patch images under the square's symmetries */
   int loads[64 * EX_PW];
-  uint64_t path[64], best_path[64];
+  PSet path[64], best_path[64];
   int best;                /* fewest loaded pixels known; the search looks for fewer */
   int floor;               /* pixels some patch holds: no plan loads fewer */
   bool improved, stopped, done; /* stopped: time or cancel; done: optimum found early */
   long nodes;
   double deadline;
   atomic_int *cancel;
+  ExSeen *seen; /* EX_SEEN entries, open addressing; NULL: no table */
+  int nseen;
 } Ex;
-
-typedef struct {
-  uint64_t w[EX_PW];
-} Pix;
 
 static int Ex_count(const Pix *a) {
   int c = 0;
@@ -50,24 +89,38 @@ static int Ex_count(const Pix *a) {
   return c;
 }
 
-static Pix Ex_union(const Ex *e, uint64_t set) {
+static Pix Ex_union(const Ex *e, PSet set) {
   Pix u = {{0}};
-  for (; set; set &= set - 1) {
-    int p = __builtin_ctzll(set);
-    for (int i = 0; i < EX_PW; i++) u.w[i] |= e->pm[p][i];
-  }
+  int p;
+  PSET_EACH(p, set)
+  for (int i = 0; i < EX_PW; i++) u.w[i] |= e->pm[p][i];
   return u;
 }
 
-static void Ex_level(Ex *e, int k, uint64_t rem, const Pix *u, int loaded);
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded);
+
+static uint64_t Ex_hash(const ExSeen *a) {
+  uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)a->k1;
+  const uint64_t *w[3] = {a->rem.w, a->on.w, a->maxed.w};
+  const int nw[3] = {EX_QW, EX_PW, EX_PW};
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < nw[t]; i++) h = (h ^ w[t][i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+  return h;
+}
+
+static bool Ex_sameState(const ExSeen *a, const ExSeen *b) {
+  return a->k1 == b->k1 && !memcmp(&a->rem, &b->rem, sizeof a->rem) && !memcmp(&a->on, &b->on, sizeof a->on) &&
+         !memcmp(&a->maxed, &b->maxed, sizeof a->maxed);
+}
 
 /* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
-static void Ex_take(Ex *e, int k, uint64_t rem, const Pix *u, int loaded, uint64_t s) {
+static void Ex_take(Ex *e, int k, PSet rem, const Pix *u, int loaded, PSet s) {
   if (k == 0 && e->nsym > 1) { /* canonical first group */
     for (int t = 1; t < e->nsym; t++) {
-      uint64_t img = 0;
-      for (uint64_t b = s; b; b &= b - 1) img |= 1ull << e->sym[t][__builtin_ctzll(b)];
-      if (img < s) return;
+      PSet img = {{0, 0}};
+      int p;
+      PSET_EACH(p, s) img = PSet_or(img, PSet_one(e->sym[t][p]));
+      if (PSet_less(img, s)) return;
     }
   }
   Pix us = Ex_union(e, s), fresh;
@@ -75,7 +128,7 @@ static void Ex_take(Ex *e, int k, uint64_t rem, const Pix *u, int loaded, uint64
   int nnew = Ex_count(&fresh);
   if (loaded + nnew >= e->best) return;
   if (e->size_mem > 0 &&
-      e->cin * Ex_count(&us) + e->ker + e->cout * __builtin_popcountll(s) > e->size_mem)
+      e->cin * Ex_count(&us) + e->ker + e->cout * PSet_count(s) > e->size_mem)
     return;
   if (e->max_loads > 0)
     for (int i = 0; i < EX_PW; i++)
@@ -84,32 +137,32 @@ static void Ex_take(Ex *e, int k, uint64_t rem, const Pix *u, int loaded, uint64
   for (int i = 0; i < EX_PW; i++)
     for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]++;
   e->path[k] = s;
-  Ex_level(e, k + 1, rem & ~s, &us, loaded + nnew);
+  Ex_level(e, k + 1, PSet_minus(rem, s), &us, loaded + nnew);
   for (int i = 0; i < EX_PW; i++)
     for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]--;
 }
 
 typedef struct {
   int k, smin, smax, base, loaded; /* base: the bound before stranding */
-  uint64_t rem;
+  PSet rem;
   const Pix *u;
 } ExGroup;
 
 /* Adds patches of avail above index `from` to s (any number within the sizes). */
-static void Ex_fill(Ex *e, const ExGroup *gr, uint64_t s, uint64_t avail) {
-  int size = __builtin_popcountll(s);
+static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
+  int size = PSet_count(s);
   if (gr->base >= e->best) return; /* an improvement found meanwhile */
   if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->u, gr->loaded, s);
   if (size >= gr->smax || e->stopped || e->done) return;
-  for (uint64_t b = avail; b; b &= b - 1) {
-    int p = __builtin_ctzll(b);
-    Ex_fill(e, gr, s | 1ull << p, avail & ~((2ull << p) - 1));
+  int p;
+  PSET_EACH(p, avail) {
+    Ex_fill(e, gr, PSet_or(s, PSet_one(p)), PSet_above(avail, p));
     if (e->stopped || e->done) return;
   }
 }
 
 /* Covers the pixels of todo (left on chip, still needed) one by one or strands them. */
-static void Ex_cover(Ex *e, const ExGroup *gr, uint64_t s, uint64_t forbid, Pix todo, int stranded) {
+static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, PSet forbid, Pix todo, int stranded) {
   if (gr->base + stranded >= e->best) return;
   Pix us = Ex_union(e, s);
   int j = -1;
@@ -118,25 +171,25 @@ static void Ex_cover(Ex *e, const ExGroup *gr, uint64_t s, uint64_t forbid, Pix 
     if (b) j = i * 64 + __builtin_ctzll(b);
   }
   if (j < 0) {
-    Ex_fill(e, gr, s, gr->rem & ~s & ~forbid);
+    Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
     return;
   }
   todo.w[j / 64] &= ~(1ull << (j % 64));
-  if (__builtin_popcountll(s) < gr->smax) {
-    uint64_t f = forbid;
-    for (uint64_t b = e->pp[j] & gr->rem & ~s & ~forbid; b; b &= b - 1) {
-      uint64_t p = b & -b;
-      Ex_cover(e, gr, s | p, f, todo, stranded);
+  if (PSet_count(s) < gr->smax) {
+    PSet f = forbid;
+    int p;
+    PSET_EACH(p, PSet_minus(PSet_minus(PSet_and(e->pp[j], gr->rem), s), forbid)) {
+      Ex_cover(e, gr, PSet_or(s, PSet_one(p)), f, todo, stranded);
       if (e->stopped || e->done) return;
-      f |= p;
+      f = PSet_or(f, PSet_one(p));
     }
   }
   if (gr->base + stranded + 1 < e->best && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
-    Ex_cover(e, gr, s, forbid | e->pp[j], todo, stranded + 1);
+    Ex_cover(e, gr, s, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
 }
 
-static void Ex_level(Ex *e, int k, uint64_t rem, const Pix *u, int loaded) {
-  if (!rem) {
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
+  if (PSet_empty(rem)) {
     if (k == e->n && loaded < e->best) {
       e->best = loaded;
       e->improved = true;
@@ -159,29 +212,50 @@ static void Ex_level(Ex *e, int k, uint64_t rem, const Pix *u, int loaded) {
   }
   ExGroup gr = {.k = k, .rem = rem, .u = u, .loaded = loaded, .base = loaded + fresh};
   if (gr.base >= e->best) return;
-  int r = __builtin_popcountll(rem), left = e->n - k;
+  int r = PSet_count(rem), left = e->n - k;
   gr.smin = r - (left - 1) * e->g;
   if (gr.smin < 1) gr.smin = 1;
   gr.smax = r - (left - 1) < e->g ? r - (left - 1) : e->g;
   if (gr.smin > gr.smax) return;
   /* pixels of todo no two of which share a remaining patch need one patch each:
    * all but smax of them are stranded */
-  uint64_t taken = 0;
+  PSet taken = {{0, 0}};
   int packed = 0;
   for (int i = 0; i < EX_PW; i++)
     for (uint64_t b = todo.w[i]; b; b &= b - 1) {
-      uint64_t q = e->pp[i * 64 + __builtin_ctzll(b)] & rem;
-      if (!(q & taken)) taken |= q, packed++;
+      PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], rem);
+      if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
     }
   if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
-  Ex_cover(e, &gr, 0, 0, todo, 0);
+  if (e->seen && k > 0) {
+    ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded};
+    key.on = todo;
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = need.w[i]; b; b &= b - 1)
+        if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads)
+          key.maxed.w[i] |= b & -b;
+    for (uint64_t h = Ex_hash(&key) & (EX_SEEN - 1);; h = (h + 1) & (EX_SEEN - 1)) {
+      ExSeen *x = &e->seen[h];
+      if (!x->k1) {
+        if (e->nseen < EX_SEEN / 4 * 3) *x = key, e->nseen++;
+        break;
+      }
+      if (Ex_sameState(x, &key)) {
+        if (x->loaded <= loaded) return;
+        x->loaded = loaded;
+        break;
+      }
+    }
+  }
+  PSet none = {{0, 0}};
+  Ex_cover(e, &gr, none, none, todo, 0);
 }
 
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
                    StepsExact *res, SpError *err) {
   memset(res, 0, sizeof *res);
   const int np = geo->hout * geo->wout, npix = geo->hin * geo->win;
-  if (np > 64 || npix > 64 * EX_PW || n > 64) {
+  if (np > 64 * EX_QW || npix > 64 * EX_PW || n > 64) {
     res->skipped = true;
     return SP_OK;
   }
@@ -193,6 +267,7 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   e->best = best_loaded;
   e->floor = floor_loaded;
   e->cancel = o->cancel;
+  e->seen = calloc(EX_SEEN, sizeof *e->seen); /* without it the search is only slower */
   double t0 = Clock_now();
   e->deadline = t0 + (o->time_limit > 0 ? o->time_limit : 1e9);
   for (int i = 0; i < np; i++) {
@@ -201,7 +276,7 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
       for (int x = pj * geo->sw; x < pj * geo->sw + geo->wk; x++) {
         int j = h * geo->win + x;
         e->pm[i][j / 64] |= 1ull << (j % 64);
-        e->pp[j] |= 1ull << i;
+        e->pp[j] = PSet_or(e->pp[j], PSet_one(i));
       }
   }
   /* the square's symmetries act on patches when the geometry is square */
@@ -222,7 +297,9 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
       }
   }
   Pix none = {{0}};
-  Ex_level(e, 0, np == 64 ? ~0ull : (1ull << np) - 1, &none, 0);
+  PSet all = {{0, 0}};
+  for (int i = 0; i < np; i++) all = PSet_or(all, PSet_one(i));
+  Ex_level(e, 0, all, &none, 0);
   res->seconds = Clock_now() - t0;
   res->nodes = e->nodes;
   res->proven = !e->stopped || e->done;
@@ -230,7 +307,9 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   res->best_loaded = e->best;
   res->cancelled = e->stopped && e->cancel && atomic_load(e->cancel);
   if (e->improved)
-    for (int k = 0; k < n; k++) res->groups[k] = e->best_path[k];
+    for (int k = 0; k < n; k++)
+      for (int i = 0; i < EX_QW; i++) res->groups[k][i] = e->best_path[k].w[i];
+  free(e->seen);
   free(e);
   return SP_OK;
 }

@@ -293,7 +293,8 @@ static Status Ilp_fromExact(const Layer *l, const StepsOptions *o, const StepsPl
   int at = 0;
   for (int k = 0; k < n; k++) {
     sizes[k] = 0;
-    for (uint64_t b = x->groups[k]; b; b &= b - 1) order[at++] = __builtin_ctzll(b), sizes[k]++;
+    for (int h = 0; h < 2; h++)
+      for (uint64_t b = x->groups[k][h]; b; b &= b - 1) order[at++] = 64 * h + __builtin_ctzll(b), sizes[k]++;
   }
   Status st = Steps_fromGroups(l, o, order, sizes, n, p, err);
   free(order);

@@ -22,12 +22,12 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
  * sizeMEM, within o->time_limit; floor_loaded is a known lower bound (finding it ends
  * the search). */
 typedef struct {
-  bool skipped;      /* the layer is too large for the search (over 64 patches, 256 pixels) */
+  bool skipped;      /* the layer is too large for the search (over 128 patches, 256 pixels) */
   bool proven;       /* the search finished: best_loaded is the optimum */
   bool improved;     /* groups holds a grouping with best_loaded < the given bound */
   bool cancelled;
   int best_loaded;
-  uint64_t groups[64]; /* patch sets of the groups, in order (if improved) */
+  uint64_t groups[64][2]; /* patch sets of the groups (bits of patches 0-63, 64-127), in order */
   long nodes;
   double seconds;
 } StepsExact;
