@@ -363,7 +363,10 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   if (st == SP_OK) {
     if (p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
     else if (p->objective == trivial) p->ilp_status = ILP_OPTIMAL, p->proven_by = "bound", p->ilp_gap = 0;
+    double searched = x.skipped ? 0 : (double)(unit * x.bound_loaded + (int64_t)n * o->tacc);
     if (p->ilp_bound < (double)trivial) p->ilp_bound = (double)trivial;
+    if (p->ilp_bound < searched) p->ilp_bound = searched;
+    if (p->objective <= p->ilp_bound) p->ilp_status = ILP_OPTIMAL, p->proven_by = "search", p->ilp_gap = 0;
     p->ilp_seconds = Clock_now() - t0;
     p->search_seconds = x.seconds;
     p->search_nodes = x.nodes;

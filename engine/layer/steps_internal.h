@@ -27,6 +27,7 @@ typedef struct {
   bool improved;     /* groups holds a grouping with best_loaded < the given bound */
   bool cancelled;
   int best_loaded;
+  int bound_loaded;  /* no plan loads fewer pixels (proven by the search) */
   uint64_t groups[64][2]; /* patch sets of the groups (bits of patches 0-63, 64-127), in order */
   long nodes;
   double seconds;
