@@ -161,13 +161,14 @@ static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
   }
 }
 
-/* Covers the pixels of todo (left on chip, still needed) one by one or strands them. */
-static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, PSet forbid, Pix todo, int stranded) {
+/* Covers the pixels of todo (left on chip, still needed) one by one or strands them;
+ * us is the union of s (kept along), size its patch count. */
+static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, PSet forbid, Pix todo,
+                     int stranded) {
   if (gr->base + stranded >= e->best) return;
-  Pix us = Ex_union(e, s);
   int j = -1;
   for (int i = 0; i < EX_PW && j < 0; i++) {
-    uint64_t b = todo.w[i] & ~us.w[i];
+    uint64_t b = todo.w[i] & ~us->w[i];
     if (b) j = i * 64 + __builtin_ctzll(b);
   }
   if (j < 0) {
@@ -175,17 +176,19 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, PSet forbid, Pix todo, in
     return;
   }
   todo.w[j / 64] &= ~(1ull << (j % 64));
-  if (PSet_count(s) < gr->smax) {
+  if (size < gr->smax) {
     PSet f = forbid;
     int p;
     PSET_EACH(p, PSet_minus(PSet_minus(PSet_and(e->pp[j], gr->rem), s), forbid)) {
-      Ex_cover(e, gr, PSet_or(s, PSet_one(p)), f, todo, stranded);
+      Pix up;
+      for (int i = 0; i < EX_PW; i++) up.w[i] = us->w[i] | e->pm[p][i];
+      Ex_cover(e, gr, PSet_or(s, PSet_one(p)), &up, size + 1, f, todo, stranded);
       if (e->stopped || e->done) return;
       f = PSet_or(f, PSet_one(p));
     }
   }
   if (gr->base + stranded + 1 < e->best && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
-    Ex_cover(e, gr, s, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
+    Ex_cover(e, gr, s, us, size, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
 }
 
 static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
@@ -248,7 +251,8 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
     }
   }
   PSet none = {{0, 0}};
-  Ex_cover(e, &gr, none, none, todo, 0);
+  Pix empty = {{0}};
+  Ex_cover(e, &gr, none, &empty, 0, none, todo, 0);
 }
 
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
