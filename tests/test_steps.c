@@ -261,6 +261,36 @@ TEST(exact_search_in_the_papers_range) {
   }
 }
 
+static void Ts_count(const IlpProgress *p, void *user) {
+  int *calls = user;
+  if (p->has_bound && (!p->has_incumbent || p->bound <= p->incumbent)) ++*calls;
+}
+
+/* Stopped by the time limit (9x9, G = 3: not proven in 1 s), the search reports
+ * progress, returns a plan no worse than its start with a bound between the trivial
+ * one and the plan, and says it is not proven. */
+TEST(exact_search_time_limit) {
+  Layer l = Ts_layer(1, 1, 3, 7, 7, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 3;
+  o.time_limit = 1;
+  int calls = 0;
+  o.progress = Ts_count;
+  o.user = &calls;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+  CHECK_EQ(p.ilp_status, ILP_TIMEOUT);
+  CHECK(p.proven_by == NULL);
+  CHECK(calls > 0);
+  CHECK(p.warm_objective > 0 && p.objective <= p.warm_objective);
+  CHECK(p.ilp_bound >= 81 + p.nsteps && p.ilp_bound < (double)p.objective);
+  CHECK(p.max_loads <= 2);
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_OK);
+  StepsPlan_free(&p);
+}
+
 /* A memory too small for any grouping is reported, not hidden. */
 TEST(ilp_infeasible_memory) {
   Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
@@ -275,4 +305,5 @@ TEST(ilp_infeasible_memory) {
 }
 
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
-          T(ilp_matches_brute_force), T(exact_search_in_the_papers_range), T(ilp_infeasible_memory))
+          T(ilp_matches_brute_force), T(exact_search_in_the_papers_range),
+          T(exact_search_time_limit), T(ilp_infeasible_memory))

@@ -79,6 +79,11 @@ typedef struct {
   long nodes;
   double deadline;
   atomic_int *cancel;
+  void (*progress)(const IlpProgress *p, void *user);
+  void *user;
+  double t0, last_report, fixed; /* fixed: n * tacc of the objective */
+  int64_t unit;                  /* tl * Cin: the objective of one loaded pixel */
+  int incumbent;                 /* best plan known in every phase (best is the phase's target) */
   ExSeen *seen; /* EX_SEEN entries, open addressing; NULL: no table */
   int nseen;
 } Ex;
@@ -195,6 +200,7 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
   if (PSet_empty(rem)) {
     if (k == e->n && loaded < e->best) {
       e->best = loaded;
+      e->incumbent = loaded;
       e->improved = true;
       memcpy(e->best_path, e->path, sizeof e->path);
       if (loaded <= e->floor) e->done = true; /* meets the bound: optimal */
@@ -202,10 +208,21 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
     return;
   }
   if (k == e->n || e->stopped || e->done) return;
-  if (++e->nodes % 4096 == 0 &&
-      (Clock_now() > e->deadline || (e->cancel && atomic_load(e->cancel)))) {
-    e->stopped = true;
-    return;
+  if (++e->nodes % 4096 == 0) {
+    double now = Clock_now();
+    if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) {
+      e->stopped = true;
+      return;
+    }
+    if (e->progress && now - e->last_report >= 0.2) { /* as GLPK's solves report */
+      e->last_report = now;
+      IlpProgress pr = {.has_incumbent = e->incumbent < 1 << 30, .has_bound = true, .nodes = e->nodes,
+                        .elapsed = now - e->t0, .stage = "steps exact search"};
+      pr.incumbent = (double)e->unit * e->incumbent + e->fixed;
+      pr.bound = (double)e->unit * e->floor + e->fixed;
+      pr.gap = pr.has_incumbent ? (pr.incumbent - pr.bound) / (pr.incumbent > 1e-9 ? pr.incumbent : 1e-9) : -1;
+      e->progress(&pr, e->user);
+    }
   }
   Pix need = Ex_union(e, rem), todo;
   int fresh = 0;
@@ -271,8 +288,12 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   e->best = best_loaded;
   e->floor = floor_loaded;
   e->cancel = o->cancel;
+  e->progress = o->progress, e->user = o->user;
+  e->unit = o->tl * geo->cin, e->fixed = (double)n * (double)o->tacc;
+  e->incumbent = best_loaded;
   e->seen = calloc(EX_SEEN, sizeof *e->seen); /* without it the search is only slower */
   double t0 = Clock_now();
+  e->t0 = e->last_report = t0;
   for (int i = 0; i < np; i++) {
     int pi = i / geo->wout, pj = i % geo->wout;
     for (int h = pi * geo->sh; h < pi * geo->sh + geo->hk; h++)
