@@ -148,10 +148,11 @@ TEST(executor_catches_a_bad_plan) {
 }
 
 /* Brute force over every assignment of the patches of a tiny layer (3x3 kernel,
- * stride 1, one channel) to n ordered groups of 1..g patches: the least Eq. 15
- * objective sum |U_k - U_k-1| + n with at most max_loads loads per pixel (0: none). */
-static int Ts_bruteForce(int hout, int g, int n, int max_loads) {
-  int np = hout * hout, win = hout + 2, best = 1 << 30;
+ * stride 1, one channel, hout x wout patches) to n ordered groups of 1..g patches:
+ * the least Eq. 15 objective sum |U_k - U_k-1| + n with at most max_loads loads per
+ * pixel (0: none). */
+static int Ts_bruteForce(int hout, int wout, int g, int n, int max_loads) {
+  int np = hout * wout, win = wout + 2, best = 1 << 30;
   long total = 1;
   for (int i = 0; i < np; i++) total *= n;
   for (long code = 0; code < total; code++) {
@@ -159,7 +160,7 @@ static int Ts_bruteForce(int hout, int g, int n, int max_loads) {
     int size[16] = {0};
     long c = code;
     for (int i = 0; i < np; i++, c /= n) {
-      int k = (int)(c % n), pi = i / hout, pj = i % hout;
+      int k = (int)(c % n), pi = i / wout, pj = i % wout;
       size[k]++;
       for (int h = pi; h < pi + 3; h++)
         for (int w = pj; w < pj + 3; w++) u[k] |= 1ull << (h * win + w);
@@ -180,37 +181,114 @@ static int Ts_bruteForce(int hout, int g, int n, int max_loads) {
   return best;
 }
 
-/* The ILP proves the optimum that brute force finds, on tiny layers, with and
- * without Eq. 9; its plan costs what the ILP says and computes the convolution. */
+/* Both ways of proving (the exact search behind the trivial bound, and the paper's
+ * MIP alone) reach the optimum that brute force finds, on tiny layers (square and
+ * not: the search uses the square's symmetries only on squares), with and without
+ * Eq. 9; the plan costs what the solver says, its bound is the optimum and below
+ * every heuristic that keeps the same constraints, and it computes the convolution. */
 TEST(ilp_matches_brute_force) {
-  static const int cases[][3] = {{4, 2, 2}, {4, 3, 2}, {5, 3, 2}, {5, 5, 2}, {5, 3, 0}};
+  /* patch rows, columns, G, Eq. 9 bound, run the MIP too (5x5 G = 2 takes GLPK
+   * seconds natively, minutes under valgrind: the search alone there) */
+  static const int cases[][5] = {{2, 2, 2, 2, 1}, {2, 2, 3, 2, 1}, {3, 3, 3, 2, 1}, {3, 3, 5, 2, 1},
+                                 {3, 3, 3, 0, 1}, {3, 3, 2, 2, 0}, {2, 4, 3, 2, 1}, {2, 4, 2, 0, 1}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int model = STEPS_MODEL_EXACT; model <= (cases[c][4] ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT); model++) {
+      int hout = cases[c][0], wout = cases[c][1], g = cases[c][2], max_loads = cases[c][3];
+      int np = hout * wout, n = (np + g - 1) / g;
+      int best = Ts_bruteForce(hout, wout, g, n, max_loads);
+      Layer l = Ts_layer(1, 1, 3, hout, wout, 1);
+      StepsOptions o;
+      StepsOptions_init(&o);
+      o.group_size = g;
+      o.max_loads = max_loads;
+      o.time_limit = 60;
+      o.model = (StepsModel)model;
+      StepsPlan p;
+      SpError err;
+      CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+      CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
+      CHECK(p.proven_by != NULL);
+      if (model == STEPS_MODEL_PAPER) CHECK_HAS(p.proven_by, "mip");
+      CHECK_EQ(p.objective, best);
+      CHECK_EQ((int64_t)(p.ilp_bound + 0.5), best);
+      CHECK_EQ(p.nsteps, n);
+      if (max_loads) CHECK(p.max_loads <= max_loads);
+      CHECK_EQ(Steps_execute(&l, &o, &p, 99, &err), SP_OK);
+      /* never worse than a heuristic that satisfies the same constraints */
+      for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) {
+        StepsPlan h;
+        CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &h, &err), SP_OK);
+        if (!max_loads || h.max_loads <= max_loads) {
+          CHECK(p.objective <= h.objective);
+          CHECK(p.ilp_bound <= (double)h.objective);
+        }
+        StepsPlan_free(&h);
+      }
+      StepsPlan_free(&p);
+    }
+}
+
+/* In the paper's range, where the MIP alone cannot prove anything within 10 s
+ * (README: bench steps), the exact search proves a plan that is never worse than
+ * the MIP start nor below the trivial bound (every pixel loaded once + n); the plan
+ * keeps Eq. 9 and computes the convolution (inputs 6x6, 7x7, 8x8). */
+TEST(exact_search_in_the_papers_range) {
+  static const int cases[][2] = {{4, 2}, {4, 4}, {5, 3}, {6, 5}}; /* patches per side, G */
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    int hin = cases[c][0], g = cases[c][1], max_loads = cases[c][2];
-    int hout = hin - 2, np = hout * hout, n = (np + g - 1) / g;
-    int best = Ts_bruteForce(hout, g, n, max_loads);
+    int hout = cases[c][0], g = cases[c][1];
     Layer l = Ts_layer(1, 1, 3, hout, hout, 1);
     StepsOptions o;
     StepsOptions_init(&o);
     o.group_size = g;
-    o.max_loads = max_loads;
     o.time_limit = 60;
     StepsPlan p;
     SpError err;
     CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
     CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
-    CHECK_EQ(p.objective, best);
-    CHECK_EQ(p.nsteps, n);
-    if (max_loads) CHECK(p.max_loads <= max_loads);
-    CHECK_EQ(Steps_execute(&l, &o, &p, 99, &err), SP_OK);
-    /* never worse than a heuristic that satisfies the same constraints */
+    int64_t trivial = (int64_t)(hout + 2) * (hout + 2) + p.nsteps;
+    CHECK(p.objective >= trivial);
+    CHECK(p.ilp_bound >= (double)trivial && p.ilp_bound <= (double)p.objective);
+    CHECK(p.warm_objective < 0 || p.objective <= p.warm_objective);
+    CHECK(p.max_loads <= 2);
+    CHECK_EQ(Steps_execute(&l, &o, &p, 7, &err), SP_OK);
     for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) {
       StepsPlan h;
       CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &h, &err), SP_OK);
-      if (!max_loads || h.max_loads <= max_loads) CHECK(p.objective <= h.objective);
+      if (h.max_loads <= 2) CHECK(p.ilp_bound <= (double)h.objective);
       StepsPlan_free(&h);
     }
     StepsPlan_free(&p);
   }
+}
+
+static void Ts_count(const IlpProgress *p, void *user) {
+  int *calls = user;
+  if (p->has_bound && (!p->has_incumbent || p->bound <= p->incumbent)) ++*calls;
+}
+
+/* Stopped by the time limit (9x9, G = 3: not proven in 1 s), the search reports
+ * progress, returns a plan no worse than its start with a bound between the trivial
+ * one and the plan, and says it is not proven. */
+TEST(exact_search_time_limit) {
+  Layer l = Ts_layer(1, 1, 3, 7, 7, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 3;
+  o.time_limit = 1;
+  int calls = 0;
+  o.progress = Ts_count;
+  o.user = &calls;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+  CHECK_EQ(p.ilp_status, ILP_TIMEOUT);
+  CHECK(p.proven_by == NULL);
+  CHECK(calls > 0);
+  CHECK(p.warm_objective > 0 && p.objective <= p.warm_objective);
+  CHECK(p.ilp_bound >= 81 + p.nsteps && p.ilp_bound < (double)p.objective);
+  CHECK(p.max_loads <= 2);
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_OK);
+  StepsPlan_free(&p);
 }
 
 /* A memory too small for any grouping is reported, not hidden. */
@@ -227,4 +305,5 @@ TEST(ilp_infeasible_memory) {
 }
 
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
-          T(ilp_matches_brute_force), T(ilp_infeasible_memory))
+          T(ilp_matches_brute_force), T(exact_search_in_the_papers_range),
+          T(exact_search_time_limit), T(ilp_infeasible_memory))

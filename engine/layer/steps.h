@@ -31,6 +31,13 @@ typedef enum {
   STEPS_STRATEGIES
 } StepsStrategy;
 
+/* How STEPS_ILP proves its plan. */
+typedef enum {
+  STEPS_MODEL_EXACT, /* the trivial bound, then the exact search (steps_exact.c, up to 64
+                        patches), then the paper's MIP with the time left (default) */
+  STEPS_MODEL_PAPER  /* the paper's MIP (Section 5) alone */
+} StepsModel;
+
 typedef struct {
   int64_t size_mem;   /* on-chip elements; 0: unbounded (the footprint is still reported) */
   int64_t nbop_pe;    /* MACs the PE does per step; sets G = nbop_pe / (Cin*HK*WK*Cout) */
@@ -40,7 +47,8 @@ typedef struct {
   int max_loads;      /* Eq. 9's nb_data_reload: a pixel is loaded at most this many
                          times (paper: 2); 0: no bound */
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
-  double time_limit;  /* seconds (default 10) */
+  double time_limit;  /* seconds (default 10), for the search and the MIP together */
+  StepsModel model;
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
   atomic_int *cancel;  /* the ILP and the functional check stop when it is non-zero */
@@ -80,6 +88,10 @@ typedef struct {
   IlpStatus ilp_status;
   double ilp_seconds, ilp_bound, ilp_gap;
   long ilp_nodes;
+  const char *proven_by;      /* what proved ilp_status optimal: "bound" (every pixel loaded
+                                 once), "search" (the exact search), "mip" (GLPK); else NULL */
+  double search_seconds;      /* time in the exact search (0 if it did not run) */
+  long search_nodes;
   int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
                                  constraint); a timeout before GLPK took it returns that plan */
   /* storage */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "steps_internal.h"
 
 typedef struct {
@@ -162,7 +163,8 @@ static double *Ilp_warm(const IlpShape *s, const StepsPlan *w) {
   return x;
 }
 
-Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *p,
+/* The paper's MIP with o's time limit; warm is the start. */
+static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *p,
                       SpError *err) {
   const int npatch = warm->hout * warm->wout;
   int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
@@ -259,5 +261,118 @@ done:
   free(order);
   free(sizes);
   Ilp_shapeFree(&s);
+  return st;
+}
+
+/* The pixels some patch holds (every one unless the stride skips some). */
+static int64_t Ilp_usedPixels(const StepsPlan *w) {
+  int64_t rows = 0, cols = 0;
+  for (int h = 0; h < w->hin; h++) {
+    bool in = false;
+    for (int i = 0; i < w->hout && !in; i++) in = h >= i * w->sh && h < i * w->sh + w->hk;
+    rows += in;
+  }
+  for (int x = 0; x < w->win; x++) {
+    bool in = false;
+    for (int j = 0; j < w->wout && !in; j++) in = x >= j * w->sw && x < j * w->sw + w->wk;
+    cols += in;
+  }
+  return rows * cols;
+}
+
+/* A plan from the exact search's groups (patch bit sets). */
+static Status Ilp_fromExact(const Layer *l, const StepsOptions *o, const StepsPlan *w, int n, const StepsExact *x,
+                            StepsPlan *p, SpError *err) {
+  int npatch = w->hout * w->wout;
+  int *order = malloc(sizeof(int) * (size_t)npatch), *sizes = malloc(sizeof(int) * (size_t)n);
+  if (!order || !sizes) {
+    free(order);
+    free(sizes);
+    return SpError_set(err, SP_ERR_NOMEM, "steps exact plan");
+  }
+  int at = 0;
+  for (int k = 0; k < n; k++) {
+    sizes[k] = 0;
+    for (int h = 0; h < 2; h++)
+      for (uint64_t b = x->groups[k][h]; b; b &= b - 1) order[at++] = 64 * h + __builtin_ctzll(b), sizes[k]++;
+  }
+  Status st = Steps_fromGroups(l, o, order, sizes, n, p, err);
+  free(order);
+  free(sizes);
+  return st;
+}
+
+Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *p,
+                      SpError *err) {
+  const int npatch = warm->hout * warm->wout;
+  const int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
+  if (o->model == STEPS_MODEL_PAPER || n < (npatch + g - 1) / g || n > npatch) {
+    Status st = Ilp_mip(l, o, g, warm, p, err);
+    if (st == SP_OK && p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
+    return st;
+  }
+  double t0 = Clock_now();
+  const int64_t unit = o->tl * warm->cin, used = Ilp_usedPixels(warm);
+  const int64_t trivial = unit * used + (int64_t)n * o->tacc; /* every pixel loaded once, n steps */
+  bool warm_ok = warm->nsteps == n && warm->fits && (o->max_loads <= 0 || warm->max_loads <= o->max_loads);
+  Status st = SP_OK;
+  if (warm_ok && warm->loaded_pixels == used) { /* the start meets the trivial bound */
+    st = Steps_copyGroups(l, o, warm, p, err);
+    if (st != SP_OK) return st;
+    p->ilp_status = ILP_OPTIMAL;
+    p->proven_by = "bound";
+    p->ilp_bound = (double)trivial;
+    p->ilp_gap = 0;
+    p->ilp_seconds = Clock_now() - t0;
+    p->warm_objective = warm->objective;
+    return SP_OK;
+  }
+  StepsExact x;
+  StepsOptions so = *o;
+  st = Steps_exact(warm, &so, g, n, warm_ok ? (int)warm->loaded_pixels : 1 << 30, (int)used, &x, err);
+  if (st != SP_OK) return st;
+  if (!x.skipped && x.proven && !x.cancelled) {
+    if (!x.improved && !warm_ok)
+      return SpError_set(err, SP_ERR_INFEASIBLE,
+                         "no grouping of %d patches into %d steps of at most %d fits (sizeMEM %lld, reloads <= %d)",
+                         npatch, n, g, (long long)o->size_mem, o->max_loads);
+    st = x.improved ? Ilp_fromExact(l, o, warm, n, &x, p, err) : Steps_copyGroups(l, o, warm, p, err);
+    if (st != SP_OK) return st;
+    p->ilp_status = ILP_OPTIMAL;
+    p->proven_by = "search";
+    p->ilp_bound = (double)p->objective;
+    p->ilp_gap = 0;
+    p->ilp_seconds = Clock_now() - t0;
+    p->ilp_nodes = x.nodes;
+    p->search_seconds = x.seconds;
+    p->search_nodes = x.nodes;
+    p->warm_objective = warm_ok ? warm->objective : -1;
+    return SP_OK;
+  }
+  /* not proven: the MIP with the time left, from the best plan known */
+  StepsPlan better = {0};
+  const StepsPlan *start = warm;
+  if (x.improved) {
+    st = Ilp_fromExact(l, o, warm, n, &x, &better, err);
+    if (st != SP_OK) return st;
+    start = &better;
+  }
+  so.time_limit = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
+  if (o->time_limit > 0 && so.time_limit < 0.05) so.time_limit = 0.05;
+  st = Ilp_mip(l, &so, g, start, p, err);
+  if (st == SP_OK) {
+    if (p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
+    else if (p->objective == trivial) p->ilp_status = ILP_OPTIMAL, p->proven_by = "bound", p->ilp_gap = 0;
+    double searched = x.skipped ? 0 : (double)(unit * x.bound_loaded + (int64_t)n * o->tacc);
+    if (p->ilp_bound < (double)trivial) p->ilp_bound = (double)trivial;
+    if (p->ilp_bound < searched) p->ilp_bound = searched;
+    if (p->objective <= p->ilp_bound) p->ilp_status = ILP_OPTIMAL, p->proven_by = "search", p->ilp_gap = 0;
+    p->ilp_seconds = Clock_now() - t0;
+    p->search_seconds = x.seconds;
+    p->search_nodes = x.nodes;
+    p->ilp_nodes += x.nodes;
+    p->warm_objective = warm_ok ? warm->objective : -1;
+  }
+  if (x.improved) StepsPlan_free(&better);
   return st;
 }

@@ -17,4 +17,22 @@ Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *
 Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *plan,
                       SpError *err);
 
+/* The exact search (steps_exact.c): looks for a grouping of the layer of geo into n
+ * groups of at most g with fewer than best_loaded loaded pixels under o's Eq. 9 and
+ * sizeMEM, within o->time_limit; floor_loaded is a known lower bound (finding it ends
+ * the search). */
+typedef struct {
+  bool skipped;      /* the layer is too large for the search (over 128 patches, 256 pixels) */
+  bool proven;       /* the search finished: best_loaded is the optimum */
+  bool improved;     /* groups holds a grouping with best_loaded < the given bound */
+  bool cancelled;
+  int best_loaded;
+  int bound_loaded;  /* no plan loads fewer pixels (proven by the search) */
+  uint64_t groups[64][2]; /* patch sets of the groups (bits of patches 0-63, 64-127), in order */
+  long nodes;
+  double seconds;
+} StepsExact;
+Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
+                   StepsExact *res, SpError *err);
+
 #endif

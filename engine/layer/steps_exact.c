@@ -1,0 +1,373 @@
+/* steps_exact: an exact branch and bound for Section 5's grouping problem (the
+ * same problem as the MIP in steps_ilp.c: n ordered groups of 1..G patches, at
+ * most max_loads loads per pixel, the footprint under sizeMEM; minimise the loaded
+ * pixels), for layers of at most 128 patches and 256 pixels.
+ *
+ * Why: the MIP's LP bound is the trivial one (every pixel loaded once), so GLPK
+ * cannot prove anything beyond small inputs. The search uses a bound that is tight
+ * in the middle of a plan: after group k with union U, every pixel still needed by
+ * the remaining patches R costs one more load unless it is in U, and a pixel of U
+ * still needed costs one more load unless the next group covers it ("stranded").
+ * So a group is built by covering, pixel by pixel, what the previous group leaves
+ * on chip and is still needed (each such pixel: one of the <= HK*WK patches of R
+ * holding it, or stranded, which spends one unit of the budget best - 1 - bound),
+ * then filled with any other patches. Every group is generated exactly once (the
+ * patches tried before for the same pixel are forbidden in the later branches, a
+ * stranded pixel forbids every patch holding it). On a square layer the first
+ * group is taken canonical under the 8 symmetries of the square (a plan's image
+ * costs the same). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "steps_internal.h"
+
+enum { EX_PW = 4, EX_QW = 2 }; /* pixel words: up to 256 pixels; patch words: up to 128 */
+
+/* A set of patches. */
+typedef struct {
+  uint64_t w[EX_QW];
+} PSet;
+
+static PSet PSet_and(PSet a, PSet b) { return (PSet){{a.w[0] & b.w[0], a.w[1] & b.w[1]}}; }
+static PSet PSet_or(PSet a, PSet b) { return (PSet){{a.w[0] | b.w[0], a.w[1] | b.w[1]}}; }
+static PSet PSet_minus(PSet a, PSet b) { return (PSet){{a.w[0] & ~b.w[0], a.w[1] & ~b.w[1]}}; }
+static bool PSet_empty(PSet a) { return !(a.w[0] | a.w[1]); }
+static int PSet_count(PSet a) { return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]); }
+static PSet PSet_one(int p) {
+  PSet a = {{0, 0}};
+  a.w[p / 64] = 1ull << (p % 64);
+  return a;
+}
+/* The lowest patch (the set is not empty). */
+static int PSet_first(PSet a) { return a.w[0] ? __builtin_ctzll(a.w[0]) : 64 + __builtin_ctzll(a.w[1]); }
+/* The patches above p. */
+static PSet PSet_above(PSet a, int p) {
+  if (p >= 64) return (PSet){{0, p == 127 ? 0 : a.w[1] & ~((2ull << (p - 64)) - 1)}};
+  return (PSet){{p == 63 ? 0 : a.w[0] & ~((2ull << p) - 1), a.w[1]}};
+}
+static bool PSet_less(PSet a, PSet b) { return a.w[1] != b.w[1] ? a.w[1] < b.w[1] : a.w[0] < b.w[0]; }
+#define PSET_EACH(p, set) for (PSet it_ = (set); !PSet_empty(it_) && ((p) = PSet_first(it_), 1); it_ = PSet_minus(it_, PSet_one(p)))
+
+typedef struct {
+  uint64_t w[EX_PW];
+} Pix;
+
+/* States seen (transpositions): what can still happen depends only on the group
+ * index, the patches left, which of their pixels are on chip and which may not be
+ * loaded again (Eq. 9); reached again with no fewer loads, a state is explored. */
+typedef struct {
+  PSet rem;
+  Pix on, maxed;
+  int k1; /* k + 1; 0: empty */
+  int loaded;
+} ExSeen;
+
+enum { EX_SEEN = 1 << 17 };
+
+typedef struct {
+  int np, npix, n, g, max_loads, nsym;
+  int64_t cin, cout, ker, size_mem;
+  uint64_t pm[64 * EX_QW][EX_PW]; /* pixels of each patch */
+  PSet pp[64 * EX_PW];     /* patches holding each pixel */
+  int sym[8][64 * EX_QW];  /* patch images under the square's symmetries */
+  int loads[64 * EX_PW];
+  PSet path[64], best_path[64];
+  int best;                /* fewest loaded pixels known; the search looks for fewer */
+  int floor;               /* pixels some patch holds: no plan loads fewer */
+  bool improved, stopped, done; /* stopped: time or cancel; done: optimum found early */
+  long nodes;
+  double deadline;
+  atomic_int *cancel;
+  void (*progress)(const IlpProgress *p, void *user);
+  void *user;
+  double t0, last_report, fixed; /* fixed: n * tacc of the objective */
+  int64_t unit;                  /* tl * Cin: the objective of one loaded pixel */
+  int incumbent;                 /* best plan known in every phase (best is the phase's target) */
+  ExSeen *seen; /* EX_SEEN entries, open addressing; NULL: no table */
+  int nseen;
+} Ex;
+
+static int Ex_count(const Pix *a) {
+  int c = 0;
+  for (int i = 0; i < EX_PW; i++) c += __builtin_popcountll(a->w[i]);
+  return c;
+}
+
+static Pix Ex_union(const Ex *e, PSet set) {
+  Pix u = {{0}};
+  int p;
+  PSET_EACH(p, set)
+  for (int i = 0; i < EX_PW; i++) u.w[i] |= e->pm[p][i];
+  return u;
+}
+
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded);
+
+static uint64_t Ex_hash(const ExSeen *a) {
+  uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)a->k1;
+  const uint64_t *w[3] = {a->rem.w, a->on.w, a->maxed.w};
+  const int nw[3] = {EX_QW, EX_PW, EX_PW};
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < nw[t]; i++) h = (h ^ w[t][i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+  return h;
+}
+
+static bool Ex_sameState(const ExSeen *a, const ExSeen *b) {
+  return a->k1 == b->k1 && !memcmp(&a->rem, &b->rem, sizeof a->rem) && !memcmp(&a->on, &b->on, sizeof a->on) &&
+         !memcmp(&a->maxed, &b->maxed, sizeof a->maxed);
+}
+
+/* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
+static void Ex_take(Ex *e, int k, PSet rem, const Pix *u, int loaded, PSet s) {
+  if (k == 0 && e->nsym > 1) { /* canonical first group */
+    for (int t = 1; t < e->nsym; t++) {
+      PSet img = {{0, 0}};
+      int p;
+      PSET_EACH(p, s) img = PSet_or(img, PSet_one(e->sym[t][p]));
+      if (PSet_less(img, s)) return;
+    }
+  }
+  Pix us = Ex_union(e, s), fresh;
+  for (int i = 0; i < EX_PW; i++) fresh.w[i] = us.w[i] & ~u->w[i];
+  int nnew = Ex_count(&fresh);
+  if (loaded + nnew >= e->best) return;
+  if (e->size_mem > 0 &&
+      e->cin * Ex_count(&us) + e->ker + e->cout * PSet_count(s) > e->size_mem)
+    return;
+  if (e->max_loads > 0)
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = fresh.w[i]; b; b &= b - 1)
+        if (e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]++;
+  e->path[k] = s;
+  Ex_level(e, k + 1, PSet_minus(rem, s), &us, loaded + nnew);
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]--;
+}
+
+typedef struct {
+  int k, smin, smax, base, loaded; /* base: the bound before stranding */
+  PSet rem;
+  const Pix *u;
+} ExGroup;
+
+/* Adds patches of avail above index `from` to s (any number within the sizes). */
+static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
+  int size = PSet_count(s);
+  if (gr->base >= e->best) return; /* an improvement found meanwhile */
+  if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->u, gr->loaded, s);
+  if (size >= gr->smax || e->stopped || e->done) return;
+  int p;
+  PSET_EACH(p, avail) {
+    Ex_fill(e, gr, PSet_or(s, PSet_one(p)), PSet_above(avail, p));
+    if (e->stopped || e->done) return;
+  }
+}
+
+/* Covers the pixels of todo (left on chip, still needed) one by one or strands them;
+ * us is the union of s (kept along), size its patch count. */
+static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, PSet forbid, Pix todo,
+                     int stranded) {
+  if (gr->base + stranded >= e->best) return;
+  int j = -1;
+  for (int i = 0; i < EX_PW && j < 0; i++) {
+    uint64_t b = todo.w[i] & ~us->w[i];
+    if (b) j = i * 64 + __builtin_ctzll(b);
+  }
+  if (j < 0) {
+    Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
+    return;
+  }
+  todo.w[j / 64] &= ~(1ull << (j % 64));
+  if (size < gr->smax) {
+    PSet f = forbid;
+    int p;
+    PSET_EACH(p, PSet_minus(PSet_minus(PSet_and(e->pp[j], gr->rem), s), forbid)) {
+      Pix up;
+      for (int i = 0; i < EX_PW; i++) up.w[i] = us->w[i] | e->pm[p][i];
+      Ex_cover(e, gr, PSet_or(s, PSet_one(p)), &up, size + 1, f, todo, stranded);
+      if (e->stopped || e->done) return;
+      f = PSet_or(f, PSet_one(p));
+    }
+  }
+  if (gr->base + stranded + 1 < e->best && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
+    Ex_cover(e, gr, s, us, size, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
+}
+
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
+  if (PSet_empty(rem)) {
+    if (k == e->n && loaded < e->best) {
+      e->best = loaded;
+      e->incumbent = loaded;
+      e->improved = true;
+      memcpy(e->best_path, e->path, sizeof e->path);
+      if (loaded <= e->floor) e->done = true; /* meets the bound: optimal */
+    }
+    return;
+  }
+  if (k == e->n || e->stopped || e->done) return;
+  if (++e->nodes % 4096 == 0) {
+    double now = Clock_now();
+    if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) {
+      e->stopped = true;
+      return;
+    }
+    if (e->progress && now - e->last_report >= 0.2) { /* as GLPK's solves report */
+      e->last_report = now;
+      IlpProgress pr = {.has_incumbent = e->incumbent < 1 << 30, .has_bound = true, .nodes = e->nodes,
+                        .elapsed = now - e->t0, .stage = "steps exact search"};
+      pr.incumbent = (double)e->unit * e->incumbent + e->fixed;
+      pr.bound = (double)e->unit * e->floor + e->fixed;
+      pr.gap = pr.has_incumbent ? (pr.incumbent - pr.bound) / (pr.incumbent > 1e-9 ? pr.incumbent : 1e-9) : -1;
+      e->progress(&pr, e->user);
+    }
+  }
+  Pix need = Ex_union(e, rem), todo;
+  int fresh = 0;
+  for (int i = 0; i < EX_PW; i++) {
+    fresh += __builtin_popcountll(need.w[i] & ~u->w[i]);
+    todo.w[i] = need.w[i] & u->w[i];
+  }
+  ExGroup gr = {.k = k, .rem = rem, .u = u, .loaded = loaded, .base = loaded + fresh};
+  if (gr.base >= e->best) return;
+  int r = PSet_count(rem), left = e->n - k;
+  gr.smin = r - (left - 1) * e->g;
+  if (gr.smin < 1) gr.smin = 1;
+  gr.smax = r - (left - 1) < e->g ? r - (left - 1) : e->g;
+  if (gr.smin > gr.smax) return;
+  /* pixels of todo no two of which share a remaining patch need one patch each:
+   * all but smax of them are stranded */
+  PSet taken = {{0, 0}};
+  int packed = 0;
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo.w[i]; b; b &= b - 1) {
+      PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], rem);
+      if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
+    }
+  if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
+  if (e->seen && k > 0) {
+    ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded};
+    key.on = todo;
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = need.w[i]; b; b &= b - 1)
+        if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads)
+          key.maxed.w[i] |= b & -b;
+    for (uint64_t h = Ex_hash(&key) & (EX_SEEN - 1);; h = (h + 1) & (EX_SEEN - 1)) {
+      ExSeen *x = &e->seen[h];
+      if (!x->k1) {
+        if (e->nseen < EX_SEEN / 4 * 3) *x = key, e->nseen++;
+        break;
+      }
+      if (Ex_sameState(x, &key)) {
+        if (x->loaded <= loaded) return;
+        x->loaded = loaded;
+        break;
+      }
+    }
+  }
+  PSet none = {{0, 0}};
+  Pix empty = {{0}};
+  Ex_cover(e, &gr, none, &empty, 0, none, todo, 0);
+}
+
+Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
+                   StepsExact *res, SpError *err) {
+  memset(res, 0, sizeof *res);
+  const int np = geo->hout * geo->wout, npix = geo->hin * geo->win;
+  if (np > 64 * EX_QW || npix > 64 * EX_PW || n > 64) {
+    res->skipped = true;
+    return SP_OK;
+  }
+  Ex *e = calloc(1, sizeof *e);
+  if (!e) return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
+  e->np = np, e->npix = npix, e->n = n, e->g = g, e->max_loads = o->max_loads;
+  e->cin = geo->cin, e->cout = geo->cout, e->size_mem = o->size_mem;
+  e->ker = (int64_t)geo->cout * geo->cin * geo->hk * geo->wk;
+  e->best = best_loaded;
+  e->floor = floor_loaded;
+  e->cancel = o->cancel;
+  e->progress = o->progress, e->user = o->user;
+  e->unit = o->tl * geo->cin, e->fixed = (double)n * (double)o->tacc;
+  e->incumbent = best_loaded;
+  e->seen = calloc(EX_SEEN, sizeof *e->seen); /* without it the search is only slower */
+  double t0 = Clock_now();
+  e->t0 = e->last_report = t0;
+  for (int i = 0; i < np; i++) {
+    int pi = i / geo->wout, pj = i % geo->wout;
+    for (int h = pi * geo->sh; h < pi * geo->sh + geo->hk; h++)
+      for (int x = pj * geo->sw; x < pj * geo->sw + geo->wk; x++) {
+        int j = h * geo->win + x;
+        e->pm[i][j / 64] |= 1ull << (j % 64);
+        e->pp[j] = PSet_or(e->pp[j], PSet_one(i));
+      }
+  }
+  /* the square's symmetries act on patches when the geometry is square */
+  e->nsym = 1;
+  if (geo->hout == geo->wout && geo->hk == geo->wk && geo->sh == geo->sw) {
+    int m = geo->hout;
+    e->nsym = 8;
+    for (int t = 0; t < 8; t++)
+      for (int i = 0; i < np; i++) {
+        int a = i / m, b = i % m;
+        if (t & 1) a = m - 1 - a;
+        if (t & 2) b = m - 1 - b;
+        if (t & 4) {
+          int c = a;
+          a = b, b = c;
+        }
+        e->sym[t][i] = a * m + b;
+      }
+  }
+  Pix none = {{0}};
+  PSet all = {{0, 0}};
+  for (int i = 0; i < np; i++) all = PSet_or(all, PSet_one(i));
+  /* first a depth-first search below the incumbent (it improves the incumbent and
+   * often exhausts the tree), on 85 % of the time; if that stops, iterative
+   * deepening on the loads for the rest: look for a plan of at most `target`
+   * loaded pixels, target = the floor, floor + 1, ...; a small budget prunes hard,
+   * the first target that has a plan is the optimum, every target exhausted is a
+   * proven bound */
+  double limit = o->time_limit > 0 ? o->time_limit : 1e9;
+  e->deadline = t0 + 0.85 * limit;
+  e->floor = floor_loaded;
+  Ex_level(e, 0, all, &none, 0);
+  bool improved = e->improved;
+  res->bound_loaded = floor_loaded;
+  res->proven = !e->stopped || e->done;
+  int incumbent = e->best;
+  bool cancelled = e->cancel && atomic_load(e->cancel);
+  if (!res->proven && !cancelled && incumbent < 1 << 30) {
+    e->stopped = false;
+    e->deadline = t0 + limit;
+    for (int target = floor_loaded; target < incumbent && !e->stopped; target++) {
+      e->best = target + 1;
+      e->floor = target;
+      e->done = false;
+      e->improved = false;
+      e->nseen = 0;
+      if (e->seen) memset(e->seen, 0, sizeof *e->seen * EX_SEEN);
+      Ex_level(e, 0, all, &none, 0);
+      if (e->improved) { /* a plan of `target` loads: optimal */
+        improved = res->proven = true;
+        incumbent = e->best;
+        break;
+      }
+      if (!e->stopped) res->bound_loaded = target + 1;
+    }
+    if (!e->stopped && !res->proven) res->proven = true; /* every target below the incumbent exhausted */
+  }
+  res->seconds = Clock_now() - t0;
+  res->nodes = e->nodes;
+  res->improved = improved;
+  res->best_loaded = incumbent;
+  if (res->proven) res->bound_loaded = res->best_loaded;
+  res->cancelled = e->stopped && e->cancel && atomic_load(e->cancel);
+  if (improved)
+    for (int k = 0; k < n; k++)
+      for (int i = 0; i < EX_QW; i++) res->groups[k][i] = e->best_path[k].w[i];
+  free(e->seen);
+  free(e);
+  return SP_OK;
+}
