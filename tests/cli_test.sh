@@ -193,6 +193,9 @@ expect 0 '"functional_check":	"ok"' "$bin" layer 3_4_1_1_1 --method steps-zigzag
 expect 2 "capacity must be paper, halo or raw" "$bin" layer "$vgg" features.0 --method smartshuttle --capacity frob
 expect 0 "functional check: ok" "$bin" layer "R=3,S=3,P=3,Q=3,C=2,K=2,N=1,stride=1" --method steps-zigzag --group-size 2
 expect 0 "ILP: optimal" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3
+expect 0 "ILP: optimal.*proven by the MIP" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --model paper
+expect 0 '"proven_by":	"bound"' "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --json
+expect 2 "--model must be exact or paper" "$bin" layer 3_3_1_1_1 --method steps-ilp --model frob
 expect 0 "most loads of one pixel 3" "$bin" layer "3_4_1_1_1" --method steps-row --group-size 2
 expect 1 "more than nbopPE" "$bin" layer "3_4_8_8_1" --method steps-row --nbop-pe 100
 expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 3 --size-mem 18

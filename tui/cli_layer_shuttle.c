@@ -75,5 +75,11 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
   o.capacity = Cli_value(c, a, "--capacity");
   o.all_steps = Cli_value(c, a, "--all") != NULL;
   o.json = Cli_value(c, a, "--json") != NULL;
+  const char *model = Cli_value(c, a, "--model");
+  if (model && strcmp(model, "paper") != 0 && strcmp(model, "exact") != 0) {
+    fprintf(stderr, "spadmap %s: --model must be exact or paper (got \"%s\")\n", c->name, Cli_safe(model));
+    return EXIT_USAGE;
+  }
+  o.paper_model = model && strcmp(model, "paper") == 0;
   return ShuttleMethod_run(method, l, &o, stdout);
 }

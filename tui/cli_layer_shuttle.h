@@ -16,7 +16,8 @@
   {"--group-size", "N", "steps-*: patches per step (default 4 unless --nbop-pe)"},                       \
   {"--max-loads", "N", "steps-ilp: loads per pixel at most (Eq. 9; default 2, 0: none)"},                \
   {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
-  {"--all", NULL, "steps-*: print every step"},
+  {"--all", NULL, "steps-*: print every step"},                                                           \
+  {"--model", "exact|paper", "steps-ilp: bound, exact search, then the MIP (default), or the paper's MIP alone"},
 
 /* Runs `method` (ShuttleMethod_known) on l with cmd's options from a (--arch
  * defaults to smartshuttle here); an exit code. */

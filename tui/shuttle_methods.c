@@ -153,6 +153,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.group_size = mo->nbop_pe ? 0 : mo->group_size;
   o.max_loads = mo->max_loads;
   o.time_limit = mo->time_limit;
+  o.model = mo->paper_model ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT;
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
@@ -180,6 +181,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
       cJSON_AddNumberToObject(ilp, "seconds", p.ilp_seconds);
       cJSON_AddNumberToObject(ilp, "bound", p.ilp_bound);
       cJSON_AddNumberToObject(ilp, "mip_start", (double)p.warm_objective);
+      if (p.proven_by) cJSON_AddStringToObject(ilp, "proven_by", p.proven_by);
     }
     cJSON_AddStringToObject(j, "functional_check", check == SP_OK ? "ok" : err.text);
     cJSON *arr = cJSON_AddArrayToObject(j, "plan");
@@ -209,8 +211,12 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   fprintf(out, "G = %d patches per step, %d steps; tl = %lld, tw = %lld, tacc = %lld\n", p.group_size, p.nsteps,
           (long long)o.tl, (long long)o.tw, (long long)o.tacc);
   if (strategy == STEPS_ILP)
-    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (MIP start %lld)\n", IlpStatus_name(p.ilp_status),
-            p.ilp_seconds, p.ilp_nodes, p.ilp_bound, (long long)p.warm_objective);
+    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (MIP start %lld)%s\n", IlpStatus_name(p.ilp_status),
+            p.ilp_seconds, p.ilp_nodes, p.ilp_bound, (long long)p.warm_objective,
+            !p.proven_by                      ? ""
+            : strcmp(p.proven_by, "bound") == 0 ? ", proven by the trivial bound (every pixel loaded once)"
+            : strcmp(p.proven_by, "search") == 0 ? ", proven by the exact search"
+                                                 : ", proven by the MIP");
   fprintf(out, "duration %lld   Eq. 15 objective %lld   loaded %lld elements (%lld pixels)   written %lld\n",
           (long long)p.duration, (long long)p.objective, (long long)p.loaded_in, (long long)p.loaded_pixels,
           (long long)p.written);

@@ -18,6 +18,7 @@ typedef struct {
   double time_limit;
   bool all_steps;         /* print every step, not the first 40 */
   bool json;              /* one JSON object instead of text (every step) */
+  bool paper_model;       /* steps-ilp: the paper's MIP alone (STEPS_MODEL_PAPER) */
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
