@@ -489,12 +489,12 @@ static Status Loader_header(Loader *ld, const cJSON *root) {
 Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpError *err) {
   *out = NULL;
   cJSON *root;
-  Status parsed = Json_parse(text, len, label, &root, err);
+  Status parsed = Json_parseArena(text, len, label, &root, err);
   if (parsed) return parsed;
   Arena arena = {0};
   Net *net = Arena_alloc(&arena, sizeof *net);
   if (!net) {
-    cJSON_Delete(root);
+    Json_freeArena(root);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", label);
   }
   net->arena = arena;
@@ -507,7 +507,7 @@ Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpE
   if (!st) st = Loader_tensors(&ld, root);
   if (!st) st = Loader_ops(&ld, root);
   if (!st) st = Loader_link(&ld);
-  cJSON_Delete(root);
+  Json_freeArena(root);
   if (st) {
     Net_free(net);
     return st;

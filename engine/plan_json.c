@@ -352,14 +352,14 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
 Status Plan_parse(const char *text, size_t len, const char *label, const Net *net, Plan **out, SpError *err) {
   *out = NULL;
   cJSON *root;
-  Status parsed = Json_parse(text, len, label, &root, err);
+  Status parsed = Json_parseArena(text, len, label, &root, err);
   if (parsed) return parsed;
   PlanReader r = {label, err};
   Plan *p = Plan_new(net, false, 0);
   Status st = p ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");
   if (!st && !cJSON_IsObject(root)) st = Reader_fail(&r, "$", "expected an object");
   if (!st) st = Reader_body(&r, root, net, p);
-  cJSON_Delete(root);
+  Json_freeArena(root);
   if (st) {
     Plan_free(p);
     return st;

@@ -3,6 +3,7 @@
  * stays linear; COSMA FS's model builder stops at its time limit and on cancel
  * instead of building millions of pair rows it can never load. */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include <time.h>
 
 #include "cosma/cosma.h"
+#include "fileio.h"
 #include "figures.h"
+#include "json.h"
 #include "net.h"
 #include "plan.h"
 #include "solve.h"
@@ -135,6 +138,82 @@ TEST(plan_writer_matches_cjson) {
   Net_free(net);
 }
 
+/* ---- Json_parseArena builds the tree Json_parse (cJSON) builds ---- */
+
+static bool same_tree(const cJSON *x, const cJSON *y) {
+  for (; x && y; x = x->next, y = y->next) {
+    if ((x->type & 0xFF) != (y->type & 0xFF)) return false;
+    if ((x->string == NULL) != (y->string == NULL) || (x->string && strcmp(x->string, y->string))) return false;
+    if ((x->valuestring == NULL) != (y->valuestring == NULL) || (x->valuestring && strcmp(x->valuestring, y->valuestring)))
+      return false;
+    if (cJSON_IsNumber(x) && (memcmp(&x->valuedouble, &y->valuedouble, sizeof(double)) || x->valueint != y->valueint))
+      return false;
+    if (cJSON_IsBool(x) && x->valueint != y->valueint) return false;
+    if ((x->child == NULL) != (y->child == NULL)) return false;
+    if (x->child) {
+      const cJSON *tx = x->child, *ty = y->child;
+      while (tx->next) tx = tx->next;
+      while (ty->next) ty = ty->next;
+      if (x->child->prev != tx || (y->child->prev != NULL && y->child->prev != ty)) return false; /* head->prev: the tail */
+      if (!same_tree(x->child, y->child)) return false;
+    }
+  }
+  return x == NULL && y == NULL;
+}
+
+static int compared;
+
+static void check_same(const char *text, size_t len, const char *label) {
+  cJSON *a = NULL, *c = NULL;
+  SpError ea, ec;
+  Status sa = Json_parseArena(text, len, label, &a, &ea), sc = Json_parse(text, len, label, &c, &ec);
+  CHECK_EQ(sa, sc);
+  if (sa && sc) CHECK(strcmp(ea.text, ec.text) == 0);
+  if (!sa && !sc) {
+    bool same = same_tree(a, c);
+    CHECK(same);
+    if (!same) printf("  %s: the trees differ\n", label);
+    compared++;
+  }
+  Json_freeArena(a);
+  cJSON_Delete(c);
+}
+
+static void check_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    char *text;
+    size_t len;
+    SpError err;
+    if (FileIO_read(path, &text, &len, &err)) continue;
+    check_same(text, len, path);
+    for (size_t cut = 1; cut < len; cut += len / 7 + 1) check_same(text, cut, path); /* truncated: same errors */
+    free(text);
+  }
+  closedir(d);
+}
+
+TEST(arena_tree_equals_cjson_tree) {
+  static const char *const docs[] = {
+    "{\"a\": [1, -0, 0.5, -2.5e-3, 1E+2, 123456789012345, 1234567890123456, -9223372036854775808, 18446744073709551615, "
+    "2147483647, 2147483648, -2147483649, 1e400, -1e400, 3.14159265358979323846], \"b\": {\"\": \"\", \"k\": null}, "
+    "\"c\": [true, false, [], {}, [[]]], \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\u4e2d\\ud83d\\ude00\\u001f\\u0001 é中\"}",
+    "\xEF\xBB\xBF [ \"bom\" , 1 ]\r\n", "  \"just a string\"  ", "0", "-1.5", "null", "{\"a\":1,\"a\":2}",
+    "{\"a\": [1, 2", "{\"x\": \"\\uZZZZ\"}", "[01]", "{\"k\" 1}",
+  };
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) check_same(docs[i], strlen(docs[i]), "doc");
+  static const char *const dirs[] = {SPADMAP_DATA_DIR "/networks", SPADMAP_TEST_DIR "/fuzz/corpus/net",
+                                     SPADMAP_TEST_DIR "/fuzz/corpus/plan", SPADMAP_TEST_DIR "/fuzz/seeds/net",
+                                     SPADMAP_TEST_DIR "/fuzz/seeds/plan"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) check_dir(dirs[i]);
+  CHECK(compared > 40);
+}
+
 /* Transformer-like blocks as in `spadmap bench scale`, about nops ops. */
 static void scale_net(Buf *b, int nblocks) {
   Buf_printf(b, "{\"format\": \"spadmap-network\", \"version\": 1, \"tensors\": [{\"name\": \"x\", \"shape\": [4096], \"kind\": \"input\"}");
@@ -256,5 +335,5 @@ TEST(cosma_fs_builder_stops_on_cancel) {
   check_stopped_fs(&cancel, 0, SOLVER_CANCELLED);
 }
 
-TEST_MAIN("scale", T(plan_writer_matches_cjson), T(load_write_read_stay_linear), T(cosma_fs_builder_stops_at_the_time_limit),
+TEST_MAIN("scale", T(arena_tree_equals_cjson_tree), T(plan_writer_matches_cjson), T(load_write_read_stay_linear), T(cosma_fs_builder_stops_at_the_time_limit),
           T(cosma_fs_builder_stops_on_cancel))
