@@ -212,7 +212,7 @@ static int BenchScale_run(int argc, char **argv) {
       bool ok = r.status == 0;
       bool fast = r.seconds < BenchScale_targetSeconds && r.mib < BenchScale_targetMiB;
       if (!ok) failures++;
-      snprintf(cells[k], sizeof cells[k], "%.3f s (%.3f s CPU), %.0f MB%s%s", r.seconds, r.cpu, r.mib,
+      snprintf(cells[k], sizeof cells[k], "%.3f s, %.3f s CPU, %.0f MB%s%s", r.seconds, r.cpu, r.mib,
                ok ? "" : r.status >= 128 ? ", killed" : ", FAILED", ok && !fast ? " (over target)" : "");
       if (!ok) snprintf(cells[k] + strlen(cells[k]), sizeof cells[k] - strlen(cells[k]), " (exit %d)", r.status);
       if (csv.f) fprintf(csv.f, "%d,%s,%.4f,%.1f,%d,%.4f\n", sizes[i], BenchScale_steps[k], r.seconds, r.mib, r.status, r.cpu);
