@@ -1,10 +1,14 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <limits.h>
+#include <locale.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "fileio.h"
 
 /* ---- the grammar check (cJSON accepts control bytes between tokens, \uZZZZ
@@ -294,6 +298,224 @@ Status Json_parse(const char *text, size_t len, const char *label, cJSON **root,
   }
   free(sc.longs);
   return st;
+}
+
+/* ---- the same tree in one arena (Json_parseArena) ----
+ * After Scan_document has checked the grammar, a second pass builds the cJSON
+ * nodes cJSON would build, but in one arena: a large network is about a million
+ * values, and cJSON's malloc and free per node (and per string) took most of
+ * the time to load one. The nodes are ordinary cJSON structs, so every cJSON
+ * reader works on them; only freeing differs (Json_freeArena). */
+
+typedef struct {
+  Arena arena; /* the arena this holder lives in (updated after the build) */
+  cJSON root;
+} JsonHolder;
+
+typedef struct {
+  const unsigned char *s;
+  size_t pos, len;
+  Arena *a;
+  const JsonScan *sc;
+  size_t number, next_long; /* numbers seen; next long integer token */
+  char point;               /* the locale's decimal point, as cJSON uses it for strtod */
+  bool nomem;
+} JsonBuild;
+
+static void Build_space(JsonBuild *b) {
+  while (b->pos < b->len) {
+    unsigned char c = b->s[b->pos];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
+    b->pos++;
+  }
+}
+
+static cJSON *Build_node(JsonBuild *b) {
+  cJSON *n = Arena_alloc(b->a, sizeof *n);
+  if (!n) b->nomem = true;
+  return n;
+}
+
+/* The string at b->pos (its opening quote), unescaped to UTF-8 as cJSON does. */
+static char *Build_string(JsonBuild *b) {
+  size_t start = ++b->pos, end = start;
+  bool plain = true;
+  while (b->s[end] != '"') {
+    if (b->s[end] == '\\') plain = false, end++;
+    end++;
+  }
+  char *out = Arena_alloc(b->a, end - start + 1);
+  if (!out) {
+    b->nomem = true;
+    return NULL;
+  }
+  b->pos = end + 1;
+  if (plain) {
+    memcpy(out, b->s + start, end - start);
+    return out;
+  }
+  size_t o = 0;
+  for (size_t i = start; i < end; i++) {
+    unsigned char c = b->s[i];
+    if (c != '\\') {
+      out[o++] = (char)c;
+      continue;
+    }
+    c = b->s[++i];
+    switch (c) {
+    case 'b': out[o++] = '\b'; break;
+    case 'f': out[o++] = '\f'; break;
+    case 'n': out[o++] = '\n'; break;
+    case 'r': out[o++] = '\r'; break;
+    case 't': out[o++] = '\t'; break;
+    case 'u': {
+      unsigned long u = (unsigned long)Scan_hex4(b->s + i + 1);
+      i += 4;
+      if (u >= 0xD800 && u <= 0xDBFF) { /* the grammar check saw its second half */
+        unsigned long lo = (unsigned long)Scan_hex4(b->s + i + 3);
+        i += 6;
+        u = 0x10000 + (((u & 0x3FF) << 10) | (lo & 0x3FF));
+      }
+      if (u < 0x80) out[o++] = (char)u;
+      else if (u < 0x800) out[o++] = (char)(0xC0 | (u >> 6)), out[o++] = (char)(0x80 | (u & 0x3F));
+      else if (u < 0x10000)
+        out[o++] = (char)(0xE0 | (u >> 12)), out[o++] = (char)(0x80 | ((u >> 6) & 0x3F)), out[o++] = (char)(0x80 | (u & 0x3F));
+      else
+        out[o++] = (char)(0xF0 | (u >> 18)), out[o++] = (char)(0x80 | ((u >> 12) & 0x3F)),
+        out[o++] = (char)(0x80 | ((u >> 6) & 0x3F)), out[o++] = (char)(0x80 | (u & 0x3F));
+      break;
+    }
+    default: out[o++] = (char)c; break; /* \" \\ \/ */
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+static void Build_number(JsonBuild *b, cJSON *n) {
+  size_t start = b->pos;
+  bool integer = true;
+  while (b->pos < b->len) {
+    unsigned char c = b->s[b->pos];
+    if (c >= '0' && c <= '9') b->pos++;
+    else if (c == '-' || c == '+') b->pos++;
+    else if (c == '.' || c == 'e' || c == 'E') b->pos++, integer = false;
+    else break;
+  }
+  size_t len = b->pos - start;
+  double d;
+  if (integer && len - (b->s[start] == '-') <= 15) { /* at most 15 digits: exact, the value strtod gives */
+    bool neg = b->s[start] == '-';
+    int64_t mag = 0;
+    for (size_t i = start + neg; i < b->pos; i++) mag = mag * 10 + (b->s[i] - '0');
+    d = neg ? -(double)mag : (double)mag;
+  } else { /* what cJSON does: the token with the locale's decimal point, strtod */
+    char buf[64]; /* the grammar check refuses numbers over 63 characters */
+    memcpy(buf, b->s + start, len);
+    buf[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+      if (buf[i] == '.') buf[i] = b->point;
+    d = strtod(buf, NULL);
+  }
+  n->type = cJSON_Number;
+  n->valuedouble = d;
+  n->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+  const JsonScan *sc = b->sc;
+  if (b->next_long < sc->nlongs && sc->longs[b->next_long].number == b->number) {
+    const JsonLongInt *l = &sc->longs[b->next_long++];
+    char *t = Arena_alloc(b->a, l->len + 1);
+    if (!t) b->nomem = true;
+    else memcpy(t, b->s + l->pos, l->len);
+    n->valuestring = t;
+  }
+  b->number++;
+}
+
+static cJSON *Build_value(JsonBuild *b);
+
+/* The members or elements of the container at b->pos (its opening bracket). */
+static void Build_children(JsonBuild *b, cJSON *parent, bool object) {
+  char closer = object ? '}' : ']';
+  b->pos++;
+  Build_space(b);
+  cJSON *last = NULL;
+  while (!b->nomem && b->s[b->pos] != closer) {
+    char *key = NULL;
+    if (object) {
+      key = Build_string(b);
+      Build_space(b);
+      b->pos++; /* ':' */
+    }
+    cJSON *v = Build_value(b);
+    if (!v) return;
+    v->string = key;
+    if (last) last->next = v, v->prev = last;
+    else parent->child = v;
+    last = v;
+    Build_space(b);
+    if (b->s[b->pos] == ',') {
+      b->pos++;
+      Build_space(b);
+    }
+  }
+  b->pos++;
+  if (parent->child) parent->child->prev = last; /* cJSON's convention: the head's prev is the tail */
+}
+
+static cJSON *Build_fill(JsonBuild *b, cJSON *n) {
+  Build_space(b);
+  unsigned char c = b->s[b->pos];
+  if (c == '{' || c == '[') {
+    n->type = c == '{' ? cJSON_Object : cJSON_Array;
+    Build_children(b, n, c == '{');
+  } else if (c == '"') {
+    n->type = cJSON_String;
+    n->valuestring = Build_string(b);
+  } else if (c == 't') {
+    n->type = cJSON_True, n->valueint = 1, b->pos += 4;
+  } else if (c == 'f') {
+    n->type = cJSON_False, b->pos += 5;
+  } else if (c == 'n') {
+    n->type = cJSON_NULL, b->pos += 4;
+  } else {
+    Build_number(b, n);
+  }
+  return b->nomem ? NULL : n;
+}
+
+static cJSON *Build_value(JsonBuild *b) {
+  cJSON *n = Build_node(b);
+  return n ? Build_fill(b, n) : NULL;
+}
+
+Status Json_parseArena(const char *text, size_t len, const char *label, cJSON **root, SpError *err) {
+  *root = NULL;
+  JsonScan sc = {(const unsigned char *)text, len, 0, label, err, 0, 0, NULL, 0, 0, false};
+  Status st = Scan_document(&sc);
+  if (!st) {
+    Arena a = {0};
+    JsonHolder *h = Arena_alloc(&a, sizeof *h);
+    const struct lconv *lc = localeconv();
+    JsonBuild b = {.s = (const unsigned char *)text, .len = len, .a = &a, .sc = &sc, .nomem = h == NULL};
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) b.pos = 3; /* a BOM, as cJSON skips it */
+    b.point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    if (h && Build_fill(&b, &h->root)) {
+      h->arena = a;
+      *root = &h->root;
+    } else {
+      Arena_free(&a);
+      st = SpError_set(err, SP_ERR_NOMEM, "%s: out of memory parsing the file", label);
+    }
+  }
+  free(sc.longs);
+  return st;
+}
+
+void Json_freeArena(cJSON *root) {
+  if (!root) return;
+  JsonHolder *h = (JsonHolder *)((char *)root - offsetof(JsonHolder, root));
+  Arena a = h->arena; /* the holder itself lives in the arena */
+  Arena_free(&a);
 }
 
 /* ---- values ---- */

@@ -31,6 +31,37 @@ static Status Loader_fail(Loader *ld, Status code, const char *path, const char 
   return SpError_set(ld->err, code, "%s: %s: %s", ld->label, path, what);
 }
 
+/* "prefix[i]" and "path.key" without snprintf: the loader builds one of these
+ * per object, and formatting was most of its time on large files. */
+static void Path_index(char *buf, size_t n, const char *prefix, int i) {
+  char digits[16];
+  int d = 0;
+  unsigned u = (unsigned)i;
+  do digits[d++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  size_t len = strlen(prefix);
+  if (len + (size_t)d + 3 > n) { /* never for the loader's fixed prefixes */
+    snprintf(buf, n, "%s[%d]", prefix, i);
+    return;
+  }
+  memcpy(buf, prefix, len);
+  buf[len++] = '[';
+  while (d) buf[len++] = digits[--d];
+  buf[len++] = ']';
+  buf[len] = '\0';
+}
+
+static void Path_key(char *buf, size_t n, const char *path, const char *key) {
+  size_t a = strlen(path), b = strlen(key);
+  if (a + b + 2 > n) {
+    snprintf(buf, n, "%s.%s", path, key);
+    return;
+  }
+  memcpy(buf, path, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, key, b + 1);
+}
+
 /* "a string", "number 3.5", ... for "expected X, got Y" messages. */
 static void Json_describe(const cJSON *v, char *buf, size_t n) {
   if (!v) snprintf(buf, n, "nothing");
@@ -59,14 +90,16 @@ static Status Loader_checkKeys(Loader *ld, const cJSON *obj, const char *path) {
 static Status Loader_string(Loader *ld, const cJSON *obj, const char *key, const char *path,
                             bool required, const char **out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  char p[256];
-  snprintf(p, sizeof p, "%s.%s", path, key);
   if (!v) {
     if (required) return Loader_fail(ld, SP_ERR_FORMAT, path, "missing key \"%s\" (expected a string)", key);
     *out = NULL;
     return SP_OK;
   }
-  if (!cJSON_IsString(v)) return Loader_expected(ld, p, "a string", v);
+  if (!cJSON_IsString(v)) { /* paths are only formatted for a message: the loader is linear and cheap per key */
+    char p[256];
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    return Loader_expected(ld, p, "a string", v);
+  }
   *out = v->valuestring;
   return SP_OK;
 }
@@ -99,11 +132,12 @@ static Status Loader_intArray(Loader *ld, const cJSON *arr, const char *path, bo
   if (!vals) return SpError_set(ld->err, SP_ERR_NOMEM, "%s: out of memory", ld->label);
   int i = 0;
   for (const cJSON *v = arr->child; v; v = v->next, i++) {
-    char p[256];
-    snprintf(p, sizeof p, "%s[%d]", path, i);
     int64_t x;
-    if (!Json_exactInt(v, &x) || x < (allow_zero ? 0 : 1))
+    if (!Json_exactInt(v, &x) || x < (allow_zero ? 0 : 1)) {
+      char p[256];
+      snprintf(p, sizeof p, "%s[%d]", path, i);
       return Loader_expected(ld, p, allow_zero ? "a non-negative integer" : "a positive integer", v);
+    }
     vals[i] = x;
   }
   *out = vals;
@@ -113,12 +147,12 @@ static Status Loader_intArray(Loader *ld, const cJSON *arr, const char *path, bo
 
 static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) {
   char path[64];
-  snprintf(path, sizeof path, "tensors[%d]", index);
+  Path_index(path, sizeof path, "tensors", index);
   if (!cJSON_IsObject(obj)) return Loader_expected(ld, path, "an object", obj);
   Status st = Loader_checkKeys(ld, obj, path);
   if (st) return st;
 
-  const char *name, *dtype, *kind;
+  const char *name = NULL, *dtype = NULL, *kind = NULL;
   if ((st = Loader_string(ld, obj, "name", path, true, &name))) return st;
   if (!name[0]) return Loader_fail(ld, SP_ERR_FORMAT, path, "name is empty");
   if ((st = Loader_string(ld, obj, "dtype", path, false, &dtype))) return st;
@@ -136,7 +170,7 @@ static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) 
                        "kind \"%s\" of tensor \"%s\" is not one of activation input param output", kind, name);
 
   char p[96];
-  snprintf(p, sizeof p, "%s.shape", path);
+  Path_key(p, sizeof p, path, "shape");
   const cJSON *shape = cJSON_GetObjectItemCaseSensitive(obj, "shape");
   if (!shape) return Loader_fail(ld, SP_ERR_FORMAT, path, "tensor \"%s\" has no \"shape\"", name);
   int64_t *dims;
@@ -174,7 +208,7 @@ static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) 
 /* Reads ops[i].inputs or .outputs into tensor indices. */
 static Status Loader_refs(Loader *ld, const cJSON *op, const char *key, const char *path, int **out, int *count) {
   char p[96];
-  snprintf(p, sizeof p, "%s.%s", path, key);
+  Path_key(p, sizeof p, path, key);
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(op, key);
   if (!arr) return Loader_fail(ld, SP_ERR_FORMAT, path, "missing key \"%s\" (expected an array of tensor names)", key);
   if (!cJSON_IsArray(arr)) return Loader_expected(ld, p, "an array of tensor names", arr);
@@ -183,11 +217,12 @@ static Status Loader_refs(Loader *ld, const cJSON *op, const char *key, const ch
   if (!idx) return SpError_set(ld->err, SP_ERR_NOMEM, "%s: out of memory", ld->label);
   int i = 0;
   for (const cJSON *v = arr->child; v; v = v->next, i++) {
+    idx[i] = cJSON_IsString(v) ? NameIndex_get(ld->net->tensor_index, v->valuestring) : -1;
+    if (idx[i] >= 0) continue;
     char q[128];
     snprintf(q, sizeof q, "%s[%d]", p, i);
     if (!cJSON_IsString(v)) return Loader_expected(ld, q, "a tensor name", v);
-    idx[i] = NameIndex_get(ld->net->tensor_index, v->valuestring);
-    if (idx[i] < 0) return Loader_fail(ld, SP_ERR_FORMAT, q, "unknown tensor \"%s\"", v->valuestring);
+    return Loader_fail(ld, SP_ERR_FORMAT, q, "unknown tensor \"%s\"", v->valuestring);
   }
   *out = idx;
   *count = n;
@@ -196,11 +231,11 @@ static Status Loader_refs(Loader *ld, const cJSON *op, const char *key, const ch
 
 static Status Loader_op(Loader *ld, const cJSON *obj, int index, Op *op) {
   char path[64];
-  snprintf(path, sizeof path, "ops[%d]", index);
+  Path_index(path, sizeof path, "ops", index);
   if (!cJSON_IsObject(obj)) return Loader_expected(ld, path, "an object", obj);
   Status st = Loader_checkKeys(ld, obj, path);
   if (st) return st;
-  const char *name, *type;
+  const char *name = NULL, *type = NULL;
   if ((st = Loader_string(ld, obj, "name", path, true, &name))) return st;
   if (!name[0]) return Loader_fail(ld, SP_ERR_FORMAT, path, "name is empty");
   if ((st = Loader_string(ld, obj, "type", path, true, &type))) return st;
@@ -308,6 +343,10 @@ static Status Loader_link(Loader *ld) {
     const Op *op = &net->ops[o];
     for (int k = 0; k < op->noutputs; k++) {
       Tensor *t = &net->tensors[op->outputs[k]];
+      if (t->producer < 0 && t->kind != TK_INPUT && t->kind != TK_PARAM) {
+        t->producer = o;
+        continue;
+      }
       char p[96];
       snprintf(p, sizeof p, "ops[%d].outputs[%d]", o, k);
       if (t->kind == TK_INPUT || t->kind == TK_PARAM)
@@ -429,7 +468,7 @@ static Status Loader_ops(Loader *ld, const cJSON *root) {
 }
 
 static Status Loader_header(Loader *ld, const cJSON *root) {
-  const char *format, *name, *source;
+  const char *format = NULL, *name = NULL, *source = NULL;
   Status st;
   if ((st = Loader_string(ld, root, "format", "$", true, &format))) return st;
   if (strcmp(format, "spadmap-network") != 0)
@@ -450,12 +489,12 @@ static Status Loader_header(Loader *ld, const cJSON *root) {
 Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpError *err) {
   *out = NULL;
   cJSON *root;
-  Status parsed = Json_parse(text, len, label, &root, err);
+  Status parsed = Json_parseArena(text, len, label, &root, err);
   if (parsed) return parsed;
   Arena arena = {0};
   Net *net = Arena_alloc(&arena, sizeof *net);
   if (!net) {
-    cJSON_Delete(root);
+    Json_freeArena(root);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", label);
   }
   net->arena = arena;
@@ -468,7 +507,7 @@ Status Net_parse(const char *text, size_t len, const char *label, Net **out, SpE
   if (!st) st = Loader_tensors(&ld, root);
   if (!st) st = Loader_ops(&ld, root);
   if (!st) st = Loader_link(&ld);
-  cJSON_Delete(root);
+  Json_freeArena(root);
   if (st) {
     Net_free(net);
     return st;

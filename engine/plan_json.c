@@ -1,6 +1,7 @@
 /* Plan <-> JSON in the contract's "spadmap-plan" format. Written one placement
  * per line so plans diff well; cJSON does the quoting. */
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,42 @@ static void Text_add(Text *t, const char *s) {
   t->len += n;
 }
 
+/* Appends s as a JSON string exactly as cJSON prints it (\" \\ \b \f \n \r \t,
+ * other bytes below 0x20 as \u00xx, everything else as is), without building
+ * a cJSON node: the schedule and the placements hold one name each. */
+static void Text_string(Text *t, const char *s) {
+  char buf[256];
+  size_t n = 0;
+  if (t->failed) return;
+  buf[n++] = '"';
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (n + 8 > sizeof buf) {
+      buf[n] = '\0';
+      Text_add(t, buf);
+      n = 0;
+    }
+    unsigned char c = *p;
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      buf[n++] = (char)c;
+      continue;
+    }
+    buf[n++] = '\\';
+    switch (c) {
+    case '"': buf[n++] = '"'; break;
+    case '\\': buf[n++] = '\\'; break;
+    case '\b': buf[n++] = 'b'; break;
+    case '\f': buf[n++] = 'f'; break;
+    case '\n': buf[n++] = 'n'; break;
+    case '\r': buf[n++] = 'r'; break;
+    case '\t': buf[n++] = 't'; break;
+    default: n += (size_t)snprintf(buf + n, sizeof buf - n, "u%04x", c); break;
+    }
+  }
+  buf[n++] = '"';
+  buf[n] = '\0';
+  Text_add(t, buf);
+}
+
 /* Appends a cJSON value compactly and deletes it. */
 static void Text_json(Text *t, cJSON *v) {
   char *s = v ? cJSON_PrintUnformatted(v) : NULL;
@@ -56,7 +93,7 @@ static cJSON *Plan_metricsJSON(const Metrics *m) {
 
 char *Plan_toJSON(const Plan *p, const Net *net) {
   Text t = {0};
-  char num[64];
+  char num[128];
   Text_add(&t, "{\"format\": \"spadmap-plan\", \"version\": 1,\n \"network\": ");
   Text_json(&t, cJSON_CreateString(p->network));
   snprintf(num, sizeof num, ", \"params\": %s, \"budget\": %lld,\n", p->params ? "true" : "false",
@@ -71,20 +108,20 @@ char *Plan_toJSON(const Plan *p, const Net *net) {
   Text_add(&t, ",\n \"schedule\": [");
   for (int s = 0; s < p->nsteps; s++) {
     Text_add(&t, s ? (s % 8 ? ", " : ",\n   ") : "\n   ");
-    Text_json(&t, cJSON_CreateString(net->ops[p->order[s]].name));
+    Text_string(&t, net->ops[p->order[s]].name);
   }
   Text_add(&t, "],\n \"placements\": [");
   for (int i = 0; i < p->nstays; i++) {
+    /* what cJSON_PrintUnformatted gave for the same object, built directly */
     const Stay *s = &p->stays[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "tensor", net->tensors[s->tensor].name);
-    cJSON_AddItemToObject(o, "offset", Json_createInt(s->offset));
-    cJSON_AddNumberToObject(o, "start", s->start);
-    cJSON_AddNumberToObject(o, "end", s->end);
-    cJSON_AddStringToObject(o, "in", StayIn_name(s->in));
-    cJSON_AddStringToObject(o, "out", StayOut_name(s->out));
-    Text_add(&t, i ? ",\n   " : "\n   ");
-    Text_json(&t, o);
+    Text_add(&t, i ? ",\n   {\"tensor\":" : "\n   {\"tensor\":");
+    Text_string(&t, net->tensors[s->tensor].name);
+    snprintf(num, sizeof num, ",\"offset\":%" PRId64 ",\"start\":%d,\"end\":%d,\"in\":", s->offset, s->start, s->end);
+    Text_add(&t, num);
+    Text_string(&t, StayIn_name(s->in));
+    Text_add(&t, ",\"out\":");
+    Text_string(&t, StayOut_name(s->out));
+    Text_add(&t, "}");
   }
   Text_add(&t, "],\n \"metrics\": ");
   Text_json(&t, Plan_metricsJSON(&p->metrics));
@@ -133,6 +170,26 @@ static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...)
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   return SpError_set(r->err, SP_ERR_FORMAT, "%s: %s: %s", r->label, path, what);
+}
+
+/* "placements[i]" without snprintf (one per placement: formatting was a large
+ * part of reading a big plan). */
+static void Reader_index(char *buf, size_t n, const char *prefix, int i) {
+  char digits[16];
+  int d = 0;
+  unsigned u = (unsigned)i;
+  do digits[d++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  size_t len = strlen(prefix);
+  if (len + (size_t)d + 3 > n) {
+    snprintf(buf, n, "%s[%d]", prefix, i);
+    return;
+  }
+  memcpy(buf, prefix, len);
+  buf[len++] = '[';
+  while (d) buf[len++] = digits[--d];
+  buf[len++] = ']';
+  buf[len] = '\0';
 }
 
 /* An integer in lo..hi, read at full 64-bit width (never through a double). */
@@ -258,18 +315,19 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
   p->nsteps = n;
   int i = 0;
   for (v = sched->child; v; v = v->next, i++) {
+    p->order[i] = cJSON_IsString(v) ? Net_findOp(net, v->valuestring) : -1;
+    if (p->order[i] >= 0) continue; /* the path is formatted only for a message */
     char path[48];
     snprintf(path, sizeof path, "schedule[%d]", i);
     if (!cJSON_IsString(v)) return Reader_fail(r, path, "expected an op name");
-    p->order[i] = Net_findOp(net, v->valuestring);
-    if (p->order[i] < 0) return Reader_fail(r, path, "unknown op \"%s\"", v->valuestring);
+    return Reader_fail(r, path, "unknown op \"%s\"", v->valuestring);
   }
   const cJSON *pl = cJSON_GetObjectItemCaseSensitive(root, "placements");
   if (!cJSON_IsArray(pl)) return Reader_fail(r, "placements", "expected an array");
   i = 0;
   for (v = pl->child; v; v = v->next, i++) {
     char path[48];
-    snprintf(path, sizeof path, "placements[%d]", i);
+    Reader_index(path, sizeof path, "placements", i);
     if (!cJSON_IsObject(v)) return Reader_fail(r, path, "expected an object");
     if ((dup = Json_duplicateKey(v))) return Reader_fail(r, path, "duplicate key \"%s\"", dup);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "tensor");
@@ -294,14 +352,14 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
 Status Plan_parse(const char *text, size_t len, const char *label, const Net *net, Plan **out, SpError *err) {
   *out = NULL;
   cJSON *root;
-  Status parsed = Json_parse(text, len, label, &root, err);
+  Status parsed = Json_parseArena(text, len, label, &root, err);
   if (parsed) return parsed;
   PlanReader r = {label, err};
   Plan *p = Plan_new(net, false, 0);
   Status st = p ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");
   if (!st && !cJSON_IsObject(root)) st = Reader_fail(&r, "$", "expected an object");
   if (!st) st = Reader_body(&r, root, net, p);
-  cJSON_Delete(root);
+  Json_freeArena(root);
   if (st) {
     Plan_free(p);
     return st;

@@ -150,6 +150,10 @@ expect 0 "| 20009 |" "$bin" bench scale --sizes 20000 --keep --dir "$tmp/scale"
 check "solve --budget M_R on 20k ops ends within 8 s" \
   'start=$(date +%s); "$bin" solve "$tmp/scale/scale20009.json" --budget M_R >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 8 ]'
 expect 0 "NOT proven" "$bin" info "$data/networks/transformer.json" --time-limit 0.01
+# info bounds the M_P search by default from 10,000 ops; --time-limit none lifts that
+expect 0 "NOT proven" "$bin" info "$tmp/scale/scale20009.json"
+expect 0 "minimum peak, exact" "$bin" info "$net" --time-limit none
+expect 2 'or "none"' "$bin" info "$net" --time-limit soon
 # inside one layer: layers, layer (each method), bench layer, errors
 r50=$data/networks/resnet50.json
 expect 0 "7_112_3_64_2 " "$bin" layers "$r50"

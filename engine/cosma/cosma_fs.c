@@ -29,7 +29,38 @@ typedef struct {
   int *gcol, *scol, *acol; /* per tensor: eviction column of gap 0, spill column, address column of piece 0 */
   int npairs, cappairs;
   int *pp, *pq, *pcond, *pcol; /* pair of pieces, the condition's eviction column (-1: always), order column */
+  /* Building stops (Fs_build gives NULL, out_of_time set) past the deadline,
+   * above max_nnz nonzeros (what GLPK could load in the time left) or on cancel,
+   * like the joint model's builders: the full model's pairs can be millions. */
+  double deadline; /* Clock_now() seconds; 0: none */
+  long max_nnz;    /* 0: none */
+  atomic_int *cancel;
+  bool out_of_time;
 } Fs;
+
+static bool Fs_over(Fs *f, const IlpModel *m) {
+  if (!f->out_of_time)
+    f->out_of_time = (f->deadline > 0 && Clock_now() > f->deadline) || (f->max_nnz > 0 && IlpModel_nnz(m) > f->max_nnz) ||
+                     (f->cancel && atomic_load(f->cancel));
+  return f->out_of_time;
+}
+
+/* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */
+static void Fs_limit(Fs *f, double deadline, double seconds, atomic_int *cancel) {
+  f->deadline = deadline;
+  f->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
+  f->cancel = cancel;
+  f->out_of_time = false;
+}
+
+/* The limits for a build now, under a time limit tl counted from t0 (<= 0: none).
+ * Past the limit a model still gets the 0.05 s the solves below give it, so a
+ * small model is still built and solved when the heuristics used the time. */
+static void Fs_limitLeft(Fs *f, double t0, double tl, atomic_int *cancel) {
+  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  if (tl > 0 && left < 0.05) left = 0.05;
+  Fs_limit(f, tl > 0 ? Clock_now() + left : 0, left, cancel);
+}
 
 static void Fs_free(Fs *f) {
   free(f->pos), free(f->evs), free(f->ev), free(f->ptensor), free(f->sz), free(f->paid_spill);
@@ -91,9 +122,12 @@ static IlpModel *Fs_build(Fs *f, bool full) {
   Row row = {0};
   int n = f->n, nt = f->nt;
   double M = (double)f->cap;
+  int64_t *fixed = NULL;
+  int *cnt = NULL;
+  for (int t = 0; t < nt; t++) f->gcol[t] = f->scol[t] = f->acol[t] = -1;
   for (int t = 0; t < nt; t++) {
+    if (Fs_over(f, m)) goto fail;
     int k = Fs_nev(f, t);
-    f->gcol[t] = f->scol[t] = f->acol[t] = -1;
     if (k == 0) continue;
     if (k > 1) {
       f->gcol[t] = IlpModel_ncols(m);
@@ -123,8 +157,8 @@ static IlpModel *Fs_build(Fs *f, bool full) {
     }
   }
   /* Capacity per step: events are fixed bytes, gap interiors are resident unless evicted. */
-  int64_t *fixed = calloc((size_t)n, sizeof(int64_t));
-  int *cnt = calloc((size_t)n + 1, sizeof(int));
+  fixed = calloc((size_t)n, sizeof(int64_t));
+  cnt = calloc((size_t)n + 1, sizeof(int));
   if (!fixed || !cnt) goto fail;
   for (int t = 0; t < nt; t++)
     for (int i = f->evs[t]; i < f->evs[t + 1]; i++) {
@@ -143,6 +177,10 @@ static IlpModel *Fs_build(Fs *f, bool full) {
       for (int q = f->ev[i] + 1; q < f->ev[i + 1]; q++) ent[cnt[q] + fill[q]++] = i; /* gap i (piece id) */
   for (int q = 0; q < n; q++) {
     if (cnt[q + 1] == cnt[q] || fixed[q] <= f->cap) continue; /* nothing to decide, or always fits */
+    if (Fs_over(f, m)) {
+      free(ent), free(fill);
+      goto fail;
+    }
     for (int k = cnt[q]; k < cnt[q + 1]; k++) {
       int pc = ent[k], t = f->ptensor[pc];
       Row_add(&row, f->gcol[t] + pc - f->evs[t], -(double)f->sz[t]);
@@ -179,6 +217,10 @@ static IlpModel *Fs_build(Fs *f, bool full) {
       for (int a = acnt[q]; a < acnt[q + 1]; a++) {
         int p = act[a];
         if (f->ev[p] != q) continue; /* p starts here */
+        if (Fs_over(f, m)) {
+          free(act), free(acnt), free(ent), free(fill);
+          goto fail;
+        }
         for (int b = acnt[q]; b < acnt[q + 1]; b++) {
           int r = act[b];
           if (f->ptensor[r] == f->ptensor[p] || (f->ev[r] == q && r >= p)) continue;
@@ -524,7 +566,12 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   }
   /* (b) the replacement-only model: a lower bound */
   double tl = s->time_limit > 0 ? s->time_limit : 0;
+  Fs_limitLeft(&f, t0, tl, s->cancel);
   relax = Fs_build(&f, false);
+  if (!relax && f.out_of_time) { /* keep the heuristic plan; nothing proven */
+    status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
+    goto done;
+  }
   if (!relax) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP");
     goto out;
@@ -626,7 +673,12 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     goto done;
   }
   /* (c) the full model, warm-started with the incumbent */
+  Fs_limitLeft(&f, t0, tl, s->cancel);
   full = Fs_build(&f, true);
+  if (!full && f.out_of_time) {
+    status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
+    goto done;
+  }
   if (!full) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP");
     goto out;
