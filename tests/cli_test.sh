@@ -160,7 +160,10 @@ expect 0 "// DRAM level" "$bin" layer 1_14_256_1024_1 --method random --samples 
 expect 0 "optimum over all" "$bin" layer R=1,S=1,P=4,Q=1,C=4,K=2,N=1 --method exhaustive --arch cosa_baseline
 expect 0 '"latency_cycles"' "$bin" layer 1_7_512_2048_1 --arch "$data/arch/cosa_4xpe.json" --json
 expect 0 "exhaustive" "$bin" layer --list
-expect 0 "best of 3 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa-sweep
+expect 0 "best of 3 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa
+expect 0 "local-search step" "$bin" layer 1_7_512_2048_1 --method cosa-single
+expect 0 "0 local-search steps" "$bin" layer 1_7_512_2048_1 --method cosa-single --no-refine --mip-limit 0
+expect 2 "expected seconds >= 0" "$bin" layer 1_7_512_2048_1 --mip-limit -1
 expect 2 "unknown method \"frob\"" "$bin" bench layer --method frob
 expect 2 "unknown method \"frob\"" "$bin" layer 1_7_512_2048_1 --method frob
 expect 2 "expected R_P_C_K_stride" "$bin" layer 3_56_64
