@@ -39,7 +39,12 @@
  *    stationary operand, the factors of its unrelated loops at the NoC level.
  * Loop orders at the other levels are not in the paper's model; we choose them
  * afterwards with the cost model (all orders of each level's non-trivial loops)
- * and say so in the result's note. */
+ * and say so in the result's note.
+ *
+ * The method `cosa` (LayerMap_cosa, at the end) solves this MIP for three weight
+ * vectors, each round capped at o->mip_limit, and improves each mapping by the
+ * cost model's local search (refine.c) before keeping the best: an addition to
+ * the paper, measured in the README (bench layer). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
