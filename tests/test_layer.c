@@ -422,6 +422,20 @@ TEST(refine_local_search) {
     CHECK_EQ(LayerMap_cosa(&a, &l, &o, &full, &err), SP_OK);
     CHECK(full.cost.valid && full.cost.latency <= mip.cost.latency);
   }
+  /* a per-round cap too short for any incumbent (GLPK stops at once) does not lose the layer: the round
+   * goes again uncapped */
+  {
+    Layer l;
+    CHECK_EQ(Layer_parse("1_7_512_2048_1", &l, &err), SP_OK);
+    LayerMapOptions o;
+    LayerMapOptions_init(&o);
+    o.time_limit = 60;
+    o.mip_limit = 1e-9;
+    LayerMapResult r;
+    CHECK_EQ(LayerMap_cosaSingle(&a, &l, &o, &r, &err), SP_OK);
+    CHECK(r.cost.valid);
+    CHECK_HAS(r.note, "2 rounds");
+  }
   /* an invalid mapping is left alone */
   Layer l;
   CHECK_EQ(Layer_parse("1_56_64_256_1", &l, &err), SP_OK);

@@ -378,6 +378,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   int bad_level = -1;
   char last_why[200] = "";
   int round;
+  bool cap = true;
   for (round = 1; round <= 8; round++) {
     IlpModel *m = IlpModel_new();
     if (!m) {
@@ -400,8 +401,13 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     /* the first round leaves 40 % of the time for re-solves after a shared-level overflow */
     io.time_limit = round == 1 && o->time_limit > 0 ? 0.6 * left : left;
-    /* each round's cap: the refinement below recovers most of what stopping early leaves */
-    if (o->mip_limit > 0 && (io.time_limit <= 0 || io.time_limit > o->mip_limit)) io.time_limit = o->mip_limit;
+    /* each round's cap: the refinement below recovers most of what stopping early leaves. The cap
+     * only ends the search for better incumbents: a round it stops without any goes again uncapped. */
+    bool capped = false;
+    if (cap && o->mip_limit > 0 && (io.time_limit <= 0 || io.time_limit > o->mip_limit)) {
+      io.time_limit = o->mip_limit;
+      capped = true;
+    }
     io.cancel = o->cancel;
     io.cuts = true;
     CosaRelay relay = {o, round};
@@ -417,6 +423,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       IlpResult_free(&res);
       st = SpError_set(err, SP_ERR_CANCELLED, "cosa: cancelled");
       break;
+    }
+    if (!res.has_solution && capped && res.status == ILP_TIMEOUT) {
+      IlpResult_free(&res);
+      cap = false;
+      continue;
     }
     if (!res.has_solution) {
       IlpStatus s = res.status;
