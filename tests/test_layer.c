@@ -323,12 +323,15 @@ TEST(exhaustive_matches_brute_force) {
         CHECK_EQ(LayerMap_random(&arch[ai], &l, &opt, &rr, &err), SP_OK);
         CHECK(rr.cost.valid && rr.valid == 50);
         CHECK(Cost_objective(&rr.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
-        CHECK_EQ(LayerMap_cosa(&arch[ai], &l, &opt, &rr, &err), SP_OK);
+        /* no per-round cap here: the small layers' MIPs finish, so the comparisons below do not depend on the
+         * machine's load */
+        opt.mip_limit = 0;
+        CHECK_EQ(LayerMap_cosaSingle(&arch[ai], &l, &opt, &rr, &err), SP_OK);
         CHECK(rr.cost.valid);
         CHECK(Cost_objective(&rr.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
-        /* the sweep runs cosa's own weights first: never worse than cosa, never better than the optimum */
+        /* cosa runs cosa-single's weights first: never worse than it, never better than the optimum */
         LayerMapResult rs;
-        CHECK_EQ(LayerMap_cosaSweep(&arch[ai], &l, &opt, &rs, &err), SP_OK);
+        CHECK_EQ(LayerMap_cosa(&arch[ai], &l, &opt, &rs, &err), SP_OK);
         CHECK(rs.cost.valid);
         CHECK(Cost_objective(&rs.cost, (LayerObjective)o) <= Cost_objective(&rr.cost, (LayerObjective)o));
         CHECK(Cost_objective(&rs.cost, (LayerObjective)o) >= b.best[o] * (1 - 1e-12));
@@ -339,6 +342,109 @@ TEST(exhaustive_matches_brute_force) {
 static void Cancel_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
   (void)stage, (void)inc, (void)bound, (void)gap, (void)el;
   atomic_store((atomic_int *)user, 1);
+}
+
+/* Independent check of a local optimum: no single prime factor moved from one
+ * (level, temporal|spatial) slot to another makes the mapping better. */
+static bool Refine_isLocalOpt(const Arch *a, const Layer *l, const Mapping *m, LayerObjective obj) {
+  Cost c;
+  Cost_evaluate(a, l, m, &c);
+  double cur = Cost_objective(&c, obj);
+  for (int d = 0; d < DIM_COUNT; d++)
+    for (int64_t p = 2; p <= Layer_dim(l, (Dim)d); p++) {
+      if (Layer_dim(l, (Dim)d) % p) continue;
+      bool prime = true;
+      for (int64_t q = 2; q * q <= p; q++) prime = prime && p % q;
+      if (!prime) continue;
+      for (int from = 0; from < 2 * a->nlevels; from++)
+        for (int to = 0; to < 2 * a->nlevels; to++) {
+          Mapping t = *m;
+          int64_t *src = from & 1 ? &t.s[from / 2][d] : &t.t[from / 2][d];
+          int64_t *dst = to & 1 ? &t.s[to / 2][d] : &t.t[to / 2][d];
+          if (from == to || *src % p) continue;
+          *src /= p;
+          *dst *= p;
+          Cost_evaluate(a, l, &t, &c);
+          if (Cost_objective(&c, obj) < cur * (1 - 1e-9)) return false;
+        }
+    }
+  return true;
+}
+
+TEST(refine_local_search) {
+  Arch a;
+  SpError err = {0};
+  char path[512];
+  snprintf(path, sizeof path, "%s/arch/cosa_baseline.json", SPADMAP_DATA_DIR);
+  CHECK_EQ(Arch_load(path, &a, &err), SP_OK);
+  const char *names[] = {"1_56_64_256_1", "7_112_3_64_2", "3_7_512_512_2", "1_14_512_1024_2"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    Layer l;
+    CHECK_EQ(Layer_parse(names[i], &l, &err), SP_OK);
+    for (int o = 0; o < OBJ_COUNT; o++) {
+      /* from the naive start (everything at DRAM): valid, far better, a local optimum */
+      Mapping m;
+      Mapping_init(&m, &a, &l);
+      Cost c0, c1;
+      Cost_evaluate(&a, &l, &m, &c0);
+      CHECK(c0.valid);
+      int steps = LayerMap_refine(&a, &l, &m, (LayerObjective)o, 1000, 0);
+      Cost_evaluate(&a, &l, &m, &c1);
+      CHECK(c1.valid);
+      CHECK(steps > 0);
+      CHECK(Cost_objective(&c1, (LayerObjective)o) < Cost_objective(&c0, (LayerObjective)o));
+      CHECK(Refine_isLocalOpt(&a, &l, &m, (LayerObjective)o));
+    }
+  }
+  /* layers whose MIPs finish quickly under all three weight vectors (no per-round cap, so the mappings do not
+   * depend on the machine's load); on 3_7_512_512_2 the refinement improves the MIP's mapping */
+  const char *fast[] = {"3_7_512_512_2", "1_7_1024_2048_2", "1_14_256_1024_1"};
+  for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) {
+    Layer l;
+    CHECK_EQ(Layer_parse(fast[i], &l, &err), SP_OK);
+    /* from the MIP's own mapping (no refinement, no per-round cap): never worse, still valid */
+    LayerMapOptions o;
+    LayerMapOptions_init(&o);
+    o.time_limit = 60;
+    o.mip_limit = 0;
+    o.refine = false;
+    LayerMapResult mip, full;
+    CHECK_EQ(LayerMap_cosaSingle(&a, &l, &o, &mip, &err), SP_OK);
+    CHECK_HAS(mip.note, "0 local-search steps");
+    Mapping m = mip.map;
+    LayerMap_refine(&a, &l, &m, OBJ_LATENCY, 1000, 0);
+    Cost c;
+    Cost_evaluate(&a, &l, &m, &c);
+    CHECK(c.valid && c.latency <= mip.cost.latency);
+    if (i == 0) CHECK(c.latency < mip.cost.latency);
+    CHECK(Refine_isLocalOpt(&a, &l, &m, OBJ_LATENCY));
+    o.refine = true;
+    CHECK_EQ(LayerMap_cosa(&a, &l, &o, &full, &err), SP_OK);
+    CHECK(full.cost.valid && full.cost.latency <= mip.cost.latency);
+  }
+  /* a per-round cap too short for any incumbent (GLPK stops at once) does not lose the layer: the round
+   * goes again uncapped */
+  {
+    Layer l;
+    CHECK_EQ(Layer_parse("1_7_512_2048_1", &l, &err), SP_OK);
+    LayerMapOptions o;
+    LayerMapOptions_init(&o);
+    o.time_limit = 60;
+    o.mip_limit = 1e-9;
+    LayerMapResult r;
+    CHECK_EQ(LayerMap_cosaSingle(&a, &l, &o, &r, &err), SP_OK);
+    CHECK(r.cost.valid);
+    CHECK_HAS(r.note, "2 rounds");
+  }
+  /* an invalid mapping is left alone */
+  Layer l;
+  CHECK_EQ(Layer_parse("1_56_64_256_1", &l, &err), SP_OK);
+  Mapping bad;
+  Mapping_init(&bad, &a, &l);
+  bad.t[0][DIM_K] = 4; /* the product no longer matches K */
+  Mapping before = bad;
+  CHECK_EQ(LayerMap_refine(&a, &l, &bad, OBJ_LATENCY, 1000, 0), 0);
+  CHECK(memcmp(&before, &bad, sizeof bad) == 0);
 }
 
 TEST(cosa_valid_on_resnet_layers) {
@@ -425,6 +531,6 @@ TEST(nest_text_is_listing_1) {
                  "      spatial_for k0 = [0 : 2) :\n        // Reg level\n        MAC\n");
 }
 
-TEST_MAIN("layer", T(resnet50_layers), T(grouped_and_matmul), T(parse_forms), T(cost_by_hand), T(halo_and_capacity),
+TEST_MAIN("layer", T(resnet50_layers), T(refine_local_search), T(grouped_and_matmul), T(parse_forms), T(cost_by_hand), T(halo_and_capacity),
           T(exhaustive_matches_brute_force), T(cosa_valid_on_resnet_layers), T(cosa_names_the_binding_level),
           T(nest_text_is_listing_1))

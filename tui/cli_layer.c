@@ -88,6 +88,8 @@ static const CliOption Layer_options[] = {
   {"--seed", "N", "random: generator seed (default 1)"},
   {"--time-limit", "S", "seconds for the MIP / search (default 10)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
+  {"--mip-limit", "S", "cosa: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--no-refine", NULL, "cosa: skip the cost model's local search after each MIP"},
   {"--list", NULL, "list the methods"},
   {"--json", NULL, "print a JSON object"},
   CLI_LAYER_SHUTTLE_OPTIONS
@@ -140,6 +142,15 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
       return EXIT_USAGE;
     }
   }
+  if ((v = Cli_value(cmd, a, "--mip-limit"))) {
+    char *e;
+    o->mip_limit = strtod(v, &e);
+    if (e == v || *e || !(o->mip_limit >= 0) || o->mip_limit > 1e6) {
+      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected seconds >= 0\n", cmd->name, v);
+      return EXIT_USAGE;
+    }
+  }
+  if (Cli_value(cmd, a, "--no-refine")) o->refine = false;
   if ((v = Cli_value(cmd, a, "--weights"))) {
     double w[4] = {0, 0, 0, 0};
     char tail;

@@ -57,10 +57,11 @@ static void LayerView_progress(const char *stage, double inc, double bound, doub
   pthread_mutex_unlock(&v->lock);
 }
 
-static void LayerView_solve(LayerView *v, int method, int arch) {
+static void LayerView_solve(LayerView *v, int method, int arch, bool snapshot) {
   LayerMapOptions o;
   LayerMapOptions_init(&o);
   o.time_limit = 10;
+  if (snapshot) o.mip_limit = 0; /* no per-round wall-clock cap: the screen must not depend on the machine's load */
   o.cancel = &v->cancel;
   o.progress = LayerView_progress;
   o.user = v;
@@ -94,7 +95,7 @@ typedef struct {
 
 static void *LayerView_main(void *arg) {
   LayerJob *job = arg;
-  LayerView_solve(job->v, job->method, job->arch);
+  LayerView_solve(job->v, job->method, job->arch, false);
   free(job);
   return NULL;
 }
@@ -115,7 +116,7 @@ static void LayerView_start(App *app) {
   v->busy = true;
   snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
   if (!app->worker) {
-    LayerView_solve(v, v->method, v->arch);
+    LayerView_solve(v, v->method, v->arch, true);
     return;
   }
   LayerJob *job = malloc(sizeof *job);
@@ -127,7 +128,7 @@ static void LayerView_start(App *app) {
     }
     free(job);
   }
-  LayerView_solve(v, v->method, v->arch); /* no thread: solve here */
+  LayerView_solve(v, v->method, v->arch, false); /* no thread: solve here */
 }
 
 bool LayerView_isOpen(const App *app) { return app->layer_view != NULL; }

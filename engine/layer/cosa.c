@@ -39,7 +39,12 @@
  *    stationary operand, the factors of its unrelated loops at the NoC level.
  * Loop orders at the other levels are not in the paper's model; we choose them
  * afterwards with the cost model (all orders of each level's non-trivial loops)
- * and say so in the result's note. */
+ * and say so in the result's note.
+ *
+ * The method `cosa` (LayerMap_cosa, at the end) solves this MIP for three weight
+ * vectors, each round capped at o->mip_limit, and improves each mapping by the
+ * cost model's local search (refine.c) before keeping the best: an addition to
+ * the paper, measured in the README (bench layer). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,7 +332,9 @@ static void Cosa_progress(const IlpProgress *p, void *user) {
                  r->o->user);
 }
 
-Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
+/* One MIP solve (with its re-solve rounds) under o's weights, then the cost
+ * model's local search (o->refine). */
+static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
   Cosa *c = calloc(1, sizeof *c);
@@ -371,6 +378,7 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
   int bad_level = -1;
   char last_why[200] = "";
   int round;
+  bool cap = true;
   for (round = 1; round <= 8; round++) {
     IlpModel *m = IlpModel_new();
     if (!m) {
@@ -393,6 +401,13 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
     }
     /* the first round leaves 40 % of the time for re-solves after a shared-level overflow */
     io.time_limit = round == 1 && o->time_limit > 0 ? 0.6 * left : left;
+    /* each round's cap: the refinement below recovers most of what stopping early leaves. The cap
+     * only ends the search for better incumbents: a round it stops without any goes again uncapped. */
+    bool capped = false;
+    if (cap && o->mip_limit > 0 && (io.time_limit <= 0 || io.time_limit > o->mip_limit)) {
+      io.time_limit = o->mip_limit;
+      capped = true;
+    }
     io.cancel = o->cancel;
     io.cuts = true;
     CosaRelay relay = {o, round};
@@ -408,6 +423,11 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
       IlpResult_free(&res);
       st = SpError_set(err, SP_ERR_CANCELLED, "cosa: cancelled");
       break;
+    }
+    if (!res.has_solution && capped && res.status == ILP_TIMEOUT) {
+      IlpResult_free(&res);
+      cap = false;
+      continue;
     }
     if (!res.has_solution) {
       IlpStatus s = res.status;
@@ -428,12 +448,19 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
     Cost cost;
     Cost_evaluate(a, l, &map, &cost);
     if (cost.valid) {
+      int steps = 0;
+      if (o->refine) {
+        double left2 = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 1;
+        steps = LayerMap_refine(a, l, &map, o->objective, 1000, Clock_now() + (left2 < 1 ? left2 : 1));
+        Cost_evaluate(a, l, &map, &cost);
+      }
       r->map = map;
       r->cost = cost;
       r->tried = r->valid = 1;
       snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.2g), %d round%s; other levels' loop orders by the "
-               "cost model", IlpStatus_name(res.status), res.status == ILP_TIMEOUT ? " (time limit)" : "",
-               res.objective, res.gap < 0 ? 0 : res.gap, round, round > 1 ? "s" : "");
+               "cost model; %d local-search step%s", IlpStatus_name(res.status),
+               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : res.gap, round,
+               round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;
       free(c);
@@ -463,14 +490,23 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
   return st;
 }
 
+Status LayerMap_cosaSingle(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                           SpError *err) {
+  return Cosa_solve(a, l, o, r, err);
+}
+
 /* The paper's section III-E: "CoSA can be augmented with an iterative search on
- * the objective functions and their corresponding hyperparameters". The MIP
- * with a few weight vectors (the caller's first), the best mapping under the
- * cost model; each solve gets the whole time limit. */
-Status LayerMap_cosaSweep(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
+ * the objective functions and their corresponding hyperparameters". `cosa`
+ * solves the MIP with three weight vectors (the caller's first, then 0,1,1,5
+ * and 0,0,0,1), each solve capped at o->mip_limit per round and refined by the
+ * cost model's local search, and keeps the best mapping under the cost model.
+ * Measured on ResNet-50 (README, bench layer): the caller's vector alone with
+ * the refinement is no worse than best-of-10,000 random on 21 of 24 layers,
+ * the three on 24 of 24. */
+Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   static const double weights[][4] = {{0, 1, 1, 5}, {0, 0, 0, 1}};
   double t0 = Clock_now();
-  Status st = LayerMap_cosa(a, l, o, r, err);
+  Status st = Cosa_solve(a, l, o, r, err);
   if (st == SP_ERR_CANCELLED) return st;
   int runs = 1, best_run = st ? -1 : 0;
   for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
@@ -479,9 +515,13 @@ Status LayerMap_cosaSweep(const Arch *a, const Layer *l, const LayerMapOptions *
     w.w_comp = weights[i][1];
     w.w_traf = weights[i][2];
     w.w_lat = weights[i][3];
+    if (o->time_limit > 0) { /* the whole method stays within the caller's limit */
+      w.time_limit = o->time_limit - (Clock_now() - t0);
+      if (w.time_limit <= 0.05) break;
+    }
     LayerMapResult x;
     SpError e = {0};
-    Status s = LayerMap_cosa(a, l, &w, &x, &e);
+    Status s = Cosa_solve(a, l, &w, &x, &e);
     runs++;
     if (s == SP_ERR_CANCELLED) return SpError_set(err, s, "%s", e.text);
     if (s) continue;

@@ -6,10 +6,11 @@
 
 /* One row per method; SmartShuttle and the offloading steps add theirs here. */
 const LayerMethod LayerMap_methods[] = {
-    {"cosa", "CoSA's prime-factor MIP (Eqs. 1-12) in GLPK", LayerMap_cosa},
+    {"cosa", "CoSA's prime-factor MIP (Eqs. 1-12) in GLPK, 3 weight vectors, each refined by the cost model",
+     LayerMap_cosa},
     {"random", "best of --samples random valid mappings (the paper's Random: 5)", LayerMap_random},
     {"exhaustive", "every mapping (small layers): the optimum under the cost model", LayerMap_exhaustive},
-    {"cosa-sweep", "cosa with three weight vectors, the best by the cost model (paper III-E)", LayerMap_cosaSweep},
+    {"cosa-single", "one CoSA MIP solve with --weights, refined by the cost model", LayerMap_cosaSingle},
 };
 const int LayerMap_nmethods = (int)(sizeof LayerMap_methods / sizeof LayerMap_methods[0]);
 
@@ -30,6 +31,8 @@ void LayerMapOptions_init(LayerMapOptions *o) {
   o->w_comp = 1;
   o->w_traf = 1;
   o->w_lat = 5; /* tuned on ResNet-50 (bench layer), as the paper tunes its weights per architecture */
+  o->mip_limit = 0.5;
+  o->refine = true;
 }
 
 int LayerMap_primes(int64_t n, int64_t *out) {

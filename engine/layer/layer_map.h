@@ -32,6 +32,8 @@ typedef struct {
   long limit;               /* exhaustive: stop with SP_ERR_LIMIT past this many mappings (default 20M) */
   double w_util, w_comp, w_traf; /* CoSA Eq. 12 weights (defaults: see LayerMapOptions_init) */
   double w_lat;             /* CoSA extension: weight of the log-latency term (default 5; 0: the paper's objective) */
+  double mip_limit;         /* cosa: seconds per MIP round at most (default 0.5; <= 0: time_limit only) */
+  bool refine;              /* cosa: the cost model's local search after each MIP (default true) */
 } LayerMapOptions;
 
 typedef struct {
@@ -56,9 +58,13 @@ extern const LayerMethod LayerMap_methods[];
 extern const int LayerMap_nmethods;
 const LayerMethod *LayerMap_find(const char *name);
 
+/* cosa: CoSA's MIP with the caller's weights and two more vectors (0,1,1,5 and
+ * 0,0,0,1; paper III-E), each solve capped at mip_limit per round and refined by
+ * LayerMap_refine; the best mapping under the cost model. */
 Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
-/* CoSA's MIP with its weights and two more vectors (0,1,1,5 and 0,0,0,1), best by the cost model. */
-Status LayerMap_cosaSweep(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+/* cosa-single: one MIP solve with the caller's weights (then LayerMap_refine when o->refine). */
+Status LayerMap_cosaSingle(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                           SpError *err);
 Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
 Status LayerMap_exhaustive(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
 
@@ -69,6 +75,16 @@ int LayerMap_primes(int64_t n, int64_t *out);
  * objective (each level in turn, all orders of its non-trivial loops). */
 void LayerMap_bestOrders(const Arch *a, const Layer *l, Mapping *m, LayerObjective obj, int first_level,
                          int last_level);
+
+/* Local search under the cost model around a valid mapping m (refine.c): moves
+ * of one prime factor (or of p^j, up to its copies in the slot) to another
+ * (level, temporal|spatial) slot and exchanges of
+ * two factors between slots, each evaluated exactly (invalid candidates are
+ * rejected); best improvement per step, then every level's loop order again.
+ * Stops at a local optimum, after max_steps steps or at deadline (Clock_now
+ * seconds; <= 0: none). m stays valid and never gets worse under obj. Returns
+ * the steps taken (0 when m is invalid: it is left alone). */
+int LayerMap_refine(const Arch *a, const Layer *l, Mapping *m, LayerObjective obj, int max_steps, double deadline);
 
 /* The loop nest as in CoSA's Listing 1 (for / spatial_for per level, outermost
  * first) into buf; returns the length written. */
