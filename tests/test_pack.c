@@ -202,6 +202,51 @@ TEST(tight_instances_are_packed_to_their_rectangle) {
   }
 }
 
+/* Perfect loads (the load equals the capacity at every time: the search
+ * branches on who fills each place, Search_perfect): random buffers topped up
+ * by one-step fillers to a full rectangle, decided against the brute force;
+ * and a hand-made fragmentation case that no placement fits. */
+TEST(perfect_loads_match_brute_force) {
+  /* a [0,2) 2, b [0,3) 2, c [2,4) 1, d [2,5) 1, e [3,5) 1, filler [3,4) 1,
+   * f [4,7) 2, g [5,7) 2: full 4 at every time, and no packing (d and e end
+   * up in different halves where f needs one free) */
+  PackBuffer frag[] = {{0, 2, 2, 0}, {0, 3, 2, 0}, {2, 4, 1, 0}, {2, 5, 1, 0},
+                       {3, 5, 1, 0}, {3, 4, 1, 0}, {4, 7, 2, 0}, {5, 7, 2, 0}};
+  int64_t off[32];
+  for (int t = 0; t < 7; t++) CHECK_EQ(LoadAt(frag, 8, t), 4);
+  CHECK(!Brute_fits(frag, 8, 4, off, 0));
+  PackOptions o;
+  PackOptions_init(&o);
+  o.time_limit = 5;
+  PackResult r;
+  SpError err;
+  CHECK_EQ(Pack_solve(frag, 8, 4, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, PACK_INFEASIBLE);
+  PackResult_free(&r);
+  int infeasible = 0, feasible = 0;
+  for (int round = 0; round < 300; round++) {
+    PackBuffer b[32];
+    int n = 4 + (int)Rand(4);
+    RandomInstance(b, n, 6, 3);
+    int64_t cap = Pack_maxLoad(b, n), horizon = 0;
+    for (int i = 0; i < n; i++)
+      if (b[i].upper > horizon) horizon = b[i].upper;
+    int m = n;
+    for (int64_t t = 0; t < horizon; t++) {
+      int64_t load = LoadAt(b, n, t);
+      if (load < cap) b[m++] = (PackBuffer){t, t + 1, cap - load, 0};
+    }
+    bool fits = Brute_fits(b, m, cap, off, 0);
+    CHECK_EQ(Pack_solve(b, m, cap, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, fits ? PACK_FOUND : PACK_INFEASIBLE);
+    if (r.offsets) CHECK_EQ(Pack_check(b, m, r.offsets, cap, &err), SP_OK);
+    PackResult_free(&r);
+    fits ? feasible++ : infeasible++;
+  }
+  printf("  perfect loads: %d packable, %d not (brute force)\n", feasible, infeasible);
+  CHECK(infeasible > 0 && feasible > 0);
+}
+
 /* The core is a subset, proven infeasible by the brute force, and minimal in the
  * sense that the deletion filter left nothing the proof does not need. */
 TEST(infeasible_core_is_a_proven_subset) {
@@ -393,7 +438,7 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_EQ(PackInstance_readCsv("/nonexistent/x.csv", &in, &err), SP_ERR_IO);
 }
 
-TEST_MAIN("pack", T(names_round_trip), T(max_load_counts_half_open_lifetimes),
+TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
           T(tight_instances_are_packed_to_their_rectangle), T(infeasible_core_is_a_proven_subset), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(pack_allocator_against_linear_on_bundled_networks), T(csv_reads_minimalloc_files),

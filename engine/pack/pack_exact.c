@@ -78,6 +78,13 @@ typedef struct {
   long attempt_nodes, attempt_limit;
   bool restart;
   uint64_t rng;
+  /* perfect parts (see Search_perfect): per section, the candidates at the
+   * lowest floor, and the node stamp when some buffer can still fill its
+   * bottom */
+  int *cnt;
+  long *filler;
+  int *head, *next;   /* flat unplaced buffers by first section (lists) */
+  long *head_stamp, *reach;
 } PackSearch;
 
 static void Search_progress(PackSearch *s, const char *stage) {
@@ -259,6 +266,92 @@ static SearchResult Search_dfs(PackSearch *s, int lo, int hi, int left, int64_t 
   return SEARCH_EXHAUSTED;
 }
 
+/* A perfect part: at the capacity the load is full at every time, so no
+ * address may ever stay empty (the per-section slack is zero). Then in a pit
+ * (a run of sections at one floor F with higher floors or the ends on both
+ * sides) the bottom must be the bottom of a buffer placed at F that lies inside
+ * the pit. So instead of every canonical order, the search branches on who
+ * fills that place, at the pit section with the fewest such buffers (a forced
+ * choice when there is one), lowest first on ties, and fails as soon as some
+ * section's bottom can no longer be filled by anyone (no unplaced buffer there
+ * reaches exactly that floor). Every packing consistent with the node has
+ * exactly one buffer at the chosen place, so the search is complete and visits
+ * each packing once. Equal buffers (same lifetime and size) are
+ * interchangeable, so the lowest unplaced index goes first. The skyline stays a
+ * skyline: a buffer is only ever placed on a flat run. */
+static SearchResult Search_perfect(PackSearch *s, int left, size_t cand_base) {
+  if (left == 0) return SEARCH_FOUND;
+  s->nodes++;
+  if (Search_shouldStop(s)) return SEARCH_STOPPED;
+  if (s->attempt_limit > 0 && ++s->attempt_nodes > s->attempt_limit) {
+    s->restart = true;
+    return SEARCH_STOPPED;
+  }
+  if (!Search_reserve(s, cand_base + (size_t)s->n, 0)) {
+    s->nomem = s->stopped = true;
+    return SEARCH_STOPPED;
+  }
+  for (int k = 0; k < s->ns; k++) s->cnt[k] = 0;
+  long stamp = ++s->stamp;
+  for (int i = 0; i < s->n; i++) {
+    if (s->off[i] >= 0) continue;
+    int64_t f = 0;
+    bool flat = true;
+    for (int k = s->sl[i]; k < s->su[i]; k++)
+      if (s->floor[k] != f) {
+        if (k > s->sl[i]) flat = false;
+        if (s->floor[k] > f) f = s->floor[k];
+      }
+    if (f + s->b[i].size > s->cap) return SEARCH_EXHAUSTED; /* floors only rise */
+    if (Pack_alignUp(f, s->b[i].align) != f) continue;     /* it would leave a gap below */
+    for (int k = s->sl[i]; k < s->su[i]; k++)
+      if (s->floor[k] == f) s->filler[k] = stamp;
+    if (flat)
+      for (int k = s->sl[i]; k < s->su[i]; k++) s->cnt[k]++;
+  }
+  for (int k = 0; k < s->ns; k++)
+    if (s->remain[k] > 0 && s->filler[k] != stamp) return SEARCH_EXHAUSTED; /* its bottom stays empty */
+  /* The place to fill: in a pit (a run of sections at one floor F with higher
+   * floors or the ends on both sides), whatever fills the bottom lies inside
+   * the pit at exactly F; of all pits' sections, the one with the fewest such
+   * buffers (the global lowest run is a pit, so there is one). */
+  int best = -1;
+  for (int a = 0; a < s->ns;) {
+    int z = a + 1;
+    while (z < s->ns && s->floor[z] == s->floor[a]) z++;
+    int64_t F = s->floor[a];
+    if (s->remain[a] > 0 && (a == 0 || s->floor[a - 1] > F) && (z == s->ns || s->floor[z] > F))
+      for (int k = a; k < z; k++)
+        if (best < 0 || s->cnt[k] < s->cnt[best] || (s->cnt[k] == s->cnt[best] && F < s->floor[best])) best = k;
+    a = z;
+  }
+  if (best < 0 || s->cnt[best] == 0) return SEARCH_EXHAUSTED;
+  int64_t m = s->floor[best];
+  size_t top = cand_base;
+  for (int i = 0; i < s->n; i++) {
+    if (s->off[i] >= 0 || s->sl[i] > best || s->su[i] <= best) continue;
+    if (s->twin[i] >= 0 && s->off[s->twin[i]] < 0) continue;
+    int64_t f = 0;
+    for (int k = s->sl[i]; k < s->su[i]; k++)
+      if (s->floor[k] > f) f = s->floor[k];
+    if (f != m || Pack_alignUp(f, s->b[i].align) != f) continue;
+    s->cand[top++] = (PackCand){m, s->rank[i], i};
+  }
+  qsort(s->cand + cand_base, top - cand_base, sizeof *s->cand, PackCand_cmp);
+  for (size_t k = cand_base; k < top; k++) {
+    int i = s->cand[k].i, keep = s->ntrail;
+    if (!Search_place(s, i, m)) {
+      s->nomem = s->stopped = true;
+      return SEARCH_STOPPED;
+    }
+    SearchResult r = Search_perfect(s, left - 1, top);
+    if (r == SEARCH_FOUND) return r;
+    Search_unwind(s, keep);
+    if (r == SEARCH_STOPPED) return r;
+  }
+  return SEARCH_EXHAUSTED;
+}
+
 static int Int64_cmp(const void *pa, const void *pb) {
   int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
   return (a > b) - (a < b);
@@ -295,6 +388,12 @@ static void Search_free(PackSearch *s) {
   free(s->trail);
   free(s->trail_mark);
   free(s->saved);
+  free(s->cnt);
+  free(s->filler);
+  free(s->head);
+  free(s->next);
+  free(s->head_stamp);
+  free(s->reach);
 }
 
 /* Sets up the search of one part (buffers ids[0..n)). */
@@ -359,12 +458,18 @@ static bool Search_init(PackSearch *s, const PackBuffer *all, const int *ids, in
       if (sect[k] > s->total[i]) s->total[i] = sect[k];
   }
   free(sect);
-  return true;
+  s->cnt = malloc(sizeof *s->cnt * (size_t)(2 * n));
+  s->filler = calloc((size_t)(2 * n), sizeof *s->filler);
+  s->head = malloc(sizeof *s->head * (size_t)(2 * n + 1));
+  s->next = malloc(sizeof *s->next * (size_t)(n + 1));
+  s->head_stamp = calloc((size_t)(2 * n + 1), sizeof *s->head_stamp);
+  s->reach = calloc((size_t)(2 * n + 1), sizeof *s->reach);
+  return s->cnt && s->filler && s->head && s->next && s->head_stamp && s->reach;
 }
 
 /* Decides whether the part fits under cap: 1 found (offsets in s->off), 0 proven
  * not, -1 stopped. */
-static SearchResult Search_decide(PackSearch *s, int64_t cap) {
+static SearchResult Search_decide(PackSearch *s, int64_t cap, bool try_perfect) {
   s->cap = cap;
   for (int k = 0; k < s->ns; k++) s->floor[k] = 0, s->remain[k] = 0;
   for (int i = 0; i < s->n; i++) {
@@ -373,6 +478,9 @@ static SearchResult Search_decide(PackSearch *s, int64_t cap) {
   }
   s->saved_top = 0;
   s->ntrail = 0;
+  bool perfect = s->ns > 0;
+  for (int k = 0; k < s->ns && perfect; k++) perfect = s->remain[k] == cap;
+  if (perfect && try_perfect) return Search_perfect(s, s->n, 0);
   return Search_dfs(s, 0, s->ns, s->n, 0, -1, 0);
 }
 
@@ -413,16 +521,17 @@ static bool Search_rankFor(PackSearch *s, int attempt) {
 static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
   for (int attempt = 0;; attempt++) {
-    /* four strategies per round, the node budget doubling each round; after
-     * 16 rounds one unbounded attempt */
-    s->attempt_limit = attempt < 64 ? (long)s->n * 4L << (attempt / 4) : 0;
+    /* eight attempts per round (a perfect part: four with Search_perfect,
+     * then four canonical; otherwise eight canonical), the node budget
+     * doubling each round; after 16 rounds one unbounded attempt */
+    s->attempt_limit = attempt < 128 ? (long)s->n * 4L << (attempt / 8) : 0;
     s->attempt_nodes = 0;
     s->restart = false;
     if (!Search_rankFor(s, attempt)) {
       s->nomem = s->stopped = true;
       return SEARCH_STOPPED;
     }
-    SearchResult r = Search_decide(s, cap);
+    SearchResult r = Search_decide(s, cap, attempt % 8 < 4);
     if (r != SEARCH_STOPPED || !s->restart) return r;
   }
 }
