@@ -41,7 +41,7 @@ static void Path_index(char *buf, size_t n, const char *prefix, int i) {
   while (u);
   size_t len = strlen(prefix);
   if (len + (size_t)d + 3 > n) { /* never for the loader's fixed prefixes */
-    snprintf(buf, n, "%s[%d]", prefix, i);
+    if (snprintf(buf, n, "%s[%d]", prefix, i) >= (int)n) buf[n - 1] = '\0'; /* cut: still a usable path */
     return;
   }
   memcpy(buf, prefix, len);

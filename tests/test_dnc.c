@@ -79,7 +79,7 @@ static bool cut_exists(const unsigned char *anc, int n, int prev, int cap) {
 static int check_breaks(const Net *net, int cap, bool verbose) {
   int n = net->nops, k = -1;
   int *b = malloc(sizeof(int) * (size_t)n), *seg = malloc(sizeof(int) * (size_t)n);
-  int *order = malloc(sizeof(int) * (size_t)n), *size = calloc((size_t)n + 1, sizeof(int));
+  int *order = calloc((size_t)n, sizeof(int)), *size = calloc((size_t)n + 1, sizeof(int));
   unsigned char *anc = ancestors(net);
   SpError err;
   CHECK_EQ(Cosma_breakNodes(net, false, cap, b, &k, &err), SP_OK);

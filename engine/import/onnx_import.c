@@ -294,7 +294,7 @@ static Status Onnx_build(Onnx *x) {
   ImpGraph *ig = &x->ig;
   Status st;
   char desc[200];
-  int t;
+  int t = -1;
   for (int i = 0; i < g->ninputs; i++)
     if ((st = Onnx_define(x, g->inputs[i], TK_INPUT, "a graph input", &t))) return st;
   for (int i = 0; i < g->ninitializers; i++)
