@@ -46,7 +46,8 @@ t send-keys -t smoke q
 wait_for "EXITED=0" || fail "q did not end the program with status 0"
 t kill-session -t smoke
 # quit while GLPK builds cosma's model on nasnet_a (deaf to cancel for seconds):
-# the terminal comes back at once (it took 6-8 s)
+# the terminal comes back at once (it took 6-8 s; measured now: 0.09 s; the bound
+# is loose so that a loaded CI machine cannot fail it, and still catches the bug)
 t -f /dev/null new-session -d -s smoke -x 120 -y 40 \
   "env LANG=C.UTF-8 TERM=xterm-256color '$bin' '$data/networks/nasnet_a.json' --schedule cosma; echo EXITED=\$?; sleep 30" ||
   fail "cannot start tmux"
@@ -54,9 +55,9 @@ wait_for "solving" || fail "cosma never started on nasnet_a"
 sleep 0.5
 t send-keys -t smoke q
 i=0
-while [ $i -lt 15 ]; do # 1.5 s
+while [ $i -lt 40 ]; do # 4 s
   t capture-pane -p -t smoke 2>/dev/null | grep -q "EXITED=0" && break
   sleep 0.1; i=$((i + 1))
 done
-[ $i -lt 15 ] || fail "q during cosma's model building took more than 1.5 s"
+[ $i -lt 40 ] || fail "q during cosma's model building took more than 4 s"
 echo "tui smoke: 2 passed"
