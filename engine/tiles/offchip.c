@@ -1,9 +1,9 @@
 /* The off-chip plan: built from a model and its allocation, written as JSON. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "tiles.h"
 
 static char *Offchip_strdup(const char *s) {
@@ -82,98 +82,50 @@ nomem:
 
 /* ---- JSON writer ----------------------------------------------------------- */
 
-typedef struct {
-  char *s;
-  size_t len, cap;
-  bool nomem;
-} Sb;
-
-static void Sb_printf(Sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void Sb_printf(Sb *b, const char *fmt, ...) {
-  if (b->nomem) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      b->nomem = true;
-      return;
-    }
-    if (b->s && b->len + (size_t)n < b->cap) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t cap = b->cap ? b->cap * 2 : 4096;
-    while (cap <= b->len + (size_t)n) cap *= 2;
-    char *g = realloc(b->s, cap);
-    if (!g) {
-      b->nomem = true;
-      return;
-    }
-    b->s = g;
-    b->cap = cap;
-  }
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void Sb_string(Sb *b, const char *s) {
-  Sb_printf(b, "\"");
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      Sb_printf(b, "\\%c", *c);
-    else if (*c < 0x20)
-      Sb_printf(b, "\\u%04x", *c);
-    else
-      Sb_printf(b, "%c", *c);
-  }
-  Sb_printf(b, "\"");
-}
-
-static void Sb_ints(Sb *b, const int64_t *v, int n) {
-  Sb_printf(b, "[");
-  for (int i = 0; i < n; i++) Sb_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
-  Sb_printf(b, "]");
+static void Offchip_ints(StrBuf *b, const int64_t *v, int n) {
+  StrBuf_printf(b, "[");
+  for (int i = 0; i < n; i++) StrBuf_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
+  StrBuf_printf(b, "]");
 }
 
 Status OffchipPlan_toJson(const OffchipPlan *p, char **text, SpError *err) {
-  Sb b = {0};
-  Sb_printf(&b, "{\n\"format\": \"spadmap-offchip\", \"version\": 1,\n\"network\": ");
-  Sb_string(&b, p->network);
-  Sb_printf(&b, ", \"onchip_budget\": %lld, \"layout\": \"%s\", \"method\": ", (long long)p->capacity,
+  StrBuf b = {0};
+  StrBuf_printf(&b, "{\n\"format\": \"spadmap-offchip\", \"version\": 1,\n\"network\": ");
+  StrBuf_jsonString(&b, p->network);
+  StrBuf_printf(&b, ", \"onchip_budget\": %lld, \"layout\": \"%s\", \"method\": ", (long long)p->capacity,
             TilesLayout_name(p->layout));
-  Sb_string(&b, p->method);
-  Sb_printf(&b, ", \"order\": ");
-  Sb_string(&b, p->order);
-  Sb_printf(&b, ", \"fallback\": %s,\n\"ticks\": %lld, \"peak_bytes\": %lld, \"seconds\": %.6f,\n\"tensors\": [\n",
+  StrBuf_jsonString(&b, p->method);
+  StrBuf_printf(&b, ", \"order\": ");
+  StrBuf_jsonString(&b, p->order);
+  StrBuf_printf(&b, ", \"fallback\": %s,\n\"ticks\": %lld, \"peak_bytes\": %lld, \"seconds\": %.6f,\n\"tensors\": [\n",
             p->fallback ? "true" : "false", (long long)p->nticks, (long long)p->peak_bytes, p->seconds);
   for (int i = 0; i < p->ntensors; i++) {
     const OffchipPlanTensor *t = &p->tensors[i];
-    Sb_printf(&b, "{\"tensor\": ");
-    Sb_string(&b, t->name);
-    Sb_printf(&b, ", \"base\": %lld, \"bytes\": %lld, \"tiles\": [", (long long)t->base, (long long)t->bytes);
+    StrBuf_printf(&b, "{\"tensor\": ");
+    StrBuf_jsonString(&b, t->name);
+    StrBuf_printf(&b, ", \"base\": %lld, \"bytes\": %lld, \"tiles\": [", (long long)t->base, (long long)t->bytes);
     for (int k = t->tile0; k < t->tile0 + t->ntiles; k++) {
       const OffchipPlanTile *tl = &p->tiles[k];
-      Sb_printf(&b, "%s\n  {\"role\": \"%s\", \"index\": %d, \"of\": %d, \"op\": ", k > t->tile0 ? "," : "",
+      StrBuf_printf(&b, "%s\n  {\"role\": \"%s\", \"index\": %d, \"of\": %d, \"op\": ", k > t->tile0 ? "," : "",
                 TilesRole_name(tl->role), tl->index, tl->count);
       if (tl->op)
-        Sb_string(&b, tl->op);
+        StrBuf_jsonString(&b, tl->op);
       else
-        Sb_printf(&b, "null");
-      Sb_printf(&b, ", \"first\": %lld, \"last\": %lld, \"shape\": ", (long long)tl->first, (long long)tl->last);
-      Sb_ints(&b, tl->view.shape, tl->view.rank);
-      Sb_printf(&b, ", \"origin\": ");
-      Sb_ints(&b, tl->view.origin, tl->view.rank);
-      Sb_printf(&b, ", \"strides\": ");
-      Sb_ints(&b, tl->view.strides, tl->view.rank);
-      Sb_printf(&b, ", \"esize\": %lld, \"chunks\": [", (long long)tl->view.esize);
+        StrBuf_printf(&b, "null");
+      StrBuf_printf(&b, ", \"first\": %lld, \"last\": %lld, \"shape\": ", (long long)tl->first, (long long)tl->last);
+      Offchip_ints(&b, tl->view.shape, tl->view.rank);
+      StrBuf_printf(&b, ", \"origin\": ");
+      Offchip_ints(&b, tl->view.origin, tl->view.rank);
+      StrBuf_printf(&b, ", \"strides\": ");
+      Offchip_ints(&b, tl->view.strides, tl->view.rank);
+      StrBuf_printf(&b, ", \"esize\": %lld, \"chunks\": [", (long long)tl->view.esize);
       for (int c = 0; c < tl->nchunks; c++)
-        Sb_printf(&b, "%s[%lld,%lld]", c ? "," : "", (long long)tl->chunks[c].offset, (long long)tl->chunks[c].size);
-      Sb_printf(&b, "]}");
+        StrBuf_printf(&b, "%s[%lld,%lld]", c ? "," : "", (long long)tl->chunks[c].offset, (long long)tl->chunks[c].size);
+      StrBuf_printf(&b, "]}");
     }
-    Sb_printf(&b, "]}%s\n", i + 1 < p->ntensors ? "," : "");
+    StrBuf_printf(&b, "]}%s\n", i + 1 < p->ntensors ? "," : "");
   }
-  Sb_printf(&b, "]\n}\n");
+  StrBuf_printf(&b, "]\n}\n");
   if (b.nomem) {
     free(b.s);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory writing the off-chip plan");

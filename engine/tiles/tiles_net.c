@@ -3,60 +3,13 @@
  * ordinary solver, validator and map handle budgets below the original M_R:
  * the on-chip plan of the tiled network stages the tiles. Built as a
  * "spadmap-network" text and loaded by the one loader, so it obeys the contract. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "figures.h"
+#include "strbuf.h"
 #include "tiles.h"
-
-typedef struct {
-  char *s;
-  size_t len, cap;
-  bool nomem;
-} TnBuf;
-
-static void Tn_printf(TnBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void Tn_printf(TnBuf *b, const char *fmt, ...) {
-  if (b->nomem) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      b->nomem = true;
-      return;
-    }
-    if (b->s && b->len + (size_t)n < b->cap) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t cap = b->cap ? b->cap * 2 : 1 << 16;
-    while (cap <= b->len + (size_t)n) cap *= 2;
-    char *g = realloc(b->s, cap);
-    if (!g) {
-      b->nomem = true;
-      return;
-    }
-    b->s = g;
-    b->cap = cap;
-  }
-}
-
-static void Tn_string(TnBuf *b, const char *s) {
-  Tn_printf(b, "\"");
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      Tn_printf(b, "\\%c", *c);
-    else if (*c < 0x20)
-      Tn_printf(b, "\\u%04x", *c);
-    else
-      Tn_printf(b, "%c", *c);
-  }
-  Tn_printf(b, "\"");
-}
 
 /* Row boundaries of a tensor: every tiling that touches it cuts it. */
 typedef struct {
@@ -92,24 +45,24 @@ static int Tn_pieceOf(const TnPieces *p, int64_t r) {
   return lo;
 }
 
-static void Tn_pieceName(TnBuf *b, const Tensor *t, const TnPieces *p, int i) {
+static void Tn_pieceName(StrBuf *b, const Tensor *t, const TnPieces *p, int i) {
   if (p->n == 1) {
-    Tn_string(b, t->name);
+    StrBuf_jsonString(b, t->name);
     return;
   }
   char buf[1024];
   snprintf(buf, sizeof buf, "%s[%lld:%lld]", t->name, (long long)p->cut[i], (long long)p->cut[i + 1]);
-  Tn_string(b, buf);
+  StrBuf_jsonString(b, buf);
 }
 
-static void Tn_opName(TnBuf *b, const Op *op, int j, int K) {
+static void Tn_opName(StrBuf *b, const Op *op, int j, int K) {
   if (K == 1) {
-    Tn_string(b, op->name);
+    StrBuf_jsonString(b, op->name);
     return;
   }
   char buf[1024];
   snprintf(buf, sizeof buf, "%s#%d", op->name, j);
-  Tn_string(b, buf);
+  StrBuf_jsonString(b, buf);
 }
 
 /* The pieces tile j of K covers: [*first, *last]. An empty row range (more tiles
@@ -124,7 +77,7 @@ static void Tn_range(const TnPieces *p, int64_t ext, int j, int K, int *first, i
 static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int64_t budget, char **out, SpError *err) {
   TnPieces *pc = calloc((size_t)(net->ntensors ? net->ntensors : 1), sizeof *pc);
   int *axis = malloc(sizeof(int) * (size_t)(net->ntensors ? net->ntensors : 1));
-  TnBuf b = {0};
+  StrBuf b = {0};
   Status st = SP_OK;
   if (!pc || !axis) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -162,51 +115,51 @@ static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int
     pc[t].cut = cut;
     pc[t].n = w - 1;
   }
-  Tn_printf(&b, "{\n\"format\": \"spadmap-network\", \"version\": 1,\n\"name\": ");
+  StrBuf_printf(&b, "{\n\"format\": \"spadmap-network\", \"version\": 1,\n\"name\": ");
   char label[1200];
   snprintf(label, sizeof label, "%s@%lld", net->name, (long long)budget);
-  Tn_string(&b, label);
+  StrBuf_jsonString(&b, label);
   snprintf(label, sizeof label,
            "%s tiled by engine/tiles for an on-chip budget of %lld bytes: one op per tile, one tensor per row piece",
            net->name, (long long)budget);
-  Tn_printf(&b, ",\n\"source\": ");
-  Tn_string(&b, label);
-  Tn_printf(&b, ",\n\"tensors\": [\n");
+  StrBuf_printf(&b, ",\n\"source\": ");
+  StrBuf_jsonString(&b, label);
+  StrBuf_printf(&b, ",\n\"tensors\": [\n");
   bool first = true;
   static const char *const kinds[] = {"activation", "input", "param", "output"};
   for (int t = 0; t < net->ntensors; t++) {
     const Tensor *T = &net->tensors[t];
     for (int i = 0; i < pc[t].n; i++) {
-      Tn_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
+      StrBuf_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
       first = false;
       Tn_pieceName(&b, T, &pc[t], i);
-      Tn_printf(&b, ", \"shape\": [");
+      StrBuf_printf(&b, ", \"shape\": [");
       for (int d = 0; d < T->rank; d++)
-        Tn_printf(&b, "%s%lld", d ? ", " : "",
+        StrBuf_printf(&b, "%s%lld", d ? ", " : "",
                   (long long)(d == axis[t] ? pc[t].cut[i + 1] - pc[t].cut[i] : T->shape[d]));
-      Tn_printf(&b, "], \"dtype\": \"%s\", \"kind\": \"%s\"", T->dtype, kinds[T->kind]);
+      StrBuf_printf(&b, "], \"dtype\": \"%s\", \"kind\": \"%s\"", T->dtype, kinds[T->kind]);
       if (T->kind == TK_PARAM || pc[t].n == 1) { /* keep a size override where the tensor is not cut */
         int64_t full = T->elem_bytes;
         for (int d = 0; d < T->rank; d++) full *= T->shape[d];
-        if (full != T->bytes) Tn_printf(&b, ", \"bytes\": %lld", (long long)T->bytes);
+        if (full != T->bytes) StrBuf_printf(&b, ", \"bytes\": %lld", (long long)T->bytes);
       }
-      Tn_printf(&b, "}");
+      StrBuf_printf(&b, "}");
     }
   }
-  Tn_printf(&b, "\n],\n\"ops\": [\n");
+  StrBuf_printf(&b, "\n],\n\"ops\": [\n");
   first = true;
   for (int s = 0; s < net->nops; s++) {
     int o = order ? order[s] : s;
     const Op *op = &net->ops[o];
     int K = Tn_opTiles(net, m, o);
     for (int j = 0; j < K; j++) {
-      Tn_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
+      StrBuf_printf(&b, "%s{\"name\": ", first ? "" : ",\n");
       first = false;
       Tn_opName(&b, op, j, K);
-      Tn_printf(&b, ", \"type\": ");
-      Tn_string(&b, op->type);
+      StrBuf_printf(&b, ", \"type\": ");
+      StrBuf_jsonString(&b, op->type);
       for (int pass = 0; pass < 2; pass++) {
-        Tn_printf(&b, pass ? "], \"outputs\": [" : ", \"inputs\": [");
+        StrBuf_printf(&b, pass ? "], \"outputs\": [" : ", \"inputs\": [");
         const int *list = pass ? op->outputs : op->inputs;
         int n = pass ? op->noutputs : op->ninputs, written = 0;
         for (int k = 0; k < n; k++) {
@@ -220,17 +173,17 @@ static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int
           if (pass && axis[t] >= 0 && ext * (j + 1) / K <= ext * j / K) continue; /* writes no row of it */
           if (pass && axis[t] < 0 && j != K - 1) continue; /* an unsplittable output: the last tile writes it */
           for (int i = f; i <= l; i++) {
-            Tn_printf(&b, "%s", written++ ? ", " : "");
+            StrBuf_printf(&b, "%s", written++ ? ", " : "");
             Tn_pieceName(&b, &net->tensors[t], &pc[t], i);
           }
         }
       }
-      Tn_printf(&b, "]");
-      if (op->attrs_json) Tn_printf(&b, ", \"attrs\": %s", op->attrs_json);
-      Tn_printf(&b, "}");
+      StrBuf_printf(&b, "]");
+      if (op->attrs_json) StrBuf_printf(&b, ", \"attrs\": %s", op->attrs_json);
+      StrBuf_printf(&b, "}");
     }
   }
-  Tn_printf(&b, "\n]\n}\n");
+  StrBuf_printf(&b, "\n]\n}\n");
   if (b.nomem) {
     free(b.s);
     b.s = NULL;
