@@ -29,28 +29,12 @@ typedef struct {
   int *gcol, *scol, *acol; /* per tensor: eviction column of gap 0, spill column, address column of piece 0 */
   int npairs, cappairs;
   int *pp, *pq, *pcond, *pcol; /* pair of pieces, the condition's eviction column (-1: always), order column */
-  /* Building stops (Fs_build gives NULL, out_of_time set) past the deadline,
-   * above max_nnz nonzeros (what GLPK could load in the time left) or on cancel,
-   * like the joint model's builders: the full model's pairs can be millions. */
-  double deadline; /* Clock_now() seconds; 0: none */
-  long max_nnz;    /* 0: none */
-  atomic_int *cancel;
-  bool out_of_time;
+  CosmaBuildLimit lim; /* building stops (Fs_build gives NULL, lim.hit set) at it */
 } Fs;
 
-static bool Fs_over(Fs *f, const IlpModel *m) {
-  if (!f->out_of_time)
-    f->out_of_time = (f->deadline > 0 && Clock_now() > f->deadline) || (f->max_nnz > 0 && IlpModel_nnz(m) > f->max_nnz) ||
-                     (f->cancel && atomic_load(f->cancel));
-  return f->out_of_time;
-}
-
-/* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */
+static bool Fs_over(Fs *f, const IlpModel *m) { return CosmaBuildLimit_over(&f->lim, m); }
 static void Fs_limit(Fs *f, double deadline, double seconds, atomic_int *cancel) {
-  f->deadline = deadline;
-  f->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
-  f->cancel = cancel;
-  f->out_of_time = false;
+  CosmaBuildLimit_set(&f->lim, deadline, seconds, cancel);
 }
 
 /* The limits for a build now, under a time limit tl counted from t0 (<= 0: none).
@@ -568,7 +552,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   double tl = s->time_limit > 0 ? s->time_limit : 0;
   Fs_limitLeft(&f, t0, tl, s->cancel);
   relax = Fs_build(&f, false);
-  if (!relax && f.out_of_time) { /* keep the heuristic plan; nothing proven */
+  if (!relax && f.lim.hit) { /* keep the heuristic plan; nothing proven */
     status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     goto done;
   }
@@ -675,7 +659,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   /* (c) the full model, warm-started with the incumbent */
   Fs_limitLeft(&f, t0, tl, s->cancel);
   full = Fs_build(&f, true);
-  if (!full && f.out_of_time) {
+  if (!full && f.lim.hit) {
     status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     goto done;
   }

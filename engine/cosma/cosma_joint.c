@@ -47,27 +47,12 @@ typedef struct {
   int *vcol;          /* paper: V[t][lo+1..hi] */
   long npairs;
   int pair0;          /* the first ordering column (pairs follow in step, tensor order), or -1 */
-  /* Building stops (Jm_build gives NULL, out_of_time set) past the deadline, above
-   * max_nnz nonzeros (what GLPK could load in the time left) or on cancel. */
-  double deadline;    /* Clock_now() seconds; 0: none */
-  long max_nnz;       /* 0: none */
-  atomic_int *cancel;
-  bool out_of_time;
+  CosmaBuildLimit lim; /* building stops (Jm_build gives NULL, lim.hit set) at it */
 } Jm;
 
-static bool Jm_over(Jm *j, const IlpModel *m) {
-  if (!j->out_of_time)
-    j->out_of_time = (j->deadline > 0 && Clock_now() > j->deadline) || (j->max_nnz > 0 && IlpModel_nnz(m) > j->max_nnz) ||
-                     (j->cancel && atomic_load(j->cancel));
-  return j->out_of_time;
-}
-
-/* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */
+static bool Jm_over(Jm *j, const IlpModel *m) { return CosmaBuildLimit_over(&j->lim, m); }
 static void Jm_limit(Jm *j, double deadline, double seconds, atomic_int *cancel) {
-  j->deadline = deadline;
-  j->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
-  j->cancel = cancel;
-  j->out_of_time = false;
+  CosmaBuildLimit_set(&j->lim, deadline, seconds, cancel);
 }
 
 static void Jm_free(Jm *j) {
@@ -349,7 +334,7 @@ static bool Jm_addressRows(Jm *j, IlpModel *m, Row *row) {
 
 /* The model: ours (addresses or not) or the paper's (always with addresses).
  * NULL: out of memory, too many pairs (*too_big), or over the build limits
- * (j->out_of_time, see Jm_limit). */
+ * (j->lim.hit, see CosmaBuildLimit). */
 static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
   *too_big = false;
   IlpModel *m = IlpModel_new();
@@ -575,9 +560,9 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
   Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl, s->cancel);
   bool too_big;
   if (!(m = Jm_build(&j, true, &too_big))) {
-    if (j.out_of_time && Joint_cancelled(s))
+    if (j.lim.hit && Joint_cancelled(s))
       st = SpError_set(err, SP_ERR_CANCELLED, "the paper's model: cancelled while it was built");
-    else if (j.out_of_time)
+    else if (j.lim.hit)
       st = SpError_set(err, SP_ERR_LIMIT,
                        "the paper's model on %s could not be built and loaded within the time limit (%.2f s)",
                        net->name, tl);
@@ -689,7 +674,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   IlpOptions o;
   Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl * 0.3, s->cancel);
   relax = Jm_build(&j, false, &too_big);
-  if (!relax && j.out_of_time) goto fs; /* no time to build it: no bound, no order from it */
+  if (!relax && j.lim.hit) goto fs; /* no time to build it: no bound, no order from it */
   if (!relax || !(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(relax) + 1)))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the joint relaxation");
     goto out;
@@ -743,7 +728,7 @@ fs:
   if (tl > 0 && Clock_now() - t0 >= tl) goto done; /* status stays timeout */
   Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl > 0 ? tl - (Clock_now() - t0) : 0, s->cancel);
   full = Jm_build(&j, true, &too_big);
-  if (!full && j.out_of_time) {
+  if (!full && j.lim.hit) {
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     goto done;
   }

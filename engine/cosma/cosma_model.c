@@ -155,3 +155,17 @@ bool Cosma_windows(const Net *net, int *asap, int *alap) {
   free(anc), free(desc);
   return true;
 }
+
+void CosmaBuildLimit_set(CosmaBuildLimit *l, double deadline, double seconds, atomic_int *cancel) {
+  l->deadline = deadline;
+  l->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
+  l->cancel = cancel;
+  l->hit = false;
+}
+
+bool CosmaBuildLimit_over(CosmaBuildLimit *l, const IlpModel *m) {
+  if (!l->hit)
+    l->hit = (l->deadline > 0 && Clock_now() > l->deadline) || (l->max_nnz > 0 && IlpModel_nnz(m) > l->max_nnz) ||
+             (l->cancel && atomic_load(l->cancel));
+  return l->hit;
+}

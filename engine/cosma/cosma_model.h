@@ -51,4 +51,18 @@ double Cosma_proximity(const IlpModel *m, double stage_seconds);
  * the steps an op can take in any topological order. */
 bool Cosma_windows(const Net *net, int *asap, int *alap);
 
+/* Limits on building a model, shared by the FS and joint builders: stop past the
+ * deadline, above max_nnz nonzeros (what GLPK could load in the time left; the
+ * full models' pairs can be millions) or on cancel. hit stays set once reached. */
+typedef struct {
+  double deadline;    /* Clock_now() seconds; 0: none */
+  long max_nnz;       /* 0: none */
+  atomic_int *cancel;
+  bool hit;
+} CosmaBuildLimit;
+
+/* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */
+void CosmaBuildLimit_set(CosmaBuildLimit *l, double deadline, double seconds, atomic_int *cancel);
+bool CosmaBuildLimit_over(CosmaBuildLimit *l, const IlpModel *m);
+
 #endif
