@@ -581,3 +581,32 @@ const char *Json_duplicateKey(const cJSON *obj) {
   free(keys);
   return first;
 }
+
+void Json_pathIndex(char *buf, size_t n, const char *prefix, int i) {
+  char digits[16];
+  int d = 0;
+  unsigned u = (unsigned)i;
+  do digits[d++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  size_t len = strlen(prefix);
+  if (len + (size_t)d + 3 > n) { /* never for the readers' fixed prefixes */
+    if (snprintf(buf, n, "%s[%d]", prefix, i) >= (int)n) buf[n - 1] = '\0'; /* cut: still a usable path */
+    return;
+  }
+  memcpy(buf, prefix, len);
+  buf[len++] = '[';
+  while (d) buf[len++] = digits[--d];
+  buf[len++] = ']';
+  buf[len] = '\0';
+}
+
+void Json_pathKey(char *buf, size_t n, const char *path, const char *key) {
+  size_t a = strlen(path), b = strlen(key);
+  if (a + b + 2 > n) {
+    if (snprintf(buf, n, "%s.%s", path, key) >= (int)n) buf[n - 1] = '\0';
+    return;
+  }
+  memcpy(buf, path, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, key, b + 1);
+}

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -40,5 +41,11 @@ const char *Json_numberText(const cJSON *v);
 const char *Json_duplicateKey(const cJSON *object);
 /* A number item holding v exactly (printed as an integer at full width). */
 cJSON *Json_createInt(int64_t v);
+
+/* JSON paths for messages, "prefix[i]" and "path.key", into buf (n bytes; cut
+ * when longer). Without snprintf: readers build one per object, and formatting
+ * was most of their time on large files. */
+void Json_pathIndex(char *buf, size_t n, const char *prefix, int i);
+void Json_pathKey(char *buf, size_t n, const char *path, const char *key);
 
 #endif

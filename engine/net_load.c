@@ -31,37 +31,6 @@ static Status Loader_fail(Loader *ld, Status code, const char *path, const char 
   return SpError_set(ld->err, code, "%s: %s: %s", ld->label, path, what);
 }
 
-/* "prefix[i]" and "path.key" without snprintf: the loader builds one of these
- * per object, and formatting was most of its time on large files. */
-static void Path_index(char *buf, size_t n, const char *prefix, int i) {
-  char digits[16];
-  int d = 0;
-  unsigned u = (unsigned)i;
-  do digits[d++] = (char)('0' + u % 10), u /= 10;
-  while (u);
-  size_t len = strlen(prefix);
-  if (len + (size_t)d + 3 > n) { /* never for the loader's fixed prefixes */
-    if (snprintf(buf, n, "%s[%d]", prefix, i) >= (int)n) buf[n - 1] = '\0'; /* cut: still a usable path */
-    return;
-  }
-  memcpy(buf, prefix, len);
-  buf[len++] = '[';
-  while (d) buf[len++] = digits[--d];
-  buf[len++] = ']';
-  buf[len] = '\0';
-}
-
-static void Path_key(char *buf, size_t n, const char *path, const char *key) {
-  size_t a = strlen(path), b = strlen(key);
-  if (a + b + 2 > n) {
-    snprintf(buf, n, "%s.%s", path, key);
-    return;
-  }
-  memcpy(buf, path, a);
-  buf[a] = '.';
-  memcpy(buf + a + 1, key, b + 1);
-}
-
 /* "a string", "number 3.5", ... for "expected X, got Y" messages. */
 static void Json_describe(const cJSON *v, char *buf, size_t n) {
   if (!v) snprintf(buf, n, "nothing");
@@ -147,7 +116,7 @@ static Status Loader_intArray(Loader *ld, const cJSON *arr, const char *path, bo
 
 static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) {
   char path[64];
-  Path_index(path, sizeof path, "tensors", index);
+  Json_pathIndex(path, sizeof path, "tensors", index);
   if (!cJSON_IsObject(obj)) return Loader_expected(ld, path, "an object", obj);
   Status st = Loader_checkKeys(ld, obj, path);
   if (st) return st;
@@ -170,7 +139,7 @@ static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) 
                        "kind \"%s\" of tensor \"%s\" is not one of activation input param output", kind, name);
 
   char p[96];
-  Path_key(p, sizeof p, path, "shape");
+  Json_pathKey(p, sizeof p, path, "shape");
   const cJSON *shape = cJSON_GetObjectItemCaseSensitive(obj, "shape");
   if (!shape) return Loader_fail(ld, SP_ERR_FORMAT, path, "tensor \"%s\" has no \"shape\"", name);
   int64_t *dims;
@@ -208,7 +177,7 @@ static Status Loader_tensor(Loader *ld, const cJSON *obj, int index, Tensor *t) 
 /* Reads ops[i].inputs or .outputs into tensor indices. */
 static Status Loader_refs(Loader *ld, const cJSON *op, const char *key, const char *path, int **out, int *count) {
   char p[96];
-  Path_key(p, sizeof p, path, key);
+  Json_pathKey(p, sizeof p, path, key);
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(op, key);
   if (!arr) return Loader_fail(ld, SP_ERR_FORMAT, path, "missing key \"%s\" (expected an array of tensor names)", key);
   if (!cJSON_IsArray(arr)) return Loader_expected(ld, p, "an array of tensor names", arr);
@@ -231,7 +200,7 @@ static Status Loader_refs(Loader *ld, const cJSON *op, const char *key, const ch
 
 static Status Loader_op(Loader *ld, const cJSON *obj, int index, Op *op) {
   char path[64];
-  Path_index(path, sizeof path, "ops", index);
+  Json_pathIndex(path, sizeof path, "ops", index);
   if (!cJSON_IsObject(obj)) return Loader_expected(ld, path, "an object", obj);
   Status st = Loader_checkKeys(ld, obj, path);
   if (st) return st;

@@ -172,26 +172,6 @@ static Status Reader_fail(PlanReader *r, const char *path, const char *fmt, ...)
   return SpError_set(r->err, SP_ERR_FORMAT, "%s: %s: %s", r->label, path, what);
 }
 
-/* "placements[i]" without snprintf (one per placement: formatting was a large
- * part of reading a big plan). */
-static void Reader_index(char *buf, size_t n, const char *prefix, int i) {
-  char digits[16];
-  int d = 0;
-  unsigned u = (unsigned)i;
-  do digits[d++] = (char)('0' + u % 10), u /= 10;
-  while (u);
-  size_t len = strlen(prefix);
-  if (len + (size_t)d + 3 > n) {
-    snprintf(buf, n, "%s[%d]", prefix, i);
-    return;
-  }
-  memcpy(buf, prefix, len);
-  buf[len++] = '[';
-  while (d) buf[len++] = digits[--d];
-  buf[len++] = ']';
-  buf[len] = '\0';
-}
-
 /* An integer in lo..hi, read at full 64-bit width (never through a double). */
 static Status Reader_intKey(PlanReader *r, const cJSON *obj, const char *key, const char *path, int64_t lo,
                             int64_t hi, int64_t *out) {
@@ -327,7 +307,7 @@ static Status Reader_body(PlanReader *r, const cJSON *root, const Net *net, Plan
   i = 0;
   for (v = pl->child; v; v = v->next, i++) {
     char path[48];
-    Reader_index(path, sizeof path, "placements", i);
+    Json_pathIndex(path, sizeof path, "placements", i);
     if (!cJSON_IsObject(v)) return Reader_fail(r, path, "expected an object");
     if ((dup = Json_duplicateKey(v))) return Reader_fail(r, path, "duplicate key \"%s\"", dup);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "tensor");
