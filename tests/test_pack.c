@@ -5,6 +5,7 @@
 #include "bundled.h"
 #include "figures.h"
 #include "pack/pack.h"
+#include "pack/pack_internal.h"
 #include "solve.h"
 #include "test.h"
 #include "validate.h"
@@ -247,6 +248,117 @@ TEST(perfect_loads_match_brute_force) {
   CHECK(infeasible > 0 && feasible > 0);
 }
 
+/* A random perfect instance: random buffers (some aligned to 2 when
+ * `aligned`) topped up by one-step fillers to a full rectangle; its count. */
+static int PerfectInstance(PackBuffer *b, int n, bool aligned, int64_t *cap) {
+  RandomInstance(b, n, 6, 3);
+  for (int i = 0; i < n && aligned; i++) b[i].align = Rand(3) == 0 ? 2 : 0;
+  *cap = Pack_maxLoad(b, n);
+  int64_t horizon = 0;
+  for (int i = 0; i < n; i++)
+    if (b[i].upper > horizon) horizon = b[i].upper;
+  int m = n;
+  for (int64_t t = 0; t < horizon; t++) {
+    int64_t load = LoadAt(b, n, t);
+    if (load < *cap) b[m++] = (PackBuffer){t, t + 1, *cap - load, 0};
+  }
+  return m;
+}
+
+/* The sweep's configurations: everything on, and each pruning off (the
+ * failed-state table, the symmetry rules, the look-ahead, the region checks),
+ * backwards, and a tiny region budget. */
+enum { SWEEP_CONFIGS = 7 };
+static void SweepConfig(PackSweepOptions *o, int c) {
+  PackSweepOptions_init(o);
+  if (c == 1) o->table = false;
+  if (c == 2) o->symmetry = false;
+  if (c == 3) o->lookahead = false;
+  if (c == 4) o->region_nodes = 0;
+  if (c == 5) o->reverse = true;
+  if (c == 6) o->table = o->symmetry = o->lookahead = false, o->region_nodes = 3;
+}
+
+/* The time sweep for perfect parts (pack_sweep.c) against the brute force:
+ * every configuration gives the brute force's verdict, every packing passes
+ * Pack_check, so neither the failed-state table nor the symmetry rules nor
+ * the look-ahead lose a packing. */
+TEST(sweep_matches_brute_force_on_perfect_loads) {
+  rng_state = 2026;
+  int feasible = 0, infeasible = 0;
+  for (int round = 0; round < 400; round++) {
+    PackBuffer b[32];
+    int64_t cap, off[32], bo[32];
+    int m = PerfectInstance(b, 4 + (int)Rand(4), round % 2 == 1, &cap);
+    bool fits = Brute_fits(b, m, cap, bo, 0);
+    fits ? feasible++ : infeasible++;
+    for (int c = 0; c < SWEEP_CONFIGS; c++) {
+      PackSweepOptions o;
+      SweepConfig(&o, c);
+      long nodes;
+      int r = PackSweep_decide(b, m, cap, &o, off, &nodes);
+      CHECK_EQ(r, fits ? PACK_SWEEP_FOUND : PACK_SWEEP_INFEASIBLE);
+      SpError err;
+      if (r == PACK_SWEEP_FOUND) CHECK_EQ(Pack_check(b, m, off, cap, &err), SP_OK);
+    }
+  }
+  printf("  sweep: %d packable, %d not (brute force)\n", feasible, infeasible);
+  CHECK(feasible > 50 && infeasible > 5);
+  /* the hand-made fragmentation case of perfect_loads_match_brute_force */
+  PackBuffer frag[] = {{0, 2, 2, 0}, {0, 3, 2, 0}, {2, 4, 1, 0}, {2, 5, 1, 0},
+                       {3, 5, 1, 0}, {3, 4, 1, 0}, {4, 7, 2, 0}, {5, 7, 2, 0}};
+  int64_t off[8];
+  long nodes;
+  for (int c = 0; c < SWEEP_CONFIGS; c++) {
+    PackSweepOptions o;
+    SweepConfig(&o, c);
+    CHECK_EQ(PackSweep_decide(frag, 8, 4, &o, off, &nodes), PACK_SWEEP_INFEASIBLE);
+  }
+  /* not perfect: the load is below the capacity somewhere */
+  CHECK_EQ(PackSweep_decide(frag, 8, 5, NULL, off, &nodes), PACK_SWEEP_NOT_PERFECT);
+}
+
+/* Tight generated instances (feasible by construction) in every
+ * configuration, and the table's and the rules' effect on the node count. */
+TEST(sweep_packs_tight_instances) {
+  PackBuffer b[60];
+  int64_t off[60];
+  long with_all = 0, without = 0;
+  for (int round = 0; round < 6; round++) {
+    int n = 20 + 8 * round;
+    CHECK(Pack_generateTight(500 + (uint64_t)round, n, 2 * n, 1000, b));
+    for (int c = 0; c < SWEEP_CONFIGS; c++) {
+      PackSweepOptions o;
+      SweepConfig(&o, c);
+      long nodes;
+      SpError err;
+      CHECK_EQ(PackSweep_decide(b, n, 1000, &o, off, &nodes), PACK_SWEEP_FOUND);
+      CHECK_EQ(Pack_check(b, n, off, 1000, &err), SP_OK);
+      if (c == 0) with_all += nodes;
+      if (c == 6) without += nodes;
+    }
+    /* one unit less: proven at once (the load is over the capacity) */
+    long nodes;
+    CHECK_EQ(PackSweep_decide(b, n, 999, NULL, off, &nodes), PACK_SWEEP_NOT_PERFECT);
+  }
+  printf("  sweep on tight instances: %ld nodes, %ld with no table, rules or look-ahead\n", with_all, without);
+  /* budgets and restarts: a run out of budget says so; the table is kept,
+   * so a later run still finds a packing */
+  CHECK(Pack_generateTight(42, 60, 120, 1000, b));
+  int status;
+  PackSweep *w = PackSweep_new(b, 60, 1000, NULL, &status);
+  CHECK(w != NULL);
+  if (w) {
+    long nodes;
+    CHECK_EQ(PackSweep_run(w, 0, 1, off, &nodes), PACK_SWEEP_BUDGET);
+    int r = PackSweep_run(w, 7, 0, off, &nodes);
+    CHECK_EQ(r, PACK_SWEEP_FOUND);
+    SpError err;
+    if (r == PACK_SWEEP_FOUND) CHECK_EQ(Pack_check(b, 60, off, 1000, &err), SP_OK);
+    PackSweep_free(w);
+  }
+}
+
 /* The core is a subset, proven infeasible by the brute force, and minimal in the
  * sense that the deletion filter left nothing the proof does not need. */
 TEST(infeasible_core_is_a_proven_subset) {
@@ -438,7 +550,8 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_EQ(PackInstance_readCsv("/nonexistent/x.csv", &in, &err), SP_ERR_IO);
 }
 
-TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(max_load_counts_half_open_lifetimes),
+TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads),
+          T(sweep_packs_tight_instances), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
           T(tight_instances_are_packed_to_their_rectangle), T(infeasible_core_is_a_proven_subset), T(limits_and_cancel_stop_the_search), T(bad_buffers_are_rejected), T(pack_allocator_against_linear_on_bundled_networks), T(csv_reads_minimalloc_files),

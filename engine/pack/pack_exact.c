@@ -30,7 +30,6 @@
 #include "pack_internal.h"
 
 
-typedef enum { SEARCH_EXHAUSTED = 0, SEARCH_FOUND = 1, SEARCH_STOPPED = -1 } SearchResult;
 
 typedef struct {
   int64_t off;
@@ -517,23 +516,87 @@ static bool Search_rankFor(PackSearch *s, int attempt) {
   return true;
 }
 
+/* Whether every section's load is exactly cap (a perfect part). */
+static bool Search_isPerfect(const PackSearch *s, int64_t cap) {
+  int64_t *load = calloc((size_t)s->ns + 1, sizeof *load);
+  if (!load) return false;
+  for (int i = 0; i < s->n; i++)
+    for (int k = s->sl[i]; k < s->su[i]; k++) load[k] += s->b[i].size;
+  bool perfect = s->ns > 0;
+  for (int k = 0; k < s->ns && perfect; k++) perfect = load[k] == cap;
+  free(load);
+  return perfect;
+}
+
+static bool Search_sweepTick(void *user) {
+  PackSearch *s = user;
+  s->nodes++;
+  return Search_shouldStop(s);
+}
+
+/* One run of the time sweep (pack_sweep.c) on a perfect part, forwards or
+ * backwards in time (each fails on instances the other solves), its
+ * failed-state table kept across the rounds; budget <= 0: to the end. */
+static SearchResult Search_sweep(PackSearch *s, PackSweep **sweep, bool reverse, int64_t cap, uint64_t seed,
+                                 long budget) {
+  if (!*sweep) {
+    PackSweepOptions so;
+    PackSweepOptions_init(&so);
+    so.tick = Search_sweepTick;
+    so.user = s;
+    so.reverse = reverse;
+    so.table_bytes = (size_t)64 << 20;
+    int status;
+    *sweep = PackSweep_new(s->b, s->n, cap, &so, &status);
+    if (!*sweep) {
+      if (status == PACK_SWEEP_NOMEM) s->nomem = s->stopped = true;
+      return SEARCH_STOPPED;
+    }
+  }
+  long nodes;
+  int r = PackSweep_run(*sweep, seed, budget, s->off, &nodes);
+  if (r == PACK_SWEEP_NOMEM) s->nomem = s->stopped = true;
+  s->restart = r == PACK_SWEEP_BUDGET;
+  return r == PACK_SWEEP_FOUND ? SEARCH_FOUND : r == PACK_SWEEP_INFEASIBLE ? SEARCH_EXHAUSTED : SEARCH_STOPPED;
+}
+
 /* The decision with restarts: 1 found, 0 proven not, -1 stopped. */
 static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
+  bool perfect = Search_isPerfect(s, cap);
+  PackSweep *sweep[2] = {NULL, NULL};
+  SearchResult r = SEARCH_STOPPED;
   for (int attempt = 0;; attempt++) {
-    /* eight attempts per round (a perfect part: four with Search_perfect,
-     * then four canonical; otherwise eight canonical), the node budget
-     * doubling each round; after 16 rounds one unbounded attempt */
+    /* eight attempts per round (a perfect part: first the time sweep both
+     * ways, then four with Search_perfect and four canonical; otherwise eight
+     * canonical), the node budget doubling each round; after 16 rounds one
+     * unbounded attempt (the sweep for a perfect part) */
     s->attempt_limit = attempt < 128 ? (long)s->n * 4L << (attempt / 8) : 0;
+    if (perfect && attempt % 8 == 0) {
+      /* a sweep node is some 40 times cheaper than a node of the other
+       * searches (no per-section work): a budget that gives the sweeps
+       * about two thirds of the time */
+      long budget = s->attempt_limit * 256;
+      uint64_t seed = attempt ? s->rng : 0;
+      for (int dir = 0; dir < 2; dir++) {
+        r = Search_sweep(s, &sweep[dir], dir == 1, cap, seed, budget);
+        if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
+      }
+      if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
+    }
     s->attempt_nodes = 0;
     s->restart = false;
     if (!Search_rankFor(s, attempt)) {
       s->nomem = s->stopped = true;
-      return SEARCH_STOPPED;
+      r = SEARCH_STOPPED;
+      break;
     }
-    SearchResult r = Search_decide(s, cap, attempt % 8 < 4);
-    if (r != SEARCH_STOPPED || !s->restart) return r;
+    r = Search_decide(s, cap, attempt % 8 < 4);
+    if (r != SEARCH_STOPPED || !s->restart) break;
   }
+  PackSweep_free(sweep[0]);
+  PackSweep_free(sweep[1]);
+  return r;
 }
 
 /* The parts: buffers sorted by lower, cut wherever no buffer spans. part_of[k]

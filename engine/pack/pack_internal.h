@@ -31,4 +31,44 @@ Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t 
 /* The time of the largest load (-1 when n == 0) and that load. */
 int64_t Pack_maxLoadAt(const PackBuffer *b, int n, int64_t *when);
 
+/* What one decision of the exact search ends with. */
+typedef enum { SEARCH_EXHAUSTED = 0, SEARCH_FOUND = 1, SEARCH_STOPPED = -1 } SearchResult;
+
+/* pack_sweep: the exact decision for a perfect part (the load equals cap at
+ * every time from the first lower to the last upper), sweeping over time. */
+typedef struct {
+  bool (*tick)(void *user); /* called once per node; true: stop now */
+  void *user;
+  bool table;               /* the failed-state table (default on) */
+  bool symmetry;            /* the symmetry rules (default on) */
+  bool lookahead;           /* the hole-size look-ahead (default on) */
+  long region_nodes;        /* node budget of one region check (default 2000; 0: none) */
+  bool reverse;             /* sweep from the last time back (default off) */
+  size_t table_bytes;       /* the table's memory cap (default 128 MiB) */
+} PackSweepOptions;
+
+enum {
+  PACK_SWEEP_FOUND = 1,       /* off[0..n) filled */
+  PACK_SWEEP_INFEASIBLE = 0,  /* proven: no packing under cap */
+  PACK_SWEEP_STOPPED = -1,    /* tick said stop */
+  PACK_SWEEP_NOMEM = -2,
+  PACK_SWEEP_NOT_PERFECT = -3, /* the load is not cap everywhere: not for this search */
+  PACK_SWEEP_BUDGET = -4       /* the run's node budget ran out */
+};
+
+/* A sweep kept across runs of one decision: its failed-state table stays
+ * valid (runs differ only in the order starters are tried). */
+typedef struct PackSweep PackSweep;
+/* NULL with *status PACK_SWEEP_NOMEM or PACK_SWEEP_NOT_PERFECT. */
+PackSweep *PackSweep_new(const PackBuffer *b, int n, int64_t cap, const PackSweepOptions *o, int *status);
+/* One run: seed 0 tries larger starters first, others a random order; budget
+ * (<= 0: none) caps its nodes. */
+int PackSweep_run(PackSweep *w, uint64_t seed, long budget, int64_t *off, long *nodes);
+void PackSweep_free(PackSweep *w);
+
+void PackSweepOptions_init(PackSweepOptions *o);
+/* Decides whether the n buffers fit under cap; o may be NULL (defaults);
+ * *nodes counts the placements tried. */
+int PackSweep_decide(const PackBuffer *b, int n, int64_t cap, const PackSweepOptions *o, int64_t *off, long *nodes);
+
 #endif
