@@ -565,6 +565,8 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
   bool perfect = Search_isPerfect(s, cap);
   PackSweep *sweep[2] = {NULL, NULL};
+  double rate[2] = {0, 0};       /* sweep nodes per second, measured */
+  double old_time = 0, last_old = 0; /* seconds in the other searches this round, last round */
   SearchResult r = SEARCH_STOPPED;
   for (int attempt = 0;; attempt++) {
     /* eight attempts per round (a perfect part: first the time sweep both
@@ -573,16 +575,24 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
      * unbounded attempt (the sweep for a perfect part) */
     s->attempt_limit = attempt < 128 ? (long)s->n * 4L << (attempt / 8) : 0;
     if (perfect && attempt % 8 == 0) {
-      /* a sweep node is some 40 times cheaper than a node of the other
-       * searches (no per-section work): a budget that gives the sweeps
-       * about two thirds of the time */
-      long budget = s->attempt_limit * 256;
-      uint64_t seed = attempt ? s->rng : 0;
+      /* each sweep direction gets as much time as the other searches (whose
+       * nodes cost far more): twice the last round's, in its measured node
+       * rate; the first round a fixed multiple */
       for (int dir = 0; dir < 2; dir++) {
-        r = Search_sweep(s, &sweep[dir], dir == 1, cap, seed, budget);
+        long budget = rate[dir] > 0 && last_old > 0 ? (long)(rate[dir] * 2 * last_old) : s->attempt_limit * 256;
+        if (attempt >= 128) budget = 0;
+        else if (budget < s->attempt_limit * 16) budget = s->attempt_limit * 16;
+        double t0 = Clock_now();
+        long n0 = s->nodes;
+        /* a new random try order each round (the failed-state table stays) */
+        r = Search_sweep(s, &sweep[dir], dir == 1, cap, attempt ? s->rng + (uint64_t)dir : 0, budget);
+        double el = Clock_now() - t0;
+        if (el > 1e-4) rate[dir] = (double)(s->nodes - n0) / el;
         if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
       }
       if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
+      last_old = old_time;
+      old_time = 0;
     }
     s->attempt_nodes = 0;
     s->restart = false;
@@ -591,7 +601,9 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
       r = SEARCH_STOPPED;
       break;
     }
+    double t0 = Clock_now();
     r = Search_decide(s, cap, attempt % 8 < 4);
+    old_time += Clock_now() - t0;
     if (r != SEARCH_STOPPED || !s->restart) break;
   }
   PackSweep_free(sweep[0]);

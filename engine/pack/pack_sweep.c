@@ -77,7 +77,8 @@ struct PackSweep {
   int horizon;       /* the search stops here: the last time, or a region's */
   int64_t base;      /* the address of the profile's first block */
   long region_nodes;
-  bool in_region;    /* a region check is running */
+  bool in_region;    /* a region or window check is running */
+  bool open_lo, open_hi; /* a window check: what lies below / above is unknown */
   bool region_out;   /* it ran out of its budget */
   const PackSweepOptions *o;
   long nodes, budget;
@@ -186,13 +187,14 @@ static void SweepTable_free(SweepTable *t) {
  * when alignment makes it matter), then the blocks (one word each when they
  * fit); with mirror symmetry the smaller of the profile and its reverse. */
 static size_t Sweep_key(PackSweep *w, int e, const SweepBlock *p, int len, const int64_t **out) {
-  int64_t head[3] = {e, w->horizon, w->mirror ? 0 : w->base};
+  int64_t head[4] = {e, w->horizon, w->mirror ? 0 : w->base, 0};
   int64_t *keys[2] = {w->key, w->rkey};
   size_t m = 0;
   for (int dir = 0; dir < (w->mirror && w->o->symmetry ? 2 : 1); dir++) {
     int64_t *k = keys[dir];
     m = 0;
-    for (int q = 0; q < 3; q++) k[m++] = head[q];
+    head[3] = dir ? w->open_hi + 2 * w->open_lo : w->open_lo + 2 * w->open_hi; /* a mirror swaps the ends */
+    for (int q = 0; q < 4; q++) k[m++] = head[q];
     for (int q = 0; q < len; q++) {
       const SweepBlock *pb = &p[dir ? len - 1 - q : q];
       if (w->pack_words) {
@@ -237,6 +239,36 @@ static bool Sweep_fits(const PackSweep *w, const SweepHole *h, int j) {
 }
 
 static SearchResult Sweep_time(PackSweep *w, int e, size_t pbase, int plen);
+static SearchResult Sweep_fill(PackSweep *w, int e, size_t pbase, int plen, size_t hbase, int nh);
+
+/* The search at event time e (something ends), the profile settled. */
+static SearchResult Sweep_at(PackSweep *w, int e, size_t pbase, int plen) {
+  const int64_t *key = NULL;
+  size_t klen = 0;
+  uint64_t hash = 0;
+  if (w->o->table) {
+    klen = Sweep_key(w, e, w->prof + pbase, plen, &key);
+    hash = Sweep_hash(key, klen);
+    if (SweepTable_find(&w->table, key, klen, hash)) return SEARCH_EXHAUSTED;
+  }
+  /* the holes: the blocks ending at e (merged, so each hole is one block) */
+  size_t hbase = w->htop;
+  int nh = 0;
+  int64_t at = w->base;
+  for (int k = 0; k < plen; k++) {
+    const SweepBlock *pb = &w->prof[pbase + (size_t)k];
+    if (pb->upper == e) w->holes[hbase + (size_t)nh++] = (SweepHole){at, pb->size, 0, -1};
+    at += pb->size;
+  }
+  w->htop = hbase + (size_t)nh;
+  SearchResult r = Sweep_fill(w, e, pbase, plen, hbase, nh);
+  w->htop = hbase;
+  if (r == SEARCH_EXHAUSTED && w->o->table) {
+    klen = Sweep_key(w, e, w->prof + pbase, plen, &key); /* the scratch was reused below */
+    SweepTable_insert(&w->table, key, klen, hash);
+  }
+  return r;
+}
 
 /* Look-ahead: block k ends at u = its upper; the hole at u contains it and
  * lies between the nearest blocks on either side that outlive u (they are
@@ -251,8 +283,11 @@ static bool Sweep_holesReachable(const PackSweep *w, const SweepBlock *p, int le
     int u = p[k].upper;
     if (u == SWEEP_UNKNOWN || u >= w->horizon || w->sum_count[u] < 0) continue; /* nothing known to check */
     int64_t span = p[k].size;
-    for (int q = k - 1; q >= 0 && p[q].upper <= u; q--) span += p[q].size;
-    for (int q = k + 1; q < len && p[q].upper <= u; q++) span += p[q].size;
+    int q = k - 1;
+    for (; q >= 0 && p[q].upper <= u; q--) span += p[q].size;
+    if (q < 0 && w->open_lo) continue; /* the hole may reach outside a window */
+    for (q = k + 1; q < len && p[q].upper <= u; q++) span += p[q].size;
+    if (q == len && w->open_hi) continue;
     /* the smallest subset sum >= the block's size */
     const int64_t *a = w->sums + w->sum_first[u];
     int lo = 0, hi = w->sum_count[u];
@@ -308,6 +343,7 @@ static int Sweep_merge(PackSweep *w, int e, size_t pbase, int plen, size_t hbase
 }
 
 static bool Sweep_regionsReachable(PackSweep *w, size_t pbase, int len);
+static bool Sweep_windowReachable(PackSweep *w, size_t pbase, int len, int64_t at);
 
 /* Room on the profile stack above nbase for the next profile and a region
  * check's copy of part of it. */
@@ -340,6 +376,23 @@ static SearchResult Sweep_next(PackSweep *w, int e, size_t pbase, int plen, size
   return Sweep_time(w, e + 1, nbase, len);
 }
 
+/* The look-ahead after starter j went into a hole that is not full yet:
+ * SEARCH_FOUND to go on, SEARCH_EXHAUSTED for a dead end, SEARCH_STOPPED. */
+static SearchResult Sweep_partialCheck(PackSweep *w, int e, size_t pbase, int plen, size_t hbase, int j) {
+  const SweepHole *h = NULL;
+  for (size_t k = hbase; k < w->htop && !h; k++)
+    if (w->off[j] >= w->holes[k].off && w->off[j] < w->holes[k].off + w->holes[k].size) h = &w->holes[k];
+  if (!w->o->lookahead || !h || h->pos == h->size) return SEARCH_FOUND;
+  size_t nbase = pbase + (size_t)plen;
+  if (!Sweep_reserve(w, e, nbase, plen)) return SEARCH_STOPPED;
+  int len = Sweep_merge(w, e, pbase, plen, hbase, w->prof + nbase);
+  if (!Sweep_holesReachable(w, w->prof + nbase, len)) return SEARCH_EXHAUSTED;
+  if (w->in_region || w->o->region_nodes <= 0) return SEARCH_FOUND;
+  bool ok = Sweep_regionsReachable(w, nbase, len) && Sweep_windowReachable(w, nbase, len, w->off[j]);
+  if (Sweep_halted(w)) return SEARCH_STOPPED;
+  return ok ? SEARCH_FOUND : SEARCH_EXHAUSTED;
+}
+
 /* Fills the holes [hbase, hbase + nh) of time e with its starters: in the
  * main search until all are used (then every hole is full), in a region
  * check (relaxed) until every hole is full. */
@@ -365,19 +418,9 @@ static SearchResult Sweep_fill(PackSweep *w, int e, size_t pbase, int plen, size
     w->used[j] = true;
     h->pos += w->b[j].size;
     h->last = j;
-    SearchResult r = SEARCH_EXHAUSTED;
-    bool ok = true;
-    if (w->o->lookahead && h->pos < h->size) {
-      size_t nbase = pbase + (size_t)plen;
-      if (!Sweep_reserve(w, e, nbase, plen)) return SEARCH_STOPPED;
-      int len = Sweep_merge(w, e, pbase, plen, hbase, w->prof + nbase);
-      ok = Sweep_holesReachable(w, w->prof + nbase, len);
-      if (ok && !w->in_region && w->o->region_nodes > 0) {
-        ok = Sweep_regionsReachable(w, nbase, len);
-        if (Sweep_halted(w)) return SEARCH_STOPPED;
-      }
-    }
-    if (ok) r = Sweep_fill(w, e, pbase, plen, hbase, nh);
+    SearchResult r = Sweep_partialCheck(w, e, pbase, plen, hbase, j);
+    if (r == SEARCH_FOUND) r = Sweep_fill(w, e, pbase, plen, hbase, nh);
+    /* undone on every way out: a stopped run leaves the state clean for the next */
     h->pos -= w->b[j].size;
     h->last = last;
     w->used[j] = false;
@@ -386,42 +429,41 @@ static SearchResult Sweep_fill(PackSweep *w, int e, size_t pbase, int plen, size
   return SEARCH_EXHAUSTED;
 }
 
+/* Moves e to the next time something ends (in the main search nothing
+ * starts before). In a window check, a block at an open end that ends leaves
+ * the window (its hole reaches outside, unknown), moving base; the time when
+ * a hole inside the window opens, or the horizon when none will. */
+static int Sweep_settle(PackSweep *w, int e, size_t *pbase, int *plen) {
+  for (;;) {
+    int next = w->nt;
+    for (int k = 0; k < *plen; k++)
+      if (w->prof[*pbase + (size_t)k].upper < next) next = w->prof[*pbase + (size_t)k].upper;
+    if (next > e) e = next;
+    if (e >= w->horizon) return w->horizon;
+    bool moved = false;
+    while (*plen > 0 && w->open_lo && w->prof[*pbase].upper == e) {
+      w->base += w->prof[*pbase].size;
+      ++*pbase, --*plen, moved = true;
+    }
+    while (*plen > 0 && w->open_hi && w->prof[*pbase + (size_t)*plen - 1].upper == e) --*plen, moved = true;
+    if (*plen == 0) return w->horizon;
+    if (!moved) return e;
+    bool ends = false;
+    for (int k = 0; k < *plen && !ends; k++) ends = w->prof[*pbase + (size_t)k].upper == e;
+    if (ends) return e;
+  }
+}
+
 /* The search from event time e on (up to the horizon), the live buffers'
  * merged profile being prof[pbase .. pbase + plen). */
 static SearchResult Sweep_time(PackSweep *w, int e, size_t pbase, int plen) {
-  /* the next time something ends (in the main search nothing starts before) */
-  int next = w->nt;
-  for (int k = 0; k < plen; k++)
-    if (w->prof[pbase + (size_t)k].upper < next) next = w->prof[pbase + (size_t)k].upper;
-  if (next > e) e = next;
-  if (e >= w->horizon) return SEARCH_FOUND;
-  const int64_t *key = NULL;
-  size_t klen = 0;
-  uint64_t hash = 0;
-  if (w->o->table) {
-    klen = Sweep_key(w, e, w->prof + pbase, plen, &key);
-    hash = Sweep_hash(key, klen);
-    if (SweepTable_find(&w->table, key, klen, hash)) return SEARCH_EXHAUSTED;
-  }
-  /* the holes: the blocks ending at e (merged, so each hole is one block) */
-  size_t hbase = w->htop;
-  int nh = 0;
-  int64_t at = w->base;
-  for (int k = 0; k < plen; k++) {
-    const SweepBlock *pb = &w->prof[pbase + (size_t)k];
-    if (pb->upper == e) w->holes[hbase + (size_t)nh++] = (SweepHole){at, pb->size, 0, -1};
-    at += pb->size;
-  }
-  w->htop = hbase + (size_t)nh;
-  SearchResult r = Sweep_fill(w, e, pbase, plen, hbase, nh);
-  w->htop = hbase;
-  if (r == SEARCH_EXHAUSTED && w->o->table) {
-    klen = Sweep_key(w, e, w->prof + pbase, plen, &key); /* the scratch was reused below */
-    SweepTable_insert(&w->table, key, klen, hash);
-  }
+  int64_t saved_base = w->base;
+  e = Sweep_settle(w, e, &pbase, &plen);
+  SearchResult r = SEARCH_FOUND;
+  if (e < w->horizon) r = Sweep_at(w, e, pbase, plen);
+  w->base = saved_base;
   return r;
 }
-
 /* Region look-ahead (relaxed): blocks between two blocks that outlive them
  * (or the address ends) evolve on their own until the first of the two ends:
  * nothing else can enter. So a short search of that region alone, each hole
@@ -430,39 +472,60 @@ static SearchResult Sweep_time(PackSweep *w, int e, size_t pbase, int plen) {
  * the whole state fails. Verdicts are kept (failed regions in the failed-state
  * table under their horizon, passed ones in `passed`); a check that runs out
  * of its node budget passes. */
-static bool Sweep_regionReachable(PackSweep *w, size_t at, int inner, size_t top, int64_t base, int horizon) {
+static bool Sweep_regionReachable(PackSweep *w, size_t at, int inner, size_t top, int64_t base, int horizon,
+                                  bool open_lo, bool open_hi) {
   int saved_horizon = w->horizon;
   int64_t saved_base = w->base;
   w->horizon = horizon;
   w->base = base;
-  const SweepBlock *p = w->prof + at;
-  int first = w->nt;
-  for (int k = 0; k < inner; k++)
-    if (p[k].upper < first) first = p[k].upper;
-  const int64_t *key;
-  size_t klen = Sweep_key(w, first, p, inner, &key);
-  uint64_t hash = Sweep_hash(key, klen);
+  w->open_lo = open_lo, w->open_hi = open_hi;
+  /* copy the region on top of the profile stack (the caller left room) */
+  memcpy(w->prof + top, w->prof + at, sizeof *w->prof * (size_t)inner);
+  size_t rbase = top;
+  int e = Sweep_settle(w, 0, &rbase, &inner);
   bool ok = true;
-  if (SweepTable_find(&w->table, key, klen, hash)) ok = false;
-  else if (!SweepTable_find(&w->passed, key, klen, hash)) {
-    /* copy the region on top of the profile stack (Sweep_next left room) */
-    size_t rbase = top;
-    memcpy(w->prof + rbase, p, sizeof *p * (size_t)inner);
-    w->region_nodes = 0;
-    w->region_out = false;
-    w->in_region = true;
-    SearchResult r = Sweep_time(w, first, rbase, inner);
-    bool out = w->region_out && !Sweep_halted(w);
-    w->in_region = w->region_out = false;
-    ok = r != SEARCH_EXHAUSTED;
-    if (r == SEARCH_FOUND || out) {
-      klen = Sweep_key(w, first, w->prof + rbase, inner, &key);
-      SweepTable_insert(&w->passed, key, klen, hash);
+  if (e < w->horizon) {
+    const int64_t *key;
+    size_t klen = Sweep_key(w, e, w->prof + rbase, inner, &key);
+    uint64_t hash = Sweep_hash(key, klen);
+    if (SweepTable_find(&w->table, key, klen, hash)) ok = false;
+    else if (!SweepTable_find(&w->passed, key, klen, hash)) {
+      w->region_nodes = 0;
+      w->region_out = false;
+      w->in_region = true;
+      SearchResult r = Sweep_at(w, e, rbase, inner);
+      bool out = w->region_out && !Sweep_halted(w);
+      w->in_region = w->region_out = false;
+      ok = r != SEARCH_EXHAUSTED;
+      if (r == SEARCH_FOUND || out) {
+        klen = Sweep_key(w, e, w->prof + rbase, inner, &key);
+        SweepTable_insert(&w->passed, key, klen, hash);
+      }
     }
   }
+  w->open_lo = w->open_hi = false;
   w->horizon = saved_horizon;
   w->base = saved_base;
   return ok;
+}
+
+/* Window look-ahead in the middle of a time: the run of known blocks around
+ * address `at` of the partial profile p (unknown blocks: holes not filled
+ * yet) evolves alone as long as no hole reaches an unknown side; checked as a
+ * region whose open ends shed the blocks that end there. */
+static bool Sweep_windowReachable(PackSweep *w, size_t pbase, int len, int64_t at) {
+  const SweepBlock *p = w->prof + pbase;
+  int64_t pos = 0, base = 0;
+  int lo = 0, k = 0;
+  for (; k < len && pos + p[k].size <= at; k++) {
+    if (p[k].upper == SWEEP_UNKNOWN) lo = k + 1, base = pos + p[k].size;
+    pos += p[k].size;
+  }
+  int hi = k;
+  while (hi < len && p[hi].upper != SWEEP_UNKNOWN) hi++;
+  bool open_lo = lo > 0, open_hi = hi < len;
+  if (hi - lo < 2 || (!open_lo && !open_hi)) return true;
+  return Sweep_regionReachable(w, pbase + (size_t)lo, hi - lo, pbase + (size_t)len, base, w->nt - 1, open_lo, open_hi);
 }
 
 /* Every region of two or more blocks between two walls (blocks outliving all
@@ -478,7 +541,8 @@ static bool Sweep_regionsReachable(PackSweep *w, size_t pbase, int len) {
       int uq = q == len ? w->nt : p[q].upper;
       if (q - k - 1 >= 2 && m < uq && !(k < 0 && q == len)) {
         int horizon = uk < uq ? uk : uq;
-        bool ok = Sweep_regionReachable(w, pbase + (size_t)(k + 1), q - k - 1, pbase + (size_t)len, inner_base, horizon);
+        bool ok = Sweep_regionReachable(w, pbase + (size_t)(k + 1), q - k - 1, pbase + (size_t)len, inner_base, horizon,
+                                        false, false);
         p = w->prof + pbase; /* the stack may have moved */
         if (!ok || Sweep_halted(w)) return false;
       }
@@ -540,8 +604,8 @@ static bool Sweep_init(PackSweep *w, const PackBuffer *b, int n) {
   w->prof_cap = 4 * un + 16;
   w->prof = malloc(sizeof *w->prof * w->prof_cap);
   w->holes = malloc(sizeof *w->holes * (2 * un + 4)); /* the main path and a region check's */
-  w->key = malloc(sizeof *w->key * (2 * un + 8));
-  w->rkey = malloc(sizeof *w->rkey * (2 * un + 8));
+  w->key = malloc(sizeof *w->key * (2 * un + 10));
+  w->rkey = malloc(sizeof *w->rkey * (2 * un + 10));
   w->scratch = malloc(sizeof *w->scratch * (3 * un + 4));
   if (!w->times || !w->lo || !w->up || !w->sfirst || !w->slist || !w->cls || !w->prev_twin || !w->used || !w->prof ||
       !w->holes || !w->key || !w->rkey || !w->scratch)
