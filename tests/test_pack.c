@@ -372,6 +372,81 @@ TEST(sweep_packs_tight_instances) {
   }
 }
 
+/* The load of b at every time of [0, duration): the whole height everywhere. */
+static bool LoadIsFlat(const PackBuffer *b, int n, int64_t duration, int64_t height) {
+  for (int64_t t = 0; t < duration; t++) {
+    int64_t load = 0;
+    for (int i = 0; i < n; i++) load += b[i].lower <= t && t < b[i].upper ? b[i].size : 0;
+    if (load != height) return false;
+  }
+  return true;
+}
+
+/* The guillotine search packs every guillotine instance to its rectangle; a
+ * pinwheel (no straight cut) is "none" without the sweep, which is no proof:
+ * the complete search packs it, and so does the guillotine search once its
+ * sweep may take the part no cut splits. */
+TEST(guillotine_packs_cut_instances) {
+  enum { N = 300 };
+  PackBuffer *b = malloc(sizeof *b * N);
+  int64_t *off = malloc(sizeof *off * N);
+  CHECK(b && off);
+  if (!b || !off) {
+    free(b);
+    free(off);
+    return;
+  }
+  for (int round = 0; round < 8; round++) {
+    int n = 40 + 37 * round;
+    CHECK(Pack_generateTight(900 + (uint64_t)round, n, 2 * n, 1000000, b));
+    CHECK(LoadIsFlat(b, n, 2 * n, 1000000));
+    long nodes;
+    SpError err;
+    CHECK_EQ(PackGuillotine_find(b, n, 1000000, NULL, off, &nodes), PACK_GUIL_FOUND);
+    CHECK_EQ(Pack_check(b, n, off, 1000000, &err), SP_OK);
+    CHECK_EQ(PackGuillotine_find(b, n, 999999, NULL, off, &nodes), PACK_GUIL_NONE); /* no constant load */
+  }
+  /* the pinwheel: centre [1, 2) x [1, 2) (time x address), arms turning round it */
+  PackBuffer pin[5] = {{1, 2, 1, 0}, {0, 2, 1, 0}, {2, 3, 2, 0}, {1, 3, 1, 0}, {0, 1, 2, 0}};
+  CHECK(LoadIsFlat(pin, 5, 3, 3));
+  long nodes;
+  SpError err;
+  CHECK_EQ(PackGuillotine_find(pin, 5, 3, NULL, off, &nodes), PACK_GUIL_NONE);
+  PackGuillotineOptions go = {NULL, NULL, 0, 1000};
+  CHECK_EQ(PackGuillotine_find(pin, 5, 3, &go, off, &nodes), PACK_GUIL_FOUND);
+  CHECK_EQ(Pack_check(pin, 5, off, 3, &err), SP_OK);
+  int64_t bf[5];
+  CHECK(Brute_fits(pin, 5, 3, bf, 0)); /* the brute force agrees it fits */
+  PackOptions o;
+  PackOptions_init(&o);
+  PackResult r;
+  CHECK_EQ(Pack_solve(pin, 5, 3, &o, &r, &err), SP_OK);
+  CHECK_EQ(r.status, PACK_FOUND);
+  PackResult_free(&r);
+  /* pinwheel-cut instances: flat load, packed to the rectangle by Pack_solve */
+  for (int round = 0; round < 4; round++) {
+    int n = 30 + 10 * round;
+    CHECK(Pack_generateTightPinwheel(700 + (uint64_t)round, n, 2 * n, 100000, 30, b));
+    CHECK(LoadIsFlat(b, n, 2 * n, 100000));
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, 100000);
+    if (r.offsets) CHECK_EQ(Pack_check(b, n, r.offsets, 100000, &err), SP_OK);
+    PackResult_free(&r);
+  }
+  /* 0 % pinwheels: the same instances as Pack_generateTight */
+  PackBuffer *c = malloc(sizeof *c * N);
+  CHECK(c != NULL);
+  if (c) {
+    CHECK(Pack_generateTight(5, 100, 200, 1000, b));
+    CHECK(Pack_generateTightPinwheel(5, 100, 200, 1000, 0, c));
+    CHECK(memcmp(b, c, sizeof *b * 100) == 0);
+    free(c);
+  }
+  free(b);
+  free(off);
+}
+
 /* The core is a subset, proven infeasible by the brute force, and minimal in the
  * sense that the deletion filter left nothing the proof does not need. */
 TEST(infeasible_core_is_a_proven_subset) {
@@ -563,7 +638,7 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_EQ(PackInstance_readCsv("/nonexistent/x.csv", &in, &err), SP_ERR_IO);
 }
 
-TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads),
+TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),
           T(sweep_packs_tight_instances), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),

@@ -1,7 +1,9 @@
 /* spadmap bench pack: the exact packer and the heuristics (engine/pack) on
  *  - tight generated instances: a full time x address rectangle cut into n
  *    buffers (optimal height = the rectangle's height, the load is full at every
- *    time), n = 100..500, several seeds;
+ *    time), n = 100..500, several seeds; guillotine cuts, and with
+ *    --pinwheel P a second family where P % of the cuts are pinwheels (no
+ *    guillotine packing was cut);
  *  - every bundled network's tensor lifetimes under each fast schedule policy,
  *    height minimised (the lower bound is the schedule's peak).
  * Solved count, time, and each heuristic's height above the optimum. */
@@ -21,6 +23,7 @@ static const CliOption BenchPack_options[] = {
   {"--max-buffers", "N", "largest tight instance (default 500)"},
   {"--network", "NAME", "only this network (default: every bundled one)"},
   {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
+  {"--pinwheel", "PERCENT", "also tight instances with this share of pinwheel cuts (not guillotine)"},
   {"--tight-only", NULL, "only the generated instances"},
   {"--nets-only", NULL, "only the networks"},
   {NULL, NULL, NULL},
@@ -43,8 +46,11 @@ static void BenchPack_heuristics(const PackBuffer *b, int n, int64_t *h) {
   }
 }
 
-static int BenchPack_tight(double tl, int seeds, int max_n) {
-  printf("\n### Tight instances (a %s rectangle cut into n buffers; optimum = 1,000,000)\n\n", "time x address");
+static int BenchPack_tight(double tl, int seeds, int max_n, int pinwheel) {
+  if (pinwheel)
+    printf("\n### Tight instances with %d %% pinwheel cuts (optimum = 1,000,000)\n\n", pinwheel);
+  else
+    printf("\n### Tight instances (a %s rectangle cut into n buffers; optimum = 1,000,000)\n\n", "time x address");
   printf("| n | solved | mean time (s) | max time (s) |");
   for (int m = PACK_SO_SIZE; m < PACK_BEST_HEURISTIC; m++) printf(" %s |", PackMethod_name((PackMethod)m));
   printf("\n|---|---|---|---|");
@@ -57,7 +63,7 @@ static int BenchPack_tight(double tl, int seeds, int max_n) {
     int solved = 0;
     double sum = 0, worst = 0, over[NHEUR] = {0};
     for (int sd = 0; sd < seeds; sd++) {
-      Pack_generateTight((uint64_t)(1000 * n + sd), n, 2 * (int64_t)n, 1000000, b);
+      Pack_generateTightPinwheel((uint64_t)(1000 * n + sd), n, 2 * (int64_t)n, 1000000, pinwheel, b);
       PackOptions o;
       PackOptions_init(&o);
       o.time_limit = tl;
@@ -72,8 +78,8 @@ static int BenchPack_tight(double tl, int seeds, int max_n) {
       solved += r.status == PACK_OPTIMAL && r.height == 1000000;
       sum += r.seconds;
       if (r.seconds > worst) worst = r.seconds;
-      fprintf(stderr, "tight n=%d seed %d: %s, height %lld, %.3f s, %ld nodes\n", n, sd, PackResultStatus_name(r.status),
-              (long long)r.height, r.seconds, r.nodes);
+      fprintf(stderr, "tight%s n=%d seed %d: %s, height %lld, %.3f s, %ld nodes\n", pinwheel ? " pinwheel" : "", n, sd,
+              PackResultStatus_name(r.status), (long long)r.height, r.seconds, r.nodes);
       PackResult_free(&r);
       int64_t h[NHEUR];
       BenchPack_heuristics(b, n, h);
@@ -177,12 +183,17 @@ static int BenchPack_run(int argc, char **argv) {
   double tl = Cli_value(c, &a, "--time-limit") ? atof(Cli_value(c, &a, "--time-limit")) : 10;
   int seeds = Cli_value(c, &a, "--seeds") ? atoi(Cli_value(c, &a, "--seeds")) : 5;
   int max_n = Cli_value(c, &a, "--max-buffers") ? atoi(Cli_value(c, &a, "--max-buffers")) : 500;
-  if (!(tl > 0) || seeds < 1 || max_n < 100) {
-    fprintf(stderr, "spadmap bench pack: --time-limit, --seeds and --max-buffers (>= 100) need positive values\n");
+  int pinwheel = Cli_value(c, &a, "--pinwheel") ? atoi(Cli_value(c, &a, "--pinwheel")) : 0;
+  if (!(tl > 0) || seeds < 1 || max_n < 100 || pinwheel < 0 || pinwheel > 100) {
+    fprintf(stderr, "spadmap bench pack: --time-limit, --seeds and --max-buffers (>= 100) need positive values, "
+                    "--pinwheel a percentage\n");
     return EXIT_USAGE;
   }
   int invalid = 0;
-  if (!Cli_value(c, &a, "--nets-only")) invalid += BenchPack_tight(tl, seeds, max_n);
+  if (!Cli_value(c, &a, "--nets-only")) {
+    invalid += BenchPack_tight(tl, seeds, max_n, 0);
+    if (pinwheel) invalid += BenchPack_tight(tl, seeds, max_n, pinwheel);
+  }
   if (!Cli_value(c, &a, "--tight-only")) {
     const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
     int r = BenchPack_nets(tl, dir, Cli_value(c, &a, "--network"));

@@ -151,5 +151,11 @@ Status Pack_allocatorPlan(const Net *net, bool params, int64_t budget, const int
  * the load reaches it everywhere. Deterministic in seed. Fills b[0..n); false if
  * the rectangle is too small to cut n times. */
 bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, PackBuffer *b);
+/* The same with pinwheel_percent of the cuts (0-100) a pinwheel: a rectangle cut
+ * into a centre and four arms around it, no straight cut through it, so the
+ * packing it was cut from is not guillotine (another packing may be). 0:
+ * Pack_generateTight's instances. */
+bool Pack_generateTightPinwheel(uint64_t seed, int n, int64_t duration, int64_t height, int pinwheel_percent,
+                                PackBuffer *b);
 
 #endif

@@ -560,10 +560,24 @@ static SearchResult Search_sweep(PackSearch *s, PackSweep **sweep, bool reverse,
   return r == PACK_SWEEP_FOUND ? SEARCH_FOUND : r == PACK_SWEEP_INFEASIBLE ? SEARCH_EXHAUSTED : SEARCH_STOPPED;
 }
 
+/* A guillotine packing of a perfect part (pack_guillotine.c), tried first with
+ * a node budget: found is found; none or the budget leaves the proof to the
+ * complete searches. */
+static SearchResult Search_guillotine(PackSearch *s, int64_t cap) {
+  PackGuillotineOptions go = {Search_sweepTick, s, 20000L * s->n, 1000000};
+  int r = PackGuillotine_find(s->b, s->n, cap, &go, s->off, NULL);
+  if (r == PACK_GUIL_NOMEM) s->nomem = s->stopped = true;
+  if (r == PACK_GUIL_FOUND) return SEARCH_FOUND;
+  for (int i = 0; i < s->n; i++) s->off[i] = -1;
+  return SEARCH_STOPPED;
+}
+
 /* The decision with restarts: 1 found, 0 proven not, -1 stopped. */
 static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
   bool perfect = Search_isPerfect(s, cap);
+  if (perfect && Search_guillotine(s, cap) == SEARCH_FOUND) return SEARCH_FOUND;
+  if (s->stopped) return SEARCH_STOPPED;
   PackSweep *sweep[2] = {NULL, NULL};
   double rate[2] = {0, 0};       /* sweep nodes per second, measured */
   double old_time = 0, last_old = 0; /* seconds in the other searches this round, last round */

@@ -1,5 +1,6 @@
 /* pack_gen: tight benchmark instances (a full time x address rectangle cut into
- * buffers), for tests and `spadmap bench pack`. */
+ * buffers), for tests and `spadmap bench pack`: guillotine cuts, optionally
+ * mixed with pinwheel cuts (which no guillotine packing reproduces). */
 #include "pack.h"
 
 static uint64_t Gen_next(uint64_t *s) { /* xorshift64* */
@@ -10,6 +11,30 @@ static uint64_t Gen_next(uint64_t *s) { /* xorshift64* */
 }
 
 bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, PackBuffer *b) {
+  return Pack_generateTightPinwheel(seed, n, duration, height, 0, b);
+}
+
+/* A pinwheel cut of p into five: a centre and four arms turning around it, no
+ * straight cut through the whole rectangle. */
+static void Gen_pinwheel(uint64_t *s, PackBuffer *p, PackBuffer *arms) {
+  int64_t t0 = p->lower, t1 = p->upper, len = t1 - t0, a1 = p->size;
+  int64_t tx1 = t0 + 1 + (int64_t)(Gen_next(s) % (uint64_t)(len - 2));
+  int64_t tx2 = tx1 + 1 + (int64_t)(Gen_next(s) % (uint64_t)(t1 - tx1 - 1));
+  int64_t ay1 = 1 + (int64_t)(Gen_next(s) % (uint64_t)(a1 - 2));
+  int64_t ay2 = ay1 + 1 + (int64_t)(Gen_next(s) % (uint64_t)(a1 - ay1 - 1));
+  /* addresses are implicit (a buffer has a size, not an offset): bottom arm
+   * [0, ay1) over [t0, tx2), right arm [0, ay2) over [tx2, t1), top arm
+   * [ay2, a1) over [tx1, t1), left arm [ay1, a1) over [t0, tx1), centre
+   * [ay1, ay2) over [tx1, tx2) */
+  *p = (PackBuffer){tx1, tx2, ay2 - ay1, 0};
+  arms[0] = (PackBuffer){t0, tx2, ay1, 0};
+  arms[1] = (PackBuffer){tx2, t1, ay2, 0};
+  arms[2] = (PackBuffer){tx1, t1, a1 - ay2, 0};
+  arms[3] = (PackBuffer){t0, tx1, a1 - ay1, 0};
+}
+
+bool Pack_generateTightPinwheel(uint64_t seed, int n, int64_t duration, int64_t height, int pinwheel_percent,
+                                PackBuffer *b) {
   if (n <= 0 || duration <= 0 || height <= 0) return false;
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
   /* a rectangle per buffer: time [lower, upper), address [offset, offset + size) */
@@ -31,6 +56,13 @@ bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, 
     if (pick < 0) return false;
     PackBuffer *p = &b[pick];
     int64_t len = p->upper - p->lower;
+    /* no extra draw at 0 %: the guillotine instances stay the same */
+    if (pinwheel_percent > 0 && k + 3 <= n - 1 && len >= 3 && p->size >= 3 &&
+        (int)(Gen_next(&s) % 100) < pinwheel_percent) {
+      Gen_pinwheel(&s, p, &b[k]);
+      k += 3;
+      continue;
+    }
     /* cut across the longer side relative to the whole (time vs address) */
     bool cut_time = len > 1 && (p->size <= 1 || (double)len / (double)duration > (double)p->size / (double)height ||
                                 Gen_next(&s) % 4 == 0);

@@ -71,4 +71,25 @@ void PackSweepOptions_init(PackSweepOptions *o);
  * *nodes counts the placements tried. */
 int PackSweep_decide(const PackBuffer *b, int n, int64_t cap, const PackSweepOptions *o, int64_t *off, long *nodes);
 
+/* pack_guillotine: a guillotine packing of a perfect part, or none (no proof:
+ * a packing that is not guillotine may exist). */
+typedef struct {
+  bool (*tick)(void *user); /* called once per node; true: stop now */
+  void *user;
+  long budget;              /* nodes; <= 0: none */
+  long sweep_budget;        /* nodes of one time sweep on a part no cut splits; 0: no sweep */
+} PackGuillotineOptions;
+
+enum {
+  PACK_GUIL_FOUND = 1,    /* off[0..n) filled and checked */
+  PACK_GUIL_NONE = 0,     /* no guillotine packing (not a proof of infeasibility) */
+  PACK_GUIL_STOPPED = -1, /* tick or the budget stopped it */
+  PACK_GUIL_NOMEM = -2
+};
+
+/* Looks for a guillotine packing of n buffers whose load is cap at every time
+ * of their span; o may be NULL (no budget). */
+int PackGuillotine_find(const PackBuffer *b, int n, int64_t cap, const PackGuillotineOptions *o, int64_t *off,
+                        long *nodes);
+
 #endif
