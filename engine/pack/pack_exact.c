@@ -564,7 +564,7 @@ static SearchResult Search_sweep(PackSearch *s, PackSweep **sweep, bool reverse,
  * a node budget: found is found; none or the budget leaves the proof to the
  * complete searches. */
 static SearchResult Search_guillotine(PackSearch *s, int64_t cap) {
-  PackGuillotineOptions go = {Search_sweepTick, s, 20000L * s->n, 1000000};
+  PackGuillotineOptions go = {Search_sweepTick, s, 100000L * s->n, 1000000};
   int r = PackGuillotine_find(s->b, s->n, cap, &go, s->off, NULL);
   if (r == PACK_GUIL_NOMEM) s->nomem = s->stopped = true;
   if (r == PACK_GUIL_FOUND) return SEARCH_FOUND;
