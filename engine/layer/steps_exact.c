@@ -63,7 +63,10 @@ typedef struct {
   int loaded;
 } ExSeen;
 
-enum { EX_SEEN = 1 << 17 };
+/* A cache, not a complete record: buckets of EX_WAYS entries; a full bucket gives
+ * up its deepest state (the cheapest to search again). Forgetting a state only
+ * costs time. */
+enum { EX_SEEN = 1 << 19, EX_WAYS = 4 };
 
 typedef struct {
   int np, npix, n, g, max_loads, nsym;
@@ -71,6 +74,7 @@ typedef struct {
   uint64_t pm[64 * EX_QW][EX_PW]; /* pixels of each patch */
   PSet pp[64 * EX_PW];     /* patches holding each pixel */
   int sym[8][64 * EX_QW];  /* patch images under the square's symmetries */
+  PSet ends;               /* the corner patches the symmetries map onto each other */
   int loads[64 * EX_PW];
   PSet path[64], best_path[64];
   int best;                /* fewest loaded pixels known; the search looks for fewer */
@@ -84,8 +88,7 @@ typedef struct {
   double t0, last_report, fixed; /* fixed: n * tacc of the objective */
   int64_t unit;                  /* tl * Cin: the objective of one loaded pixel */
   int incumbent;                 /* best plan known in every phase (best is the phase's target) */
-  ExSeen *seen; /* EX_SEEN entries, open addressing; NULL: no table */
-  int nseen;
+  ExSeen *seen; /* EX_SEEN entries; NULL: no table */
 } Ex;
 
 static int Ex_count(const Pix *a) {
@@ -116,6 +119,78 @@ static uint64_t Ex_hash(const ExSeen *a) {
 static bool Ex_sameState(const ExSeen *a, const ExSeen *b) {
   return a->k1 == b->k1 && !memcmp(&a->rem, &b->rem, sizeof a->rem) && !memcmp(&a->on, &b->on, sizeof a->on) &&
          !memcmp(&a->maxed, &b->maxed, sizeof a->maxed);
+}
+
+/* Patches of `allowed`, at most smax of them, each covering |its pixels & todo|,
+ * cover at most the smax largest of those: the rest of todo is stranded. */
+static int Ex_strandedAtLeast(const Ex *e, PSet allowed, const Pix *todo, int smax) {
+  PSet cand = {{0, 0}};
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo->w[i]; b; b &= b - 1) cand = PSet_or(cand, e->pp[i * 64 + __builtin_ctzll(b)]);
+  int top[64] = {0}, ntop = smax < 64 ? smax : 64; /* descending */
+  int p;
+  PSET_EACH(p, PSet_and(cand, allowed)) {
+    int c = 0;
+    for (int i = 0; i < EX_PW; i++) c += __builtin_popcountll(e->pm[p][i] & todo->w[i]);
+    for (int t = 0; t < ntop; t++)
+      if (c > top[t]) {
+        int x = top[t];
+        top[t] = c, c = x;
+      }
+  }
+  int left = Ex_count(todo);
+  for (int t = 0; t < ntop; t++) left -= top[t];
+  return left > 0 ? left : 0;
+}
+
+/* Pixels left on chip and still needed (todo) that must be dropped and loaded
+ * again, at least. A pixel p of todo with r remaining patches stays on chip only
+ * while every group computes one of them, so if it is never dropped all r are
+ * computed within the next r groups. Hence for every t, the patches of the
+ * pixels with r <= t that are never dropped fit in the next t groups (at most
+ * cap_t patches); dropping a pixel takes at most its r patches off that set, so
+ * the fewest drops is at least the fewest r values (largest first) summing to
+ * the excess. (The next group alone is the packing bound's business.) */
+static int Ex_dropsAtLeast(const Ex *e, PSet rem, const Pix *todo, int left) {
+  enum { RMAX = 64 };
+  PSet byr[RMAX + 1];
+  int nr[RMAX + 1] = {0}, maxr = 0;
+  for (int r = 0; r <= RMAX; r++) byr[r] = (PSet){{0, 0}};
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo->w[i]; b; b &= b - 1) {
+      PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], rem);
+      int r = PSet_count(q);
+      if (r > RMAX || r >= left) continue; /* within the groups left anyway */
+      byr[r] = PSet_or(byr[r], q), nr[r]++;
+      if (r > maxr) maxr = r;
+    }
+  int best = 0, nrem = PSet_count(rem);
+  PSet due = {{0, 0}};
+  for (int t = 1; t <= maxr; t++) {
+    due = PSet_or(due, byr[t]);
+    int cap = t * e->g < nrem - (left - t) ? t * e->g : nrem - (left - t);
+    int excess = PSet_count(due) - cap, drops = 0;
+    for (int r = t; r >= 1 && excess > 0; r--)
+      for (int c = 0; c < nr[r] && excess > 0; c++) excess -= r, drops++;
+    if (excess <= 0 && drops > best) best = drops;
+  }
+  return best;
+}
+
+/* Whether the state of key was explored before with no more loads; else records it. */
+static bool Ex_seenBefore(Ex *e, const ExSeen *key) {
+  ExSeen *bucket = &e->seen[Ex_hash(key) & (EX_SEEN - EX_WAYS)], *victim = bucket;
+  for (int w = 0; w < EX_WAYS; w++) {
+    ExSeen *x = &bucket[w];
+    if (x->k1 && Ex_sameState(x, key)) {
+      if (x->loaded <= key->loaded) return true;
+      x->loaded = key->loaded;
+      return false;
+    }
+    if (victim->k1 && (!x->k1 || x->k1 > victim->k1)) victim = x;
+  }
+  *victim = *key;
+  return false;
 }
 
 /* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
@@ -180,6 +255,14 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
     return;
   }
+  if (size == gr->smax) { /* no room left: every pixel still open is stranded */
+    int open = 0;
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = todo.w[i] & ~us->w[i]; b; b &= b - 1, open++)
+        if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
+    if (gr->base + stranded + open < e->best) Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
+    return;
+  }
   todo.w[j / 64] &= ~(1ull << (j % 64));
   if (size < gr->smax) {
     PSet f = forbid;
@@ -208,6 +291,11 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
     return;
   }
   if (k == e->n || e->stopped || e->done) return;
+  /* a plan and its reverse load the same pixels: look only at plans that compute
+   * one of the corners `ends` in group (n - 1) / 2 or before (reversing a plan that
+   * does not gives one that does; the square's symmetries keep that property, as
+   * they map corners onto corners, so the first group can still be canonical) */
+  if (k > (e->n - 1) / 2 && PSet_empty(PSet_minus(e->ends, rem))) return;
   if (++e->nodes % 4096 == 0) {
     double now = Clock_now();
     if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) {
@@ -247,6 +335,8 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
       if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
     }
   if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
+  if (gr.base + Ex_strandedAtLeast(e, rem, &todo, gr.smax) >= e->best) return;
+  if (gr.base + Ex_dropsAtLeast(e, rem, &todo, left) >= e->best) return;
   if (e->seen && k > 0) {
     ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded};
     key.on = todo;
@@ -254,18 +344,7 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
       for (uint64_t b = need.w[i]; b; b &= b - 1)
         if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads)
           key.maxed.w[i] |= b & -b;
-    for (uint64_t h = Ex_hash(&key) & (EX_SEEN - 1);; h = (h + 1) & (EX_SEEN - 1)) {
-      ExSeen *x = &e->seen[h];
-      if (!x->k1) {
-        if (e->nseen < EX_SEEN / 4 * 3) *x = key, e->nseen++;
-        break;
-      }
-      if (Ex_sameState(x, &key)) {
-        if (x->loaded <= loaded) return;
-        x->loaded = loaded;
-        break;
-      }
-    }
+    if (Ex_seenBefore(e, &key)) return;
   }
   PSet none = {{0, 0}};
   Pix empty = {{0}};
@@ -291,7 +370,10 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   e->progress = o->progress, e->user = o->user;
   e->unit = o->tl * geo->cin, e->fixed = (double)n * (double)o->tacc;
   e->incumbent = best_loaded;
-  e->seen = calloc(EX_SEEN, sizeof *e->seen); /* without it the search is only slower */
+  /* Without the table the search is only slower. It keys pixels at their Eq. 9
+   * limit, which tells a pixel's loads apart only for a limit of 1 or 2 (0 or 1
+   * load: whether a done patch holds it), so it is not used above 2. */
+  if (o->max_loads <= 2) e->seen = calloc(EX_SEEN, sizeof *e->seen);
   double t0 = Clock_now();
   e->t0 = e->last_report = t0;
   for (int i = 0; i < np; i++) {
@@ -305,9 +387,11 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   }
   /* the square's symmetries act on patches when the geometry is square */
   e->nsym = 1;
+  e->ends = PSet_one(0);
   if (geo->hout == geo->wout && geo->hk == geo->wk && geo->sh == geo->sw) {
     int m = geo->hout;
     e->nsym = 8;
+    e->ends = PSet_or(PSet_or(e->ends, PSet_one(m - 1)), PSet_or(PSet_one(np - m), PSet_one(np - 1)));
     for (int t = 0; t < 8; t++)
       for (int i = 0; i < np; i++) {
         int a = i / m, b = i % m;
@@ -346,7 +430,6 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
       e->floor = target;
       e->done = false;
       e->improved = false;
-      e->nseen = 0;
       if (e->seen) memset(e->seen, 0, sizeof *e->seen * EX_SEEN);
       Ex_level(e, 0, all, &none, 0);
       if (e->improved) { /* a plan of `target` loads: optimal */
