@@ -2,6 +2,7 @@
  * of every strategy on random layers, the ILP against the heuristics and against
  * brute force over all groupings of tiny layers. */
 #include "layer/steps.h"
+#include "layer/steps_internal.h"
 
 #include <stdlib.h>
 
@@ -190,7 +191,8 @@ TEST(ilp_matches_brute_force) {
   /* patch rows, columns, G, Eq. 9 bound, run the MIP too (5x5 G = 2 takes GLPK
    * seconds natively, minutes under valgrind: the search alone there) */
   static const int cases[][5] = {{2, 2, 2, 2, 1}, {2, 2, 3, 2, 1}, {3, 3, 3, 2, 1}, {3, 3, 5, 2, 1},
-                                 {3, 3, 3, 0, 1}, {3, 3, 2, 2, 0}, {2, 4, 3, 2, 1}, {2, 4, 2, 0, 1}};
+                                 {3, 3, 3, 0, 1}, {3, 3, 2, 2, 0}, {2, 4, 3, 2, 1}, {2, 4, 2, 0, 1},
+                                 {3, 3, 2, 0, 0}, {3, 3, 4, 1, 0}, {2, 5, 2, 2, 0}, {2, 5, 3, 0, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int model = STEPS_MODEL_EXACT; model <= (cases[c][4] ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT); model++) {
       int hout = cases[c][0], wout = cases[c][1], g = cases[c][2], max_loads = cases[c][3];
@@ -226,6 +228,58 @@ TEST(ilp_matches_brute_force) {
       }
       StepsPlan_free(&p);
     }
+}
+
+/* The exact search itself (its bounds: loads + fresh pixels + stranded ones, the
+ * packing and cover bounds, the drops forced by the next groups' room, states
+ * seen, the first group canonical, plans taken up to reversal), with no start to
+ * prove and no floor to stop at: it finds the brute-force optimum, proves it, and
+ * with the optimum + 1 as the start it finds the optimum again. Where no grouping
+ * keeps Eq. 9 it proves there is none. */
+TEST(exact_search_matches_brute_force) {
+  static const int cases[][4] = {{3, 3, 2, 2}, {3, 3, 2, 0}, {3, 3, 2, 1}, {3, 3, 3, 1}, {3, 4, 4, 2},
+                                 {3, 4, 4, 1}, {2, 6, 4, 2}, {2, 4, 2, 2}, {2, 4, 2, 1}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int hout = cases[c][0], wout = cases[c][1], g = cases[c][2], np = hout * wout, n = (np + g - 1) / g;
+    int best = Ts_bruteForce(hout, wout, g, n, cases[c][3]);
+    Layer l = Ts_layer(1, 1, 3, hout, wout, 1);
+    StepsOptions o;
+    StepsOptions_init(&o);
+    o.group_size = g;
+    o.max_loads = cases[c][3];
+    o.time_limit = 60;
+    StepsPlan geo;
+    SpError err;
+    CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &geo, &err), SP_OK);
+    for (int start = 0; start < 2; start++) {
+      StepsExact x;
+      int from = start && best < 1 << 30 ? best - n + 1 : 1 << 30;
+      CHECK_EQ(Steps_exact(&geo, &o, g, n, from, 0, &x, &err), SP_OK);
+      CHECK(x.proven && !x.skipped);
+      if (best == 1 << 30) {
+        CHECK(!x.improved);
+        continue;
+      }
+      CHECK(x.improved);
+      CHECK_EQ(x.best_loaded + n, best);
+      CHECK_EQ(x.bound_loaded, x.best_loaded);
+      /* the groups found are a plan of that cost that keeps Eq. 9 and computes the convolution */
+      int order[64], sizes[64], at = 0;
+      for (int k = 0; k < n; k++) {
+        sizes[k] = 0;
+        for (int h = 0; h < 2; h++)
+          for (uint64_t b = x.groups[k][h]; b; b &= b - 1) order[at++] = 64 * h + __builtin_ctzll(b), sizes[k]++;
+      }
+      CHECK_EQ(at, np);
+      StepsPlan p;
+      CHECK_EQ(Steps_fromGroups(&l, &o, order, sizes, n, &p, &err), SP_OK);
+      CHECK_EQ(p.objective, best);
+      if (o.max_loads) CHECK(p.max_loads <= o.max_loads);
+      CHECK_EQ(Steps_execute(&l, &o, &p, 5, &err), SP_OK);
+      StepsPlan_free(&p);
+    }
+    StepsPlan_free(&geo);
+  }
 }
 
 /* In the paper's range, where the MIP alone cannot prove anything within 10 s
@@ -305,5 +359,5 @@ TEST(ilp_infeasible_memory) {
 }
 
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
-          T(ilp_matches_brute_force), T(exact_search_in_the_papers_range),
+          T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
           T(exact_search_time_limit), T(ilp_infeasible_memory))

@@ -22,7 +22,17 @@
 #include "clock.h"
 #include "steps_internal.h"
 
-enum { EX_PW = 4, EX_QW = 2 }; /* pixel words: up to 256 pixels; patch words: up to 128 */
+enum { EX_PW = 4, EX_QW = 2 };
+
+/* Bits set in x. The build targets plain x86-64 (no popcnt instruction), where
+ * __builtin_popcountll is a call into libgcc: about 10 % of the search's time.
+ * Inline SWAR counting is no call. */
+static inline int Ex_bits(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((x * 0x0101010101010101ull) >> 56);
+} /* pixel words: up to 256 pixels; patch words: up to 128 */
 
 /* A set of patches. */
 typedef struct {
@@ -33,7 +43,7 @@ static PSet PSet_and(PSet a, PSet b) { return (PSet){{a.w[0] & b.w[0], a.w[1] & 
 static PSet PSet_or(PSet a, PSet b) { return (PSet){{a.w[0] | b.w[0], a.w[1] | b.w[1]}}; }
 static PSet PSet_minus(PSet a, PSet b) { return (PSet){{a.w[0] & ~b.w[0], a.w[1] & ~b.w[1]}}; }
 static bool PSet_empty(PSet a) { return !(a.w[0] | a.w[1]); }
-static int PSet_count(PSet a) { return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]); }
+static int PSet_count(PSet a) { return Ex_bits(a.w[0]) + Ex_bits(a.w[1]); }
 static PSet PSet_one(int p) {
   PSet a = {{0, 0}};
   a.w[p / 64] = 1ull << (p % 64);
@@ -59,11 +69,15 @@ typedef struct {
 typedef struct {
   PSet rem;
   Pix on, maxed;
-  int k1; /* k + 1; 0: empty */
+  int k1;   /* k + 1 */
+  int pass; /* the search pass that stored it; an entry of another pass is empty */
   int loaded;
 } ExSeen;
 
-enum { EX_SEEN = 1 << 17 };
+/* A cache, not a complete record: buckets of EX_WAYS entries; a full bucket gives
+ * up its deepest state (the cheapest to search again). Forgetting a state only
+ * costs time. Up to 2^19 entries (46 MB), fewer on small layers. */
+enum { EX_SEEN_BITS = 19, EX_WAYS = 4 };
 
 typedef struct {
   int np, npix, n, g, max_loads, nsym;
@@ -71,7 +85,9 @@ typedef struct {
   uint64_t pm[64 * EX_QW][EX_PW]; /* pixels of each patch */
   PSet pp[64 * EX_PW];     /* patches holding each pixel */
   int sym[8][64 * EX_QW];  /* patch images under the square's symmetries */
+  PSet ends;               /* the corner patches the symmetries map onto each other */
   int loads[64 * EX_PW];
+  int holders[64 * EX_PW]; /* patches left holding each pixel */
   PSet path[64], best_path[64];
   int best;                /* fewest loaded pixels known; the search looks for fewer */
   int floor;               /* pixels some patch holds: no plan loads fewer */
@@ -84,13 +100,15 @@ typedef struct {
   double t0, last_report, fixed; /* fixed: n * tacc of the objective */
   int64_t unit;                  /* tl * Cin: the objective of one loaded pixel */
   int incumbent;                 /* best plan known in every phase (best is the phase's target) */
-  ExSeen *seen; /* EX_SEEN entries, open addressing; NULL: no table */
-  int nseen;
+  int lo;                        /* no plan loads fewer (proven so far; reported as the bound) */
+  ExSeen *seen; /* nseen entries (a power of 2); NULL: no table */
+  size_t nseen;
+  int pass;     /* entries of this pass only are live (bumped when the bound changes) */
 } Ex;
 
 static int Ex_count(const Pix *a) {
   int c = 0;
-  for (int i = 0; i < EX_PW; i++) c += __builtin_popcountll(a->w[i]);
+  for (int i = 0; i < EX_PW; i++) c += Ex_bits(a->w[i]);
   return c;
 }
 
@@ -102,7 +120,7 @@ static Pix Ex_union(const Ex *e, PSet set) {
   return u;
 }
 
-static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded);
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded);
 
 static uint64_t Ex_hash(const ExSeen *a) {
   uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)a->k1;
@@ -118,8 +136,81 @@ static bool Ex_sameState(const ExSeen *a, const ExSeen *b) {
          !memcmp(&a->maxed, &b->maxed, sizeof a->maxed);
 }
 
+/* Patches of `allowed`, at most smax of them, each covering |its pixels & todo|,
+ * cover at most the smax largest of those: the rest of todo is stranded. */
+static int Ex_strandedAtLeast(const Ex *e, PSet allowed, const Pix *todo, int smax) {
+  PSet cand = {{0, 0}};
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo->w[i]; b; b &= b - 1) cand = PSet_or(cand, e->pp[i * 64 + __builtin_ctzll(b)]);
+  int top[64] = {0}, ntop = smax < 64 ? smax : 64; /* descending */
+  int p;
+  PSET_EACH(p, PSet_and(cand, allowed)) {
+    int c = 0;
+    for (int i = 0; i < EX_PW; i++) c += Ex_bits(e->pm[p][i] & todo->w[i]);
+    for (int t = 0; t < ntop; t++)
+      if (c > top[t]) {
+        int x = top[t];
+        top[t] = c, c = x;
+      }
+  }
+  int left = Ex_count(todo);
+  for (int t = 0; t < ntop; t++) left -= top[t];
+  return left > 0 ? left : 0;
+}
+
+/* Pixels left on chip and still needed (todo) that must be dropped and loaded
+ * again, at least. A pixel p of todo with r remaining patches stays on chip only
+ * while every group computes one of them, so if it is never dropped all r are
+ * computed within the next r groups. Hence for every t, the patches of the
+ * pixels with r <= t that are never dropped fit in the next t groups (at most
+ * cap_t patches); dropping a pixel takes at most its r patches off that set, so
+ * the fewest drops is at least the fewest r values (largest first) summing to
+ * the excess. (The next group alone is the packing bound's business.) */
+static int Ex_dropsAtLeast(const Ex *e, PSet rem, const Pix *todo, int left) {
+  enum { RMAX = 64 };
+  PSet byr[RMAX + 1];
+  int nr[RMAX + 1] = {0}, maxr = 0;
+  for (int r = 0; r <= RMAX; r++) byr[r] = (PSet){{0, 0}};
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = todo->w[i]; b; b &= b - 1) {
+      PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], rem);
+      int r = PSet_count(q);
+      if (r > RMAX || r >= left) continue; /* within the groups left anyway */
+      byr[r] = PSet_or(byr[r], q), nr[r]++;
+      if (r > maxr) maxr = r;
+    }
+  int best = 0, nrem = PSet_count(rem);
+  PSet due = {{0, 0}};
+  for (int t = 1; t <= maxr; t++) {
+    due = PSet_or(due, byr[t]);
+    int cap = t * e->g < nrem - (left - t) ? t * e->g : nrem - (left - t);
+    int excess = PSet_count(due) - cap, drops = 0;
+    for (int r = t; r >= 1 && excess > 0; r--)
+      for (int c = 0; c < nr[r] && excess > 0; c++) excess -= r, drops++;
+    if (excess <= 0 && drops > best) best = drops;
+  }
+  return best;
+}
+
+/* Whether the state of key was explored before with no more loads; else records it. */
+static bool Ex_seenBefore(Ex *e, const ExSeen *key) {
+  ExSeen *bucket = &e->seen[Ex_hash(key) & (e->nseen - EX_WAYS)], *victim = bucket;
+  for (int w = 0; w < EX_WAYS; w++) {
+    ExSeen *x = &bucket[w];
+    bool live = x->pass == e->pass;
+    if (live && Ex_sameState(x, key)) {
+      if (x->loaded <= key->loaded) return true;
+      x->loaded = key->loaded;
+      return false;
+    }
+    if (victim->pass == e->pass && (!live || x->k1 > victim->k1)) victim = x;
+  }
+  *victim = *key;
+  return false;
+}
+
 /* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
-static void Ex_take(Ex *e, int k, PSet rem, const Pix *u, int loaded, PSet s) {
+static void Ex_take(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded, PSet s) {
   if (k == 0 && e->nsym > 1) { /* canonical first group */
     for (int t = 1; t < e->nsym; t++) {
       PSet img = {{0, 0}};
@@ -142,7 +233,18 @@ static void Ex_take(Ex *e, int k, PSet rem, const Pix *u, int loaded, PSet s) {
   for (int i = 0; i < EX_PW; i++)
     for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]++;
   e->path[k] = s;
-  Ex_level(e, k + 1, PSet_minus(rem, s), &us, loaded + nnew);
+  /* the pixels still needed after s: those some patch left holds (kept as counts,
+   * far cheaper than the union of the patches left) */
+  Pix left = *need;
+  int p;
+  PSET_EACH(p, s)
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = e->pm[p][i]; b; b &= b - 1)
+      if (--e->holders[i * 64 + __builtin_ctzll(b)] == 0) left.w[i] &= ~(b & -b);
+  Ex_level(e, k + 1, PSet_minus(rem, s), &left, &us, loaded + nnew);
+  PSET_EACH(p, s)
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = e->pm[p][i]; b; b &= b - 1) e->holders[i * 64 + __builtin_ctzll(b)]++;
   for (int i = 0; i < EX_PW; i++)
     for (uint64_t b = fresh.w[i]; b; b &= b - 1) e->loads[i * 64 + __builtin_ctzll(b)]--;
 }
@@ -150,14 +252,14 @@ static void Ex_take(Ex *e, int k, PSet rem, const Pix *u, int loaded, PSet s) {
 typedef struct {
   int k, smin, smax, base, loaded; /* base: the bound before stranding */
   PSet rem;
-  const Pix *u;
+  const Pix *u, *need; /* need: pixels some patch of rem holds */
 } ExGroup;
 
 /* Adds patches of avail above index `from` to s (any number within the sizes). */
 static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
   int size = PSet_count(s);
   if (gr->base >= e->best) return; /* an improvement found meanwhile */
-  if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->u, gr->loaded, s);
+  if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->need, gr->u, gr->loaded, s);
   if (size >= gr->smax || e->stopped || e->done) return;
   int p;
   PSET_EACH(p, avail) {
@@ -180,6 +282,14 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
     return;
   }
+  if (size == gr->smax) { /* no room left: every pixel still open is stranded */
+    int open = 0;
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = todo.w[i] & ~us->w[i]; b; b &= b - 1, open++)
+        if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
+    if (gr->base + stranded + open < e->best) Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
+    return;
+  }
   todo.w[j / 64] &= ~(1ull << (j % 64));
   if (size < gr->smax) {
     PSet f = forbid;
@@ -196,7 +306,7 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     Ex_cover(e, gr, s, us, size, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
 }
 
-static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
+static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded) {
   if (PSet_empty(rem)) {
     if (k == e->n && loaded < e->best) {
       e->best = loaded;
@@ -208,6 +318,11 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
     return;
   }
   if (k == e->n || e->stopped || e->done) return;
+  /* a plan and its reverse load the same pixels: look only at plans that compute
+   * one of the corners `ends` in group (n - 1) / 2 or before (reversing a plan that
+   * does not gives one that does; the square's symmetries keep that property, as
+   * they map corners onto corners, so the first group can still be canonical) */
+  if (k > (e->n - 1) / 2 && PSet_empty(PSet_minus(e->ends, rem))) return;
   if (++e->nodes % 4096 == 0) {
     double now = Clock_now();
     if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) {
@@ -219,18 +334,18 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
       IlpProgress pr = {.has_incumbent = e->incumbent < 1 << 30, .has_bound = true, .nodes = e->nodes,
                         .elapsed = now - e->t0, .stage = "steps exact search"};
       pr.incumbent = (double)e->unit * e->incumbent + e->fixed;
-      pr.bound = (double)e->unit * e->floor + e->fixed;
+      pr.bound = (double)e->unit * e->lo + e->fixed;
       pr.gap = pr.has_incumbent ? (pr.incumbent - pr.bound) / (pr.incumbent > 1e-9 ? pr.incumbent : 1e-9) : -1;
       e->progress(&pr, e->user);
     }
   }
-  Pix need = Ex_union(e, rem), todo;
+  Pix todo;
   int fresh = 0;
   for (int i = 0; i < EX_PW; i++) {
-    fresh += __builtin_popcountll(need.w[i] & ~u->w[i]);
-    todo.w[i] = need.w[i] & u->w[i];
+    fresh += Ex_bits(need->w[i] & ~u->w[i]);
+    todo.w[i] = need->w[i] & u->w[i];
   }
-  ExGroup gr = {.k = k, .rem = rem, .u = u, .loaded = loaded, .base = loaded + fresh};
+  ExGroup gr = {.k = k, .rem = rem, .need = need, .u = u, .loaded = loaded, .base = loaded + fresh};
   if (gr.base >= e->best) return;
   int r = PSet_count(rem), left = e->n - k;
   gr.smin = r - (left - 1) * e->g;
@@ -247,29 +362,46 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *u, int loaded) {
       if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
     }
   if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
+  if (gr.base + Ex_strandedAtLeast(e, rem, &todo, gr.smax) >= e->best) return;
+  if (gr.base + Ex_dropsAtLeast(e, rem, &todo, left) >= e->best) return;
   if (e->seen && k > 0) {
-    ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded};
+    ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded, .pass = e->pass};
     key.on = todo;
     for (int i = 0; i < EX_PW; i++)
-      for (uint64_t b = need.w[i]; b; b &= b - 1)
+      for (uint64_t b = need->w[i]; b; b &= b - 1)
         if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads)
           key.maxed.w[i] |= b & -b;
-    for (uint64_t h = Ex_hash(&key) & (EX_SEEN - 1);; h = (h + 1) & (EX_SEEN - 1)) {
-      ExSeen *x = &e->seen[h];
-      if (!x->k1) {
-        if (e->nseen < EX_SEEN / 4 * 3) *x = key, e->nseen++;
-        break;
-      }
-      if (Ex_sameState(x, &key)) {
-        if (x->loaded <= loaded) return;
-        x->loaded = loaded;
-        break;
-      }
-    }
+    if (Ex_seenBefore(e, &key)) return;
   }
   PSet none = {{0, 0}};
   Pix empty = {{0}};
   Ex_cover(e, &gr, none, &empty, 0, none, todo, 0);
+}
+
+static bool Ex_cancelled(const Ex *e) { return e->cancel && atomic_load(e->cancel); }
+
+/* Starts a pass looking for fewer than `best` loads, `lo` being a proven bound
+ * (reaching it ends the pass); the table's entries are dropped (a new pass
+ * number): they hold for the previous pass's bound only. */
+static void Ex_reset(Ex *e, int best, int lo, double deadline) {
+  e->best = best;
+  e->floor = lo;
+  e->done = e->improved = e->stopped = false;
+  e->deadline = deadline;
+  e->pass++;
+}
+
+/* A search from the start: no group done, nothing on chip. */
+static void Ex_root(Ex *e, PSet all) {
+  Pix none = {{0}}, held = Ex_union(e, all);
+  Ex_level(e, 0, all, &held, &none, 0);
+}
+
+/* One deepening pass: is there a plan of at most `target` loads? */
+static bool Ex_deepen(Ex *e, int target, PSet all, double deadline) {
+  Ex_reset(e, target + 1, target, deadline);
+  Ex_root(e, all);
+  return e->improved;
 }
 
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
@@ -291,7 +423,13 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   e->progress = o->progress, e->user = o->user;
   e->unit = o->tl * geo->cin, e->fixed = (double)n * (double)o->tacc;
   e->incumbent = best_loaded;
-  e->seen = calloc(EX_SEEN, sizeof *e->seen); /* without it the search is only slower */
+  e->lo = floor_loaded;
+  /* Without the table the search is only slower. It keys pixels at their Eq. 9
+   * limit, which tells a pixel's loads apart only for a limit of 1 or 2 (0 or 1
+   * load: whether a done patch holds it), so it is not used above 2. */
+  int bits = 10 + np / 7 < EX_SEEN_BITS ? 10 + np / 7 : EX_SEEN_BITS;
+  e->nseen = (size_t)1 << bits;
+  if (o->max_loads <= 2) e->seen = calloc(e->nseen, sizeof *e->seen);
   double t0 = Clock_now();
   e->t0 = e->last_report = t0;
   for (int i = 0; i < np; i++) {
@@ -301,13 +439,16 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
         int j = h * geo->win + x;
         e->pm[i][j / 64] |= 1ull << (j % 64);
         e->pp[j] = PSet_or(e->pp[j], PSet_one(i));
+        e->holders[j]++;
       }
   }
   /* the square's symmetries act on patches when the geometry is square */
   e->nsym = 1;
+  e->ends = PSet_one(0);
   if (geo->hout == geo->wout && geo->hk == geo->wk && geo->sh == geo->sw) {
     int m = geo->hout;
     e->nsym = 8;
+    e->ends = PSet_or(PSet_or(e->ends, PSet_one(m - 1)), PSet_or(PSet_one(np - m), PSet_one(np - 1)));
     for (int t = 0; t < 8; t++)
       for (int i = 0; i < np; i++) {
         int a = i / m, b = i % m;
@@ -320,50 +461,49 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
         e->sym[t][i] = a * m + b;
       }
   }
-  Pix none = {{0}};
   PSet all = {{0, 0}};
   for (int i = 0; i < np; i++) all = PSet_or(all, PSet_one(i));
-  /* first a depth-first search below the incumbent (it improves the incumbent and
-   * often exhausts the tree), on 85 % of the time; if that stops, iterative
-   * deepening on the loads for the rest: look for a plan of at most `target`
-   * loaded pixels, target = the floor, floor + 1, ...; a small budget prunes hard,
-   * the first target that has a plan is the optimum, every target exhausted is a
-   * proven bound */
+  /* Three phases. (1) A plan of `floor` loads (every pixel once), on up to 80 %
+   * of the time: with no slack the bounds prune hard, so where such a plan exists
+   * this finds it far sooner than a search down from a poor start (12x12, G = 7:
+   * 6.5 s against over 40), and where none exists it often proves that quickly (8x8, G = 2).
+   * (2) Depth first below the incumbent (it improves the incumbent and often
+   * exhausts the tree) up to 85 %. (3) Iterative deepening on the loads for the rest: target = the
+   * lowest not excluded, then + 1, ...; the first target with a plan is the
+   * optimum, every target exhausted a proven bound. */
   double limit = o->time_limit > 0 ? o->time_limit : 1e9;
-  e->deadline = t0 + 0.85 * limit;
-  e->floor = floor_loaded;
-  Ex_level(e, 0, all, &none, 0);
-  bool improved = e->improved;
-  res->bound_loaded = floor_loaded;
-  res->proven = !e->stopped || e->done;
-  int incumbent = e->best;
-  bool cancelled = e->cancel && atomic_load(e->cancel);
-  if (!res->proven && !cancelled && incumbent < 1 << 30) {
+  int lo = floor_loaded, incumbent = best_loaded; /* lo: no plan loads fewer (proven) */
+  bool improved = false, proven = false;
+  if (lo < incumbent) {
+    if (Ex_deepen(e, lo, all, t0 + 0.8 * limit)) improved = proven = true, incumbent = e->best;
+    else if (!e->stopped) e->lo = ++lo;
+  }
+  if (!proven && lo < incumbent && !Ex_cancelled(e)) {
+    Ex_reset(e, incumbent, lo, t0 + 0.85 * limit);
+    Ex_root(e, all);
+    if (e->improved) improved = true, incumbent = e->best;
+    if (!e->stopped || e->done) proven = true;
+  }
+  if (!proven && !Ex_cancelled(e) && incumbent < 1 << 30) {
     e->stopped = false;
-    e->deadline = t0 + limit;
-    for (int target = floor_loaded; target < incumbent && !e->stopped; target++) {
-      e->best = target + 1;
-      e->floor = target;
-      e->done = false;
-      e->improved = false;
-      e->nseen = 0;
-      if (e->seen) memset(e->seen, 0, sizeof *e->seen * EX_SEEN);
-      Ex_level(e, 0, all, &none, 0);
-      if (e->improved) { /* a plan of `target` loads: optimal */
-        improved = res->proven = true;
+    for (int target = lo; target < incumbent && !e->stopped; target++) {
+      if (Ex_deepen(e, target, all, t0 + limit)) { /* a plan of `target` loads: optimal */
+        improved = proven = true;
         incumbent = e->best;
         break;
       }
-      if (!e->stopped) res->bound_loaded = target + 1;
+      if (!e->stopped) e->lo = lo = target + 1;
     }
-    if (!e->stopped && !res->proven) res->proven = true; /* every target below the incumbent exhausted */
   }
+  if (lo >= incumbent) proven = true; /* every target below the incumbent exhausted */
+  res->proven = proven;
+  res->bound_loaded = lo;
   res->seconds = Clock_now() - t0;
   res->nodes = e->nodes;
   res->improved = improved;
   res->best_loaded = incumbent;
   if (res->proven) res->bound_loaded = res->best_loaded;
-  res->cancelled = e->stopped && e->cancel && atomic_load(e->cancel);
+  res->cancelled = e->stopped && Ex_cancelled(e);
   if (improved)
     for (int k = 0; k < n; k++)
       for (int i = 0; i < EX_QW; i++) res->groups[k][i] = e->best_path[k].w[i];
