@@ -54,6 +54,11 @@ void Cli_helpSubs(const CliCommand *const *subs);
 /* For commands that write --out files: SIGINT, SIGTERM and SIGHUP remove the
  * temporary being written (engine/fileio.h) before the default action. */
 void Cli_removeTempOnSignals(void);
+/* The same three signals to a handler of the command's own (solve: the first
+ * Ctrl-C stops the search); Cli_removeTempAndDie is the default ending it can
+ * call: remove a half-written --out temporary, then the signal's default action. */
+void Cli_catchSignals(void (*handler)(int));
+void Cli_removeTempAndDie(int sig);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
 /* The options of every command that opens a model (ONNX): put CLI_MODEL_OPTIONS in

@@ -174,18 +174,20 @@ const char *Cli_count(int64_t v, char *buf, int n) {
 }
 
 
-static void Cli_onSignal(int sig) {
+void Cli_removeTempAndDie(int sig) {
   FileIO_removeTempOnSignal();
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-void Cli_removeTempOnSignals(void) {
+void Cli_catchSignals(void (*handler)(int)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = Cli_onSignal;
+  sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
 }
+
+void Cli_removeTempOnSignals(void) { Cli_catchSignals(Cli_removeTempAndDie); }

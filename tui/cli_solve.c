@@ -54,19 +54,7 @@ static void Solve_onSignal(int sig) {
     return;
   }
   if (sig == SIGINT && Clock_now() - Solve_firstInterrupt < 0.5) return;
-  FileIO_removeTempOnSignal();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-static void Solve_catchSignals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = Solve_onSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  Cli_removeTempAndDie(sig);
 }
 
 /* Options that do not apply to the chosen policies: refused (exit 2) when they
@@ -192,7 +180,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   if (!net) return rc;
   atomic_store(&Solve_interrupt, 0);
   s.cancel = &Solve_interrupt;
-  Solve_catchSignals();
+  Cli_catchSignals(Solve_onSignal);
   int exit_code = EXIT_INVALID;
   Plan *plan = NULL;
   SpError err;
