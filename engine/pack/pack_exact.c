@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "grow.h"
 #include "pack_internal.h"
 
 
@@ -110,23 +111,8 @@ static bool Search_shouldStop(PackSearch *s) {
 }
 
 static bool Search_reserve(PackSearch *s, size_t cand_need, size_t saved_need) {
-  if (cand_need > s->cand_cap) {
-    size_t c = s->cand_cap ? s->cand_cap : 256;
-    while (c < cand_need) c *= 2;
-    PackCand *a = realloc(s->cand, sizeof *a * c);
-    if (!a) return false;
-    s->cand = a;
-    s->cand_cap = c;
-  }
-  if (saved_need > s->saved_cap) {
-    size_t c = s->saved_cap ? s->saved_cap : 256;
-    while (c < saved_need) c *= 2;
-    int64_t *a = realloc(s->saved, sizeof *a * c);
-    if (!a) return false;
-    s->saved = a;
-    s->saved_cap = c;
-  }
-  return true;
+  return Grow_array((void **)&s->cand, &s->cand_cap, cand_need, sizeof *s->cand) &&
+         Grow_array((void **)&s->saved, &s->saved_cap, saved_need, sizeof *s->saved);
 }
 
 static int64_t Search_floorOf(const PackSearch *s, int i) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pack_internal.h"
 
 typedef struct {
@@ -350,17 +351,9 @@ static bool Sweep_windowReachable(PackSweep *w, size_t pbase, int len, int64_t a
 static bool Sweep_reserve(PackSweep *w, int e, size_t nbase, int plen) {
   int ns = w->sfirst[e + 1] - w->sfirst[e];
   size_t need = nbase + (size_t)(2 * (plen + ns) + 2) * 2;
-  if (need <= w->prof_cap) return true;
-  size_t c = w->prof_cap * 2;
-  while (c < need) c *= 2;
-  SweepBlock *a = realloc(w->prof, sizeof *a * c);
-  if (!a) {
-    w->nomem = w->stopped = true;
-    return false;
-  }
-  w->prof = a;
-  w->prof_cap = c;
-  return true;
+  if (Grow_array((void **)&w->prof, &w->prof_cap, need, sizeof *w->prof)) return true;
+  w->nomem = w->stopped = true;
+  return false;
 }
 
 /* The next profile on top of the stack, checked, then the search from e + 1. */
