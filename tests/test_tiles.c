@@ -1,7 +1,6 @@
 /* engine/tiles: the TAA paper's worked examples (Section III.C), RenderChunks
  * and TensorAllocate against brute force, the tiling rule and lifetimes, and
  * every bundled network's off-chip plans through the plan's own validator. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -446,18 +445,12 @@ enum { TEST_MAX_CHUNKS = 60000 };
  * orders and every baseline give plans the validator accepts; TAA (with its
  * fallback) is never above the best Shared Objects strategy. */
 TEST(bundled_networks_validate) {
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s/networks", SPADMAP_DATA_DIR);
-  DIR *d = opendir(dir);
-  CHECK(d);
-  if (!d) return;
-  struct dirent *e;
+  static BundledStem stems[BUNDLED_MAX];
+  int count = Bundled_stems(stems, BUNDLED_MAX);
+  CHECK(count > 0);
   int nets = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
-    char stem[256];
-    snprintf(stem, sizeof stem, "%.*s", (int)(len - 5), e->d_name);
+  for (int net_k = 0; net_k < count; net_k++) {
+    const char *stem = stems[net_k];
     Net *net = Bundled_load(stem);
     CHECK(net);
     if (!net) continue;
@@ -522,7 +515,6 @@ TEST(bundled_networks_validate) {
     }
     Net_free(net);
   }
-  closedir(d);
   CHECK(nets >= 30);
 }
 
@@ -530,18 +522,12 @@ TEST(bundled_networks_validate) {
  * the budget, and the default policies' plan of it at that budget passes the
  * engine's validator (the explorer's staging path). */
 TEST(tiled_networks_solve_below_mr) {
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s/networks", SPADMAP_DATA_DIR);
-  DIR *d = opendir(dir);
-  CHECK(d);
-  if (!d) return;
-  struct dirent *e;
+  static BundledStem stems[BUNDLED_MAX];
+  int count = Bundled_stems(stems, BUNDLED_MAX);
+  CHECK(count > 0);
   int nets = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
-    char stem[256];
-    snprintf(stem, sizeof stem, "%.*s", (int)(len - 5), e->d_name);
+  for (int net_k = 0; net_k < count; net_k++) {
+    const char *stem = stems[net_k];
     Net *net = Bundled_load(stem);
     if (!net) {
       CHECK(net);
@@ -582,7 +568,6 @@ TEST(tiled_networks_solve_below_mr) {
     Net_free(tn);
     Net_free(net);
   }
-  closedir(d);
   CHECK(nets >= 30);
 }
 
