@@ -2,7 +2,6 @@
  * its fix. JSON text the grammar forbids, numbers at full 64-bit width, sizes that
  * overflow, plans that lie, names that carry terminal escapes, files that never
  * end, and the linear-time paths (duplicate keys, cycles, the validator's sweep). */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "net.h"
 #include "plan.h"
 #include "solve.h"
+#include "strbuf.h"
 #include "test.h"
 #include "text.h"
 #include "validate.h"
@@ -425,75 +425,56 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-typedef struct {
-  char *buf;
-  size_t len, cap;
-} Buf;
-
-static void Buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void Buf_printf(Buf *b, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && (size_t)n < b->cap - b->len) {
-      b->len += (size_t)n;
-      return;
-    }
-    b->cap = b->cap * 2 + (size_t)n + 64;
-    b->buf = realloc(b->buf, b->cap);
-  }
-}
-
 /* 100k unknown keys: the duplicate check is n log n (was 12.9 s). */
 TEST(many_keys_linear) {
   if (instrumented()) return;
-  Buf b = {malloc(64), 0, 64};
-  Buf_printf(&b, HEAD);
-  for (int i = 0; i < 100000; i++) Buf_printf(&b, "\"k%d\": %d, ", i, i);
-  Buf_printf(&b, BODY);
+  StrBuf b = {0};
+  StrBuf_printf(&b, HEAD);
+  for (int i = 0; i < 100000; i++) StrBuf_printf(&b, "\"k%d\": %d, ", i, i);
+  StrBuf_printf(&b, BODY);
   SpError err;
   double t0 = now();
-  CHECK_EQ(parse_text(b.buf, b.len, &err), SP_OK); /* unknown keys are ignored */
+  CHECK(!b.nomem);
+  CHECK_EQ(parse_text(b.s, b.len, &err), SP_OK); /* unknown keys are ignored */
   b.len -= strlen(BODY);
-  Buf_printf(&b, "\"k99999\": 0}"); /* and a duplicate at the very end is found */
+  StrBuf_printf(&b, "\"k99999\": 0}"); /* and a duplicate at the very end is found */
   cJSON *root = NULL;
-  CHECK_EQ(Json_parse(b.buf, b.len, "t", &root, &err), SP_OK);
+  CHECK_EQ(Json_parse(b.s, b.len, "t", &root, &err), SP_OK);
   const char *dup = Json_duplicateKey(root);
   CHECK(dup && strcmp(dup, "k99999") == 0);
   cJSON_Delete(root);
   double secs = now() - t0;
   if (secs > 8) printf("  100k keys took %.1f s\n", secs);
   CHECK(secs < 8);
-  free(b.buf);
+  free(b.s);
 }
 
 /* 50k ops in a chain whose last two ops form a cycle: found in linear time (was 15.6 s). */
 TEST(late_cycle_linear) {
   if (instrumented()) return;
   int n = 50000;
-  Buf b = {malloc(64), 0, 64};
-  Buf_printf(&b, HEAD "\"tensors\": [{\"name\": \"t0\", \"shape\": [1], \"kind\": \"input\"}");
-  for (int i = 1; i <= n; i++) Buf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [1]}", i);
-  Buf_printf(&b, "],\n\"ops\": [");
+  StrBuf b = {0};
+  StrBuf_printf(&b, HEAD "\"tensors\": [{\"name\": \"t0\", \"shape\": [1], \"kind\": \"input\"}");
+  for (int i = 1; i <= n; i++) StrBuf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [1]}", i);
+  StrBuf_printf(&b, "],\n\"ops\": [");
   for (int i = 1; i <= n - 2; i++)
-    Buf_printf(&b, "%s{\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\"], \"outputs\": [\"t%d\"]}",
+    StrBuf_printf(&b, "%s{\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\"], \"outputs\": [\"t%d\"]}",
                i > 1 ? ", " : "", i, i - 1, i);
   /* o(n-1) reads t(n-2) and t(n), o(n) reads t(n-1): a 2-op cycle */
-  Buf_printf(&b, ", {\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\", \"t%d\"], \"outputs\": [\"t%d\"]}", n - 1,
+  StrBuf_printf(&b, ", {\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\", \"t%d\"], \"outputs\": [\"t%d\"]}", n - 1,
              n - 2, n, n - 1);
-  Buf_printf(&b, ", {\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\"], \"outputs\": [\"t%d\"]}]}", n, n - 1, n);
+  StrBuf_printf(&b, ", {\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"t%d\"], \"outputs\": [\"t%d\"]}]}", n, n - 1, n);
   SpError err;
   double t0 = now();
-  CHECK_EQ(parse_text(b.buf, b.len, &err), SP_ERR_FORMAT);
+  CHECK(!b.nomem);
+  CHECK_EQ(parse_text(b.s, b.len, &err), SP_ERR_FORMAT);
   double secs = now() - t0;
   CHECK_HAS(err.text, "cycle");
   CHECK_HAS(err.text, "\"o49999\"");
   CHECK_HAS(err.text, "\"o50000\"");
   if (secs > 8) printf("  cycle search took %.1f s\n", secs);
   CHECK(secs < 8);
-  free(b.buf);
+  free(b.s);
 }
 
 /* 20k ops all read by a last op: 20k stays each ~20k steps long. The validator
@@ -501,19 +482,20 @@ TEST(late_cycle_linear) {
 TEST(validator_linear_in_plan) {
   if (instrumented()) return;
   int n = 20000;
-  Buf b = {malloc(64), 0, 64};
-  Buf_printf(&b, HEAD "\"tensors\": [{\"name\": \"x\", \"shape\": [1], \"kind\": \"input\"}");
-  for (int i = 0; i < n; i++) Buf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [16]}", i);
-  Buf_printf(&b, ", {\"name\": \"y\", \"shape\": [1], \"kind\": \"output\"}],\n\"ops\": [");
+  StrBuf b = {0};
+  StrBuf_printf(&b, HEAD "\"tensors\": [{\"name\": \"x\", \"shape\": [1], \"kind\": \"input\"}");
+  for (int i = 0; i < n; i++) StrBuf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [16]}", i);
+  StrBuf_printf(&b, ", {\"name\": \"y\", \"shape\": [1], \"kind\": \"output\"}],\n\"ops\": [");
   for (int i = 0; i < n; i++)
-    Buf_printf(&b, "{\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"x\"], \"outputs\": [\"t%d\"]}, ", i, i);
-  Buf_printf(&b, "{\"name\": \"last\", \"type\": \"concat\", \"inputs\": [");
-  for (int i = 0; i < n; i++) Buf_printf(&b, "%s\"t%d\"", i ? ", " : "", i);
-  Buf_printf(&b, "], \"outputs\": [\"y\"]}]}");
+    StrBuf_printf(&b, "{\"name\": \"o%d\", \"type\": \"t\", \"inputs\": [\"x\"], \"outputs\": [\"t%d\"]}, ", i, i);
+  StrBuf_printf(&b, "{\"name\": \"last\", \"type\": \"concat\", \"inputs\": [");
+  for (int i = 0; i < n; i++) StrBuf_printf(&b, "%s\"t%d\"", i ? ", " : "", i);
+  StrBuf_printf(&b, "], \"outputs\": [\"y\"]}]}");
   Net *net = NULL;
   SpError err;
-  CHECK_EQ(Net_parse(b.buf, b.len, "t.json", &net, &err), SP_OK);
-  free(b.buf);
+  CHECK(!b.nomem);
+  CHECK_EQ(Net_parse(b.s, b.len, "t.json", &net, &err), SP_OK);
+  free(b.s);
   if (!net) return;
   Plan *p = Plan_new(net, false, 16 * (int64_t)n + 2);
   for (int s = 0; s <= n; s++) p->order[s] = s;

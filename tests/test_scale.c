@@ -4,7 +4,6 @@
  * instead of building millions of pair rows it can never load. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,35 +17,15 @@
 #include "net.h"
 #include "plan.h"
 #include "solve.h"
+#include "strbuf.h"
 #include "test.h"
 #include "validate.h"
 
-typedef struct {
-  char *buf;
-  size_t len, cap;
-} Buf;
-
-static void Buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void Buf_printf(Buf *b, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int n = b->buf ? vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap) : -1;
-    va_end(ap);
-    if (n >= 0 && (size_t)n < b->cap - b->len) {
-      b->len += (size_t)n;
-      return;
-    }
-    b->cap = b->cap * 2 + (n > 0 ? (size_t)n : 0) + 256;
-    b->buf = realloc(b->buf, b->cap);
-    if (!b->buf) abort();
-  }
-}
-
-static Net *parse(const Buf *b) {
+static Net *parse(const StrBuf *b) {
+  CHECK(!b->nomem);
   Net *net = NULL;
   SpError err;
-  Status st = Net_parse(b->buf, b->len, "t.json", &net, &err);
+  Status st = Net_parse(b->s, b->len, "t.json", &net, &err);
   if (st) printf("  %s\n", err.text);
   CHECK_EQ(st, SP_OK);
   return net;
@@ -68,17 +47,17 @@ TEST(plan_writer_matches_cjson) {
                                     "\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b"
                                     "\\u001c\\u001d\\u001e\\u001f !#",
                                     "q\\\"b\\\\c/d\\u00e9\\u4e2d\\ud83d\\ude00", "\\u007f\\u001b[31m", "plain"};
-  Buf b = {0};
-  Buf_printf(&b, "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"n\\\"\\n\", \"tensors\": ["
+  StrBuf b = {0};
+  StrBuf_printf(&b, "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"n\\\"\\n\", \"tensors\": ["
                  "{\"name\": \"in\", \"shape\": [4], \"kind\": \"input\"}");
-  for (int i = 0; i < 4; i++) Buf_printf(&b, ", {\"name\": \"t%s\", \"shape\": [%d]%s}", odd[i], 8 + i, i == 3 ? ", \"kind\": \"output\"" : "");
-  Buf_printf(&b, "], \"ops\": [");
+  for (int i = 0; i < 4; i++) StrBuf_printf(&b, ", {\"name\": \"t%s\", \"shape\": [%d]%s}", odd[i], 8 + i, i == 3 ? ", \"kind\": \"output\"" : "");
+  StrBuf_printf(&b, "], \"ops\": [");
   for (int i = 0; i < 4; i++)
-    Buf_printf(&b, "%s{\"name\": \"o%s\", \"type\": \"x\", \"inputs\": [\"%s%s\"], \"outputs\": [\"t%s\"]}", i ? ", " : "",
+    StrBuf_printf(&b, "%s{\"name\": \"o%s\", \"type\": \"x\", \"inputs\": [\"%s%s\"], \"outputs\": [\"t%s\"]}", i ? ", " : "",
                odd[i], i ? "t" : "in", i ? odd[i - 1] : "", odd[i]);
-  Buf_printf(&b, "]}");
+  StrBuf_printf(&b, "]}");
   Net *net = parse(&b);
-  free(b.buf);
+  free(b.s);
   if (!net) return;
   SolveSettings s;
   SolveSettings_init(&s);
@@ -212,23 +191,23 @@ TEST(arena_tree_equals_cjson_tree) {
 }
 
 /* Transformer-like blocks as in `spadmap bench scale`, about nops ops. */
-static void scale_net(Buf *b, int nblocks) {
-  Buf_printf(b, "{\"format\": \"spadmap-network\", \"version\": 1, \"tensors\": [{\"name\": \"x\", \"shape\": [4096], \"kind\": \"input\"}");
+static void scale_net(StrBuf *b, int nblocks) {
+  StrBuf_printf(b, "{\"format\": \"spadmap-network\", \"version\": 1, \"tensors\": [{\"name\": \"x\", \"shape\": [4096], \"kind\": \"input\"}");
   for (int k = 0; k < nblocks; k++)
-    Buf_printf(b, ",\n{\"name\": \"w%d\", \"shape\": [2048], \"kind\": \"param\"}, {\"name\": \"a%d\", \"shape\": [%d]}, "
+    StrBuf_printf(b, ",\n{\"name\": \"w%d\", \"shape\": [2048], \"kind\": \"param\"}, {\"name\": \"a%d\", \"shape\": [%d]}, "
                   "{\"name\": \"b%d\", \"shape\": [%d]}, {\"name\": \"c%d\", \"shape\": [1024]%s}",
                k, k, 1024 * (1 + k % 5), k, 1024 * (1 + k % 3), k, k == nblocks - 1 ? ", \"kind\": \"output\"" : "");
-  Buf_printf(b, "],\n\"ops\": [");
+  StrBuf_printf(b, "],\n\"ops\": [");
   for (int k = 0; k < nblocks; k++) {
     char x[24];
     if (k) snprintf(x, sizeof x, "c%d", k - 1);
     else snprintf(x, sizeof x, "x");
-    Buf_printf(b, "%s\n{\"name\": \"a%d\", \"type\": \"mm\", \"inputs\": [\"%s\", \"w%d\"], \"outputs\": [\"a%d\"]}, "
+    StrBuf_printf(b, "%s\n{\"name\": \"a%d\", \"type\": \"mm\", \"inputs\": [\"%s\", \"w%d\"], \"outputs\": [\"a%d\"]}, "
                   "{\"name\": \"b%d\", \"type\": \"act\", \"inputs\": [\"a%d\"], \"outputs\": [\"b%d\"]}, "
                   "{\"name\": \"c%d\", \"type\": \"add\", \"inputs\": [\"%s\", \"b%d\"], \"outputs\": [\"c%d\"]}",
                k ? "," : "", k, x, k, k, k, k, k, k, x, k, k);
   }
-  Buf_printf(b, "]}\n");
+  StrBuf_printf(b, "]}\n");
 }
 
 /* Load, default solve, write and read back 51k ops, and validate what was read.
@@ -236,10 +215,10 @@ static void scale_net(Buf *b, int nblocks) {
  * path coming back would show there, and as a test that no longer ends. */
 TEST(load_write_read_stay_linear) {
   int nblocks = instrumented() ? 2000 : 17000;
-  Buf b = {0};
+  StrBuf b = {0};
   scale_net(&b, nblocks);
   Net *net = parse(&b);
-  free(b.buf);
+  free(b.s);
   if (!net) return;
   CHECK_EQ(net->nops, 3 * nblocks);
   SolveSettings s;
@@ -269,22 +248,22 @@ TEST(load_write_read_stay_linear) {
 /* A chain where op i also reads the output of op i - k: about k tensors live at
  * every step, so COSMA FS's full model has ~n*k ordering pairs. */
 static Net *skip_net(int n, int k) {
-  Buf b = {0};
-  Buf_printf(&b, "{\"format\": \"spadmap-network\", \"version\": 1, \"tensors\": [{\"name\": \"x\", \"shape\": [64], \"kind\": \"input\"}");
+  StrBuf b = {0};
+  StrBuf_printf(&b, "{\"format\": \"spadmap-network\", \"version\": 1, \"tensors\": [{\"name\": \"x\", \"shape\": [64], \"kind\": \"input\"}");
   for (int i = 0; i < n; i++)
-    Buf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [%d]%s}", i, 64 + (i * 37) % 64, i == n - 1 ? ", \"kind\": \"output\"" : "");
-  Buf_printf(&b, "], \"ops\": [");
+    StrBuf_printf(&b, ", {\"name\": \"t%d\", \"shape\": [%d]%s}", i, 64 + (i * 37) % 64, i == n - 1 ? ", \"kind\": \"output\"" : "");
+  StrBuf_printf(&b, "], \"ops\": [");
   for (int i = 0; i < n; i++) {
     char prev[24], far[40] = "";
     if (i) snprintf(prev, sizeof prev, "t%d", i - 1);
     else snprintf(prev, sizeof prev, "x");
     if (i >= k) snprintf(far, sizeof far, ", \"t%d\"", i - k);
-    Buf_printf(&b, "%s{\"name\": \"o%d\", \"type\": \"f\", \"inputs\": [\"%s\"%s], \"outputs\": [\"t%d\"]}", i ? ", " : "", i,
+    StrBuf_printf(&b, "%s{\"name\": \"o%d\", \"type\": \"f\", \"inputs\": [\"%s\"%s], \"outputs\": [\"t%d\"]}", i ? ", " : "", i,
                prev, far, i);
   }
-  Buf_printf(&b, "]}");
+  StrBuf_printf(&b, "]}");
   Net *net = parse(&b);
-  free(b.buf);
+  free(b.s);
   return net;
 }
 
