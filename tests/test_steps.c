@@ -251,11 +251,16 @@ TEST(exact_search_matches_brute_force) {
     StepsPlan geo;
     SpError err;
     CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &geo, &err), SP_OK);
-    for (int start = 0; start < 2; start++) {
+    /* one thread, and three (more than this machine may have: the first groups
+     * are shared out, each searched once) */
+    for (int run = 0; run < 4; run++) {
+      int start = run & 1;
+      o.threads = run < 2 ? 1 : 3;
       StepsExact x;
       int from = start && best < 1 << 30 ? best - n + 1 : 1 << 30;
       CHECK_EQ(Steps_exact(&geo, &o, g, n, from, 0, &x, &err), SP_OK);
       CHECK(x.proven && !x.skipped);
+      CHECK_EQ(x.threads, o.threads);
       if (best == 1 << 30) {
         CHECK(!x.improved);
         continue;
@@ -305,6 +310,15 @@ TEST(exact_search_in_the_papers_range) {
     CHECK(p.warm_objective < 0 || p.objective <= p.warm_objective);
     CHECK(p.max_loads <= 2);
     CHECK_EQ(Steps_execute(&l, &o, &p, 7, &err), SP_OK);
+    /* one thread proves the same optimum as the default (one per processor) */
+    StepsOptions o1 = o;
+    o1.threads = 1;
+    StepsPlan p1;
+    CHECK_EQ(Steps_plan(&l, &o1, STEPS_ILP, &p1, &err), SP_OK);
+    CHECK_EQ(p1.ilp_status, ILP_OPTIMAL);
+    CHECK_EQ(p1.objective, p.objective);
+    if (p1.proven_by && strcmp(p1.proven_by, "search") == 0) CHECK_EQ(p1.search_threads, 1);
+    StepsPlan_free(&p1);
     for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) {
       StepsPlan h;
       CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &h, &err), SP_OK);

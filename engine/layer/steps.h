@@ -49,6 +49,7 @@ typedef struct {
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
   double time_limit;  /* seconds (default 10), for the search and the MIP together */
   StepsModel model;
+  int threads;        /* threads of the exact search; 0: one per online processor (at most 8) */
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
   atomic_int *cancel;  /* the ILP and the functional check stop when it is non-zero */
@@ -92,6 +93,7 @@ typedef struct {
                                  once), "search" (the exact search), "mip" (GLPK); else NULL */
   double search_seconds;      /* time in the exact search (0 if it did not run) */
   long search_nodes;
+  int search_threads;         /* threads it ran on */
   int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
                                  constraint); a timeout before GLPK took it returns that plan */
   /* storage */

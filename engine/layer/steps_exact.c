@@ -15,14 +15,20 @@
  * patches tried before for the same pixel are forbidden in the later branches, a
  * stranded pixel forbids every patch holding it). On a square layer the first
  * group is taken canonical under the 8 symmetries of the square (a plan's image
- * costs the same). */
+ * costs the same). While a group is built, two packings prune it: the pixels
+ * still to cover that no two allowed patches share (beyond the slots left, they
+ * are stranded), and the pixels of its union that stay needed after it, however
+ * it is completed (beyond G, the next group strands them). The search runs on
+ * several threads that share out the first groups (Ex_pass). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "steps_internal.h"
 
-enum { EX_PW = 4, EX_QW = 2 };
+enum { EX_PW = 4, EX_QW = 2, EX_THREADS_MAX = 8 };
 
 /* Bits set in x. The build targets plain x86-64 (no popcnt instruction), where
  * __builtin_popcountll is a call into libgcc: about 10 % of the search's time.
@@ -79,6 +85,20 @@ typedef struct {
  * costs time. Up to 2^19 entries (46 MB), fewer on small layers. */
 enum { EX_SEEN_BITS = 19, EX_WAYS = 4 };
 
+/* What the threads of one pass share. Each thread searches the tasks it claims
+ * (see Ex_pass) with its own copy of the search state and its own table of
+ * states; it reads the shared target between nodes (a stale one only prunes
+ * less) and publishes what it finds under the lock. */
+typedef struct {
+  pthread_mutex_t lock;
+  atomic_int best;      /* the pass's target: look for fewer loads than this */
+  atomic_int incumbent; /* best plan known in every pass */
+  atomic_bool done, stopped, improved;
+  atomic_long next_task; /* the next task (its index in enumeration order) to claim */
+  atomic_long nodes;     /* approximate, for progress reports */
+  PSet best_path[64];    /* under lock */
+} ExShared;
+
 typedef struct {
   int np, npix, n, g, max_loads, nsym;
   int64_t cin, cout, ker, size_mem;
@@ -88,10 +108,10 @@ typedef struct {
   PSet ends;               /* the corner patches the symmetries map onto each other */
   int loads[64 * EX_PW];
   int holders[64 * EX_PW]; /* patches left holding each pixel */
-  PSet path[64], best_path[64];
+  PSet path[64];
   int best;                /* fewest loaded pixels known; the search looks for fewer */
   int floor;               /* pixels some patch holds: no plan loads fewer */
-  bool improved, stopped, done; /* stopped: time or cancel; done: optimum found early */
+  bool stopped, done; /* stopped: time or cancel; done: optimum found early (this thread's view) */
   long nodes;
   double deadline;
   atomic_int *cancel;
@@ -99,12 +119,20 @@ typedef struct {
   void *user;
   double t0, last_report, fixed; /* fixed: n * tacc of the objective */
   int64_t unit;                  /* tl * Cin: the objective of one loaded pixel */
-  int incumbent;                 /* best plan known in every phase (best is the phase's target) */
   int lo;                        /* no plan loads fewer (proven so far; reported as the bound) */
   ExSeen *seen; /* nseen entries (a power of 2); NULL: no table */
   size_t nseen;
   int pass;     /* entries of this pass only are live (bumped when the bound changes) */
+  int target;     /* the pass's first target: what levels up to task_level prune against */
+  int task_level; /* a task: the group chosen at this level and those before it */
+  ExShared *sh;
+  bool reports;              /* the calling thread: it alone calls progress */
+  long task_seq, task_mine;  /* tasks met in this pass; the one this thread claimed */
 } Ex;
+
+/* The bound a node of level k must stay below: up to the task level, the pass's
+ * first target (see Ex_pass). */
+static inline int Ex_bar(const Ex *e, int k) { return k <= e->task_level ? e->target : e->best; }
 
 static int Ex_count(const Pix *a) {
   int c = 0;
@@ -219,10 +247,14 @@ static void Ex_take(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int l
       if (PSet_less(img, s)) return;
     }
   }
+  if (k == e->task_level) { /* a task: search it if this thread claimed it, and claim the next */
+    if (e->task_seq++ != e->task_mine) return;
+    e->task_mine = atomic_fetch_add(&e->sh->next_task, 1);
+  }
   Pix us = Ex_union(e, s), fresh;
   for (int i = 0; i < EX_PW; i++) fresh.w[i] = us.w[i] & ~u->w[i];
   int nnew = Ex_count(&fresh);
-  if (loaded + nnew >= e->best) return;
+  if (loaded + nnew >= Ex_bar(e, k)) return;
   if (e->size_mem > 0 &&
       e->cin * Ex_count(&us) + e->ker + e->cout * PSet_count(s) > e->size_mem)
     return;
@@ -255,15 +287,48 @@ typedef struct {
   const Pix *u, *need; /* need: pixels some patch of rem holds */
 } ExGroup;
 
-/* Adds patches of avail above index `from` to s (any number within the sizes). */
-static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
-  int size = PSet_count(s);
-  if (gr->base >= e->best) return; /* an improvement found meanwhile */
+/* Ex_fill's start: the packing of the pixels of us (s's union) held by more
+ * patches outside s than the slots left; false if it already costs too much. */
+static bool Ex_fillStart(const Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, int stranded, PSet *taken,
+                         int *packed) {
+  PSet out = PSet_minus(gr->rem, s);
+  int slots = gr->smax - size;
+  *taken = (PSet){{0, 0}}, *packed = 0;
+  for (int i = 0; i < EX_PW; i++)
+    for (uint64_t b = us->w[i]; b; b &= b - 1) {
+      PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], out);
+      if (PSet_count(q) > slots && PSet_empty(PSet_and(q, *taken))) *taken = PSet_or(*taken, q), ++*packed;
+    }
+  return *packed <= e->g || gr->base + stranded + *packed - e->g < Ex_bar(e, gr->k);
+}
+
+/* Adds patches of avail above index `from` to s (any number within the sizes); us
+ * is the union of s, stranded the pixels the cover left. A pixel a fill patch
+ * brings, held by more patches outside s than the slots left, is on chip and
+ * needed after the group however it is completed; such pixels no two of which
+ * share a patch outside s (packed of them, their patches `taken`) need a patch
+ * each of the next group (<= G). That stays true as s grows (a pixel loses at
+ * most one holder per slot; the patch sets only shrink). */
+static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int stranded, PSet avail, PSet taken,
+                    int packed) {
+  int size = PSet_count(s), bar = Ex_bar(e, gr->k);
+  if (gr->base + stranded >= bar) return; /* an improvement found meanwhile */
   if (size >= gr->smin) Ex_take(e, gr->k, gr->rem, gr->need, gr->u, gr->loaded, s);
   if (size >= gr->smax || e->stopped || e->done) return;
-  int p;
+  int p, slots = gr->smax - size - 1;
   PSET_EACH(p, avail) {
-    Ex_fill(e, gr, PSet_or(s, PSet_one(p)), PSet_above(avail, p));
+    PSet s2 = PSet_or(s, PSet_one(p)), out = PSet_minus(gr->rem, s2), t2 = taken;
+    int packed2 = packed;
+    Pix up;
+    for (int i = 0; i < EX_PW; i++) {
+      up.w[i] = us->w[i] | e->pm[p][i];
+      for (uint64_t b = e->pm[p][i] & ~us->w[i]; b; b &= b - 1) {
+        PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], out);
+        if (PSet_count(q) > slots && PSet_empty(PSet_and(q, t2))) t2 = PSet_or(t2, q), packed2++;
+      }
+    }
+    if (packed2 <= e->g || gr->base + stranded + packed2 - e->g < bar)
+      Ex_fill(e, gr, s2, &up, stranded, PSet_above(avail, p), t2, packed2);
     if (e->stopped || e->done) return;
   }
 }
@@ -272,14 +337,17 @@ static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, PSet avail) {
  * us is the union of s (kept along), size its patch count. */
 static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, PSet forbid, Pix todo,
                      int stranded) {
-  if (gr->base + stranded >= e->best) return;
+  if (gr->base + stranded >= Ex_bar(e, gr->k)) return;
   int j = -1;
   for (int i = 0; i < EX_PW && j < 0; i++) {
     uint64_t b = todo.w[i] & ~us->w[i];
     if (b) j = i * 64 + __builtin_ctzll(b);
   }
   if (j < 0) {
-    Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
+    PSet taken;
+    int packed;
+    if (Ex_fillStart(e, gr, s, us, size, stranded, &taken, &packed))
+      Ex_fill(e, gr, s, us, stranded, PSet_minus(PSet_minus(gr->rem, s), forbid), taken, packed);
     return;
   }
   if (size == gr->smax) { /* no room left: every pixel still open is stranded */
@@ -287,8 +355,24 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     for (int i = 0; i < EX_PW; i++)
       for (uint64_t b = todo.w[i] & ~us->w[i]; b; b &= b - 1, open++)
         if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
-    if (gr->base + stranded + open < e->best) Ex_fill(e, gr, s, PSet_minus(PSet_minus(gr->rem, s), forbid));
+    PSet taken;
+    int packed;
+    if (gr->base + stranded + open < Ex_bar(e, gr->k) && Ex_fillStart(e, gr, s, us, size, stranded + open, &taken, &packed))
+      Ex_fill(e, gr, s, us, stranded + open, PSet_minus(PSet_minus(gr->rem, s), forbid), taken, packed);
     return;
+  }
+  { /* open pixels no two of which share an allowed patch take a patch each;
+       one that no allowed patch holds is stranded */
+    PSet allowed = PSet_minus(PSet_minus(gr->rem, s), forbid), taken = {{0, 0}};
+    int packed = 0, lost = 0;
+    for (int i = 0; i < EX_PW; i++)
+      for (uint64_t b = todo.w[i] & ~us->w[i]; b; b &= b - 1) {
+        PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], allowed);
+        if (PSet_empty(q)) lost++;
+        else if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
+      }
+    int over = packed - (gr->smax - size);
+    if (gr->base + stranded + lost + (over > 0 ? over : 0) >= Ex_bar(e, gr->k)) return;
   }
   todo.w[j / 64] &= ~(1ull << (j % 64));
   if (size < gr->smax) {
@@ -302,19 +386,55 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
       f = PSet_or(f, PSet_one(p));
     }
   }
-  if (gr->base + stranded + 1 < e->best && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
+  if (gr->base + stranded + 1 < Ex_bar(e, gr->k) && (e->max_loads <= 0 || e->loads[j] < e->max_loads))
     Ex_cover(e, gr, s, us, size, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
+}
+
+/* A plan of `loaded` loads, fewer than this thread's target: published if it
+ * beats every thread's. */
+static void Ex_found(Ex *e, int loaded) {
+  ExShared *sh = e->sh;
+  e->best = loaded;
+  pthread_mutex_lock(&sh->lock);
+  if (loaded < atomic_load(&sh->best)) {
+    atomic_store(&sh->best, loaded);
+    if (loaded < atomic_load(&sh->incumbent)) atomic_store(&sh->incumbent, loaded);
+    memcpy(sh->best_path, e->path, sizeof e->path);
+    atomic_store(&sh->improved, true);
+    if (loaded <= e->floor) atomic_store(&sh->done, true); /* meets the bound: optimal */
+  }
+  pthread_mutex_unlock(&sh->lock);
+  if (loaded <= e->floor) e->done = true;
+}
+
+/* Every 4096 nodes: the time limit, cancel, the other threads' news (a lower
+ * target, an optimum, a stop) and, in the calling thread, progress. True: stop. */
+static bool Ex_checkpoint(Ex *e) {
+  ExShared *sh = e->sh;
+  atomic_fetch_add(&sh->nodes, 4096);
+  double now = Clock_now();
+  if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) atomic_store(&sh->stopped, true);
+  if (atomic_load(&sh->stopped)) e->stopped = true;
+  if (atomic_load(&sh->done)) e->done = true;
+  if (e->stopped || e->done) return true;
+  int b = atomic_load(&sh->best);
+  if (b < e->best) e->best = b;
+  if (e->reports && e->progress && now - e->last_report >= 0.2) { /* as GLPK's solves report */
+    e->last_report = now;
+    int inc = atomic_load(&sh->incumbent);
+    IlpProgress pr = {.has_incumbent = inc < 1 << 30, .has_bound = true, .nodes = atomic_load(&sh->nodes),
+                      .elapsed = now - e->t0, .stage = "steps exact search"};
+    pr.incumbent = (double)e->unit * inc + e->fixed;
+    pr.bound = (double)e->unit * e->lo + e->fixed;
+    pr.gap = pr.has_incumbent ? (pr.incumbent - pr.bound) / (pr.incumbent > 1e-9 ? pr.incumbent : 1e-9) : -1;
+    e->progress(&pr, e->user);
+  }
+  return false;
 }
 
 static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded) {
   if (PSet_empty(rem)) {
-    if (k == e->n && loaded < e->best) {
-      e->best = loaded;
-      e->incumbent = loaded;
-      e->improved = true;
-      memcpy(e->best_path, e->path, sizeof e->path);
-      if (loaded <= e->floor) e->done = true; /* meets the bound: optimal */
-    }
+    if (k == e->n && loaded < e->best) Ex_found(e, loaded);
     return;
   }
   if (k == e->n || e->stopped || e->done) return;
@@ -323,22 +443,7 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int 
    * does not gives one that does; the square's symmetries keep that property, as
    * they map corners onto corners, so the first group can still be canonical) */
   if (k > (e->n - 1) / 2 && PSet_empty(PSet_minus(e->ends, rem))) return;
-  if (++e->nodes % 4096 == 0) {
-    double now = Clock_now();
-    if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) {
-      e->stopped = true;
-      return;
-    }
-    if (e->progress && now - e->last_report >= 0.2) { /* as GLPK's solves report */
-      e->last_report = now;
-      IlpProgress pr = {.has_incumbent = e->incumbent < 1 << 30, .has_bound = true, .nodes = e->nodes,
-                        .elapsed = now - e->t0, .stage = "steps exact search"};
-      pr.incumbent = (double)e->unit * e->incumbent + e->fixed;
-      pr.bound = (double)e->unit * e->lo + e->fixed;
-      pr.gap = pr.has_incumbent ? (pr.incumbent - pr.bound) / (pr.incumbent > 1e-9 ? pr.incumbent : 1e-9) : -1;
-      e->progress(&pr, e->user);
-    }
-  }
+  if (++e->nodes % 4096 == 0 && Ex_checkpoint(e)) return;
   Pix todo;
   int fresh = 0;
   for (int i = 0; i < EX_PW; i++) {
@@ -346,7 +451,8 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int 
     todo.w[i] = need->w[i] & u->w[i];
   }
   ExGroup gr = {.k = k, .rem = rem, .need = need, .u = u, .loaded = loaded, .base = loaded + fresh};
-  if (gr.base >= e->best) return;
+  int bar = Ex_bar(e, k);
+  if (gr.base >= bar) return;
   int r = PSet_count(rem), left = e->n - k;
   gr.smin = r - (left - 1) * e->g;
   if (gr.smin < 1) gr.smin = 1;
@@ -361,10 +467,10 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int 
       PSet q = PSet_and(e->pp[i * 64 + __builtin_ctzll(b)], rem);
       if (PSet_empty(PSet_and(q, taken))) taken = PSet_or(taken, q), packed++;
     }
-  if (packed > gr.smax && gr.base + packed - gr.smax >= e->best) return;
-  if (gr.base + Ex_strandedAtLeast(e, rem, &todo, gr.smax) >= e->best) return;
-  if (gr.base + Ex_dropsAtLeast(e, rem, &todo, left) >= e->best) return;
-  if (e->seen && k > 0) {
+  if (packed > gr.smax && gr.base + packed - gr.smax >= bar) return;
+  if (gr.base + Ex_strandedAtLeast(e, rem, &todo, gr.smax) >= bar) return;
+  if (gr.base + Ex_dropsAtLeast(e, rem, &todo, left) >= bar) return;
+  if (e->seen && k > e->task_level) {
     ExSeen key = {.rem = rem, .k1 = k + 1, .loaded = loaded, .pass = e->pass};
     key.on = todo;
     for (int i = 0; i < EX_PW; i++)
@@ -380,28 +486,86 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int 
 
 static bool Ex_cancelled(const Ex *e) { return e->cancel && atomic_load(e->cancel); }
 
-/* Starts a pass looking for fewer than `best` loads, `lo` being a proven bound
- * (reaching it ends the pass); the table's entries are dropped (a new pass
- * number): they hold for the previous pass's bound only. */
-static void Ex_reset(Ex *e, int best, int lo, double deadline) {
-  e->best = best;
+/* The threads of a search: team[0] is the calling thread's state. */
+typedef struct {
+  Ex *e[EX_THREADS_MAX];
+  int nthreads;
+  ExShared sh;
+} ExTeam;
+
+/* Starts thread state e on a pass looking for fewer than `best` loads, `lo` being a
+ * proven bound (reaching it ends the pass); the table's entries are dropped (a new
+ * pass number): they hold for the previous pass's bound only. */
+static void Ex_reset(Ex *e, int best, int lo, double deadline, int task_level) {
+  e->best = e->target = best;
   e->floor = lo;
-  e->done = e->improved = e->stopped = false;
+  e->done = e->stopped = false;
   e->deadline = deadline;
   e->pass++;
+  e->task_seq = 0;
+  e->task_level = task_level;
 }
 
-/* A search from the start: no group done, nothing on chip. */
-static void Ex_root(Ex *e, PSet all) {
+/* A search from the start (no group done, nothing on chip), on the first groups
+ * this thread claims. */
+static void *Ex_root(void *arg) {
+  Ex *e = arg;
+  e->task_mine = atomic_fetch_add(&e->sh->next_task, 1); /* claimed once running: none is lost */
+  PSet all = {{0, 0}};
+  for (int i = 0; i < e->np; i++) all = PSet_or(all, PSet_one(i));
   Pix none = {{0}}, held = Ex_union(e, all);
   Ex_level(e, 0, all, &held, &none, 0);
+  return NULL;
+}
+
+/* One pass of every thread: a plan of fewer than `best` loads? True if one was
+ * found (the team's best and best_path hold it). Stopped by time or cancel: the
+ * pass did not finish (team->sh.stopped).
+ *
+ * The threads share out tasks: the first groups (task level 0) or the pairs of
+ * first groups (level 1: finer, for passes where one first group holds most of
+ * the work), numbered in the order every thread meets them; a thread searches
+ * the tasks it claims. That order must not depend on the thread, so up to the
+ * task level the search prunes against the pass's first target only (not the
+ * best plan found since) and keeps no table of states. Level 1 suits passes
+ * whose target does not move (deepening: a plan found ends the pass); with a
+ * target that drops, pruning the second groups against the first one would
+ * cost more than it shares. */
+static bool Ex_pass(ExTeam *t, int best, int lo, double deadline, int task_level) {
+  ExShared *sh = &t->sh;
+  atomic_store(&sh->best, best);
+  atomic_store(&sh->done, false);
+  atomic_store(&sh->stopped, false);
+  atomic_store(&sh->improved, false);
+  atomic_store(&sh->next_task, 0);
+  pthread_t tid[EX_THREADS_MAX];
+  bool started[EX_THREADS_MAX] = {false};
+  for (int i = 0; i < t->nthreads; i++) {
+    Ex_reset(t->e[i], best, lo, deadline, task_level);
+    t->e[i]->lo = t->e[0]->lo;
+  }
+  /* a thread that cannot start claims nothing: the others take its share */
+  for (int i = 1; i < t->nthreads; i++) started[i] = pthread_create(&tid[i], NULL, Ex_root, t->e[i]) == 0;
+  Ex_root(t->e[0]);
+  for (int i = 1; i < t->nthreads; i++)
+    if (started[i]) pthread_join(tid[i], NULL);
+  return atomic_load(&sh->improved);
 }
 
 /* One deepening pass: is there a plan of at most `target` loads? */
-static bool Ex_deepen(Ex *e, int target, PSet all, double deadline) {
-  Ex_reset(e, target + 1, target, deadline);
-  Ex_root(e, all);
-  return e->improved;
+static bool Ex_deepen(ExTeam *t, int target, double deadline) { return Ex_pass(t, target + 1, target, deadline, 1); }
+
+/* Threads for the search: o->threads, or one per online processor (at most EX_THREADS_MAX). */
+static int Ex_threads(const StepsOptions *o) {
+  long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > EX_THREADS_MAX ? EX_THREADS_MAX : (int)n;
+}
+
+static void Ex_freeTeam(ExTeam *t) {
+  for (int i = 0; i < t->nthreads; i++)
+    if (t->e[i]) free(t->e[i]->seen), free(t->e[i]);
+  pthread_mutex_destroy(&t->sh.lock);
+  free(t);
 }
 
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
@@ -412,8 +576,16 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
     res->skipped = true;
     return SP_OK;
   }
+  ExTeam *team = calloc(1, sizeof *team);
   Ex *e = calloc(1, sizeof *e);
-  if (!e) return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
+  if (!team || !e) {
+    free(team), free(e);
+    return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
+  }
+  pthread_mutex_init(&team->sh.lock, NULL);
+  team->e[0] = e, team->nthreads = 1;
+  e->sh = &team->sh, e->reports = true;
+  atomic_store(&team->sh.incumbent, best_loaded);
   e->np = np, e->npix = npix, e->n = n, e->g = g, e->max_loads = o->max_loads;
   e->cin = geo->cin, e->cout = geo->cout, e->size_mem = o->size_mem;
   e->ker = (int64_t)geo->cout * geo->cin * geo->hk * geo->wk;
@@ -422,14 +594,14 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   e->cancel = o->cancel;
   e->progress = o->progress, e->user = o->user;
   e->unit = o->tl * geo->cin, e->fixed = (double)n * (double)o->tacc;
-  e->incumbent = best_loaded;
   e->lo = floor_loaded;
   /* Without the table the search is only slower. It keys pixels at their Eq. 9
    * limit, which tells a pixel's loads apart only for a limit of 1 or 2 (0 or 1
    * load: whether a done patch holds it), so it is not used above 2. */
+  int nthreads = Ex_threads(o);
   int bits = 10 + np / 7 < EX_SEEN_BITS ? 10 + np / 7 : EX_SEEN_BITS;
+  if (nthreads > 2) bits -= nthreads > 4 ? 2 : 1; /* a table per thread */
   e->nseen = (size_t)1 << bits;
-  if (o->max_loads <= 2) e->seen = calloc(e->nseen, sizeof *e->seen);
   double t0 = Clock_now();
   e->t0 = e->last_report = t0;
   for (int i = 0; i < np; i++) {
@@ -461,8 +633,19 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
         e->sym[t][i] = a * m + b;
       }
   }
-  PSet all = {{0, 0}};
-  for (int i = 0; i < np; i++) all = PSet_or(all, PSet_one(i));
+  /* the other threads start from a copy of this state (tables built, nothing searched) */
+  for (int i = 1; i < nthreads; i++) {
+    Ex *c = malloc(sizeof *c);
+    if (!c) break; /* fewer threads */
+    *c = *e;
+    c->reports = false;
+    team->e[team->nthreads++] = c;
+  }
+  for (int i = 0; i < team->nthreads; i++)
+    if (o->max_loads <= 2 && !(team->e[i]->seen = calloc(e->nseen, sizeof *e->seen))) {
+      Ex_freeTeam(team);
+      return SpError_set(err, SP_ERR_NOMEM, "steps exact search: table of states");
+    }
   /* Three phases. (1) A plan of `floor` loads (every pixel once), on up to 80 %
    * of the time: with no slack the bounds prune hard, so where such a plan exists
    * this finds it far sooner than a search down from a poor start (12x12, G = 7:
@@ -472,42 +655,41 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
    * lowest not excluded, then + 1, ...; the first target with a plan is the
    * optimum, every target exhausted a proven bound. */
   double limit = o->time_limit > 0 ? o->time_limit : 1e9;
+  ExShared *sh = &team->sh;
   int lo = floor_loaded, incumbent = best_loaded; /* lo: no plan loads fewer (proven) */
   bool improved = false, proven = false;
   if (lo < incumbent) {
-    if (Ex_deepen(e, lo, all, t0 + 0.8 * limit)) improved = proven = true, incumbent = e->best;
-    else if (!e->stopped) e->lo = ++lo;
+    if (Ex_deepen(team, lo, t0 + 0.8 * limit)) improved = proven = true, incumbent = atomic_load(&sh->best);
+    else if (!atomic_load(&sh->stopped)) e->lo = ++lo;
   }
   if (!proven && lo < incumbent && !Ex_cancelled(e)) {
-    Ex_reset(e, incumbent, lo, t0 + 0.85 * limit);
-    Ex_root(e, all);
-    if (e->improved) improved = true, incumbent = e->best;
-    if (!e->stopped || e->done) proven = true;
+    if (Ex_pass(team, incumbent, lo, t0 + 0.85 * limit, 0)) improved = true, incumbent = atomic_load(&sh->best);
+    if (!atomic_load(&sh->stopped) || atomic_load(&sh->done)) proven = true;
   }
   if (!proven && !Ex_cancelled(e) && incumbent < 1 << 30) {
-    e->stopped = false;
-    for (int target = lo; target < incumbent && !e->stopped; target++) {
-      if (Ex_deepen(e, target, all, t0 + limit)) { /* a plan of `target` loads: optimal */
+    atomic_store(&sh->stopped, false);
+    for (int target = lo; target < incumbent && !atomic_load(&sh->stopped); target++) {
+      if (Ex_deepen(team, target, t0 + limit)) { /* a plan of `target` loads: optimal */
         improved = proven = true;
-        incumbent = e->best;
+        incumbent = atomic_load(&sh->best);
         break;
       }
-      if (!e->stopped) e->lo = lo = target + 1;
+      if (!atomic_load(&sh->stopped)) e->lo = lo = target + 1;
     }
   }
   if (lo >= incumbent) proven = true; /* every target below the incumbent exhausted */
   res->proven = proven;
   res->bound_loaded = lo;
   res->seconds = Clock_now() - t0;
-  res->nodes = e->nodes;
+  for (int i = 0; i < team->nthreads; i++) res->nodes += team->e[i]->nodes;
+  res->threads = team->nthreads;
   res->improved = improved;
   res->best_loaded = incumbent;
   if (res->proven) res->bound_loaded = res->best_loaded;
-  res->cancelled = e->stopped && Ex_cancelled(e);
+  res->cancelled = atomic_load(&sh->stopped) && Ex_cancelled(e);
   if (improved)
     for (int k = 0; k < n; k++)
-      for (int i = 0; i < EX_QW; i++) res->groups[k][i] = e->best_path[k].w[i];
-  free(e->seen);
-  free(e);
+      for (int i = 0; i < EX_QW; i++) res->groups[k][i] = sh->best_path[k].w[i];
+  Ex_freeTeam(team);
   return SP_OK;
 }

@@ -346,6 +346,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
     p->ilp_nodes = x.nodes;
     p->search_seconds = x.seconds;
     p->search_nodes = x.nodes;
+    p->search_threads = x.threads;
     p->warm_objective = warm_ok ? warm->objective : -1;
     return SP_OK;
   }
@@ -370,6 +371,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
     p->ilp_seconds = Clock_now() - t0;
     p->search_seconds = x.seconds;
     p->search_nodes = x.nodes;
+    p->search_threads = x.threads;
     p->ilp_nodes += x.nodes;
     p->warm_objective = warm_ok ? warm->objective : -1;
   }

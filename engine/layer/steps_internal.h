@@ -30,6 +30,7 @@ typedef struct {
   int bound_loaded;  /* no plan loads fewer pixels (proven by the search) */
   uint64_t groups[64][2]; /* patch sets of the groups (bits of patches 0-63, 64-127), in order */
   long nodes;
+  int threads;       /* threads it ran on */
   double seconds;
 } StepsExact;
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
