@@ -15,6 +15,7 @@ static const CliOption BenchSteps_options[] = {
   {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
   {"--groups", "LO-HI", "patches per step (default 2-10)"},
   {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
+  {"--threads", "N", "threads of the exact search (default: one per processor, at most 8)"},
   {"--model", "exact|paper", "exact (default): trivial bound, exact search, then the paper's MIP; paper: the MIP alone"},
   {"--csv", NULL, "print CSV instead of a table"},
   {NULL, NULL, NULL},
@@ -49,10 +50,12 @@ static int BenchSteps_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
-  int limit = 10, max_loads = 2;
+  int limit = 10, max_loads = 2, threads = 0;
   if (Cli_value(c, &a, "--time-limit") && BenchSteps_int(Cli_value(c, &a, "--time-limit"), "--time-limit", 1, 86400, &limit))
     return EXIT_USAGE;
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
+    return EXIT_USAGE;
+  if (Cli_value(c, &a, "--threads") && BenchSteps_int(Cli_value(c, &a, "--threads"), "--threads", 1, 8, &threads))
     return EXIT_USAGE;
   bool csv = Cli_value(c, &a, "--csv");
   StepsModel model = STEPS_MODEL_EXACT;
@@ -76,7 +79,7 @@ static int BenchSteps_run(int argc, char **argv) {
     printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | proven by | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
-  int total = 0, optimal = 0, failed = 0, better = 0;
+  int total = 0, optimal = 0, failed = 0, better = 0, search_threads = 0;
   double worst = 0, best_gain = 0;
   for (int hin = hin_min; hin <= hin_max; hin++)
     for (int g = g_min; g <= g_max; g++) {
@@ -95,6 +98,7 @@ static int BenchSteps_run(int argc, char **argv) {
       o.max_loads = max_loads;
       o.time_limit = limit;
       o.model = model;
+      o.threads = threads;
       StepsPlan p[STEPS_STRATEGIES];
       Status st[STEPS_STRATEGIES];
       SpError err;
@@ -123,6 +127,7 @@ static int BenchSteps_run(int argc, char **argv) {
       if (ip && ip->ilp_status == ILP_OPTIMAL) optimal++;
       if (ip && heur > 0 && ip->objective < heur) better++;
       if (ip && ip->ilp_seconds > worst) worst = ip->ilp_seconds;
+      if (ip && ip->search_threads > search_threads) search_threads = ip->search_threads;
       if (gain > best_gain) best_gain = gain;
       const char *status = ip ? IlpStatus_name(ip->ilp_status) : "error";
       const char *by = ip && ip->proven_by ? ip->proven_by : "-";
@@ -148,6 +153,7 @@ static int BenchSteps_run(int argc, char **argv) {
     printf("\nproven optimal: %d of %d within %d s (slowest solve %.2f s); ILP better than both heuristics on %d; "
            "largest gain %.1f %%; functional check failed on %d\n",
            optimal, total, limit, worst, better, best_gain, failed);
+    if (search_threads) printf("the exact search ran on %d thread%s\n", search_threads, search_threads > 1 ? "s" : "");
   }
   return failed ? EXIT_INVALID : EXIT_OK;
 }

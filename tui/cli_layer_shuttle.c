@@ -41,6 +41,10 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
     if (LayerSteps_num(Cli_value(c, a, "--max-loads"), "--max-loads", 0, 1000, &v)) return EXIT_USAGE;
     o.max_loads = (int)v;
   }
+  if (Cli_value(c, a, "--threads")) {
+    if (LayerSteps_num(Cli_value(c, a, "--threads"), "--threads", 1, 8, &v)) return EXIT_USAGE;
+    o.threads = (int)v;
+  }
   if (Cli_value(c, a, "--time-limit")) {
     char *end;
     double t = strtod(Cli_value(c, a, "--time-limit"), &end);

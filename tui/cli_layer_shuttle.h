@@ -17,7 +17,8 @@
   {"--max-loads", "N", "steps-ilp: loads per pixel at most (Eq. 9; default 2, 0: none)"},                \
   {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
   {"--all", NULL, "steps-*: print every step"},                                                           \
-  {"--model", "exact|paper", "steps-ilp: bound, exact search, then the MIP (default), or the paper's MIP alone"},
+  {"--model", "exact|paper", "steps-ilp: bound, exact search, then the MIP (default), or the paper's MIP alone"},      \
+  {"--threads", "N", "steps-ilp: threads of the exact search (default: one per processor, at most 8)"},
 
 /* Runs `method` (ShuttleMethod_known) on l with cmd's options from a (--arch
  * defaults to smartshuttle here); an exit code. */

@@ -154,6 +154,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.max_loads = mo->max_loads;
   o.time_limit = mo->time_limit;
   o.model = mo->paper_model ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT;
+  o.threads = mo->threads;
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
@@ -182,6 +183,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
       cJSON_AddNumberToObject(ilp, "bound", p.ilp_bound);
       cJSON_AddNumberToObject(ilp, "mip_start", (double)p.warm_objective);
       if (p.proven_by) cJSON_AddStringToObject(ilp, "proven_by", p.proven_by);
+      if (p.search_threads) cJSON_AddNumberToObject(ilp, "search_threads", p.search_threads);
     }
     cJSON_AddStringToObject(j, "functional_check", check == SP_OK ? "ok" : err.text);
     cJSON *arr = cJSON_AddArrayToObject(j, "plan");
@@ -217,6 +219,9 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
             : strcmp(p.proven_by, "bound") == 0 ? ", proven by the trivial bound (every pixel loaded once)"
             : strcmp(p.proven_by, "search") == 0 ? ", proven by the exact search"
                                                  : ", proven by the MIP");
+  if (strategy == STEPS_ILP && p.search_threads)
+    fprintf(out, "exact search: %.2f s, %ld nodes, on %d thread%s\n", p.search_seconds, p.search_nodes, p.search_threads,
+            p.search_threads > 1 ? "s" : "");
   fprintf(out, "duration %lld   Eq. 15 objective %lld   loaded %lld elements (%lld pixels)   written %lld\n",
           (long long)p.duration, (long long)p.objective, (long long)p.loaded_in, (long long)p.loaded_pixels,
           (long long)p.written);

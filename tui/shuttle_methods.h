@@ -19,6 +19,7 @@ typedef struct {
   bool all_steps;         /* print every step, not the first 40 */
   bool json;              /* one JSON object instead of text (every step) */
   bool paper_model;       /* steps-ilp: the paper's MIP alone (STEPS_MODEL_PAPER) */
+  int threads;            /* steps-ilp: threads of the exact search (0: one per processor) */
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
