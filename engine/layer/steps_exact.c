@@ -540,10 +540,7 @@ static bool Ex_pass(ExTeam *t, int best, int lo, double deadline, int task_level
   atomic_store(&sh->next_task, 0);
   pthread_t tid[EX_THREADS_MAX];
   bool started[EX_THREADS_MAX] = {false};
-  for (int i = 0; i < t->nthreads; i++) {
-    Ex_reset(t->e[i], best, lo, deadline, task_level);
-    t->e[i]->lo = t->e[0]->lo;
-  }
+  for (int i = 0; i < t->nthreads; i++) Ex_reset(t->e[i], best, lo, deadline, task_level);
   /* a thread that cannot start claims nothing: the others take its share */
   for (int i = 1; i < t->nthreads; i++) started[i] = pthread_create(&tid[i], NULL, Ex_root, t->e[i]) == 0;
   Ex_root(t->e[0]);
