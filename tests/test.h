@@ -40,6 +40,21 @@ static int test_failures_in_case;
     }                                                                                      \
   } while (0)
 
+/* Under valgrind (or when SPADMAP_INSTRUMENTED is set), which slows everything
+ * 20-50x: timing bounds hold natively only. */
+static inline int Test_underValgrind(void) {
+  const char *pre = getenv("LD_PRELOAD");
+  return (pre && strstr(pre, "vgpreload")) || getenv("SPADMAP_INSTRUMENTED");
+}
+
+/* The same, or under AddressSanitizer (slower too, less so). */
+static inline int Test_instrumented(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  return 1;
+#endif
+  return Test_underValgrind();
+}
+
 typedef struct {
   const char *name;
   void (*fn)(void);

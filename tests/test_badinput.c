@@ -411,12 +411,6 @@ TEST(validator_lines_escape_names) {
 
 /* ---- linear paths at scale ---- */
 
-/* Valgrind and sanitizers slow everything 20-50x; the timing bound only holds natively. */
-static bool instrumented(void) {
-  const char *pre = getenv("LD_PRELOAD");
-  return (pre && strstr(pre, "vgpreload")) || getenv("SPADMAP_INSTRUMENTED");
-}
-
 /* CPU time, so a loaded machine does not fail the bound (the quadratic paths
  * took 15-50 s; the linear ones well under 1 s, a few under ASan). */
 static double now(void) {
@@ -427,7 +421,7 @@ static double now(void) {
 
 /* 100k unknown keys: the duplicate check is n log n (was 12.9 s). */
 TEST(many_keys_linear) {
-  if (instrumented()) return;
+  if (Test_underValgrind()) return;
   StrBuf b = {0};
   StrBuf_printf(&b, HEAD);
   for (int i = 0; i < 100000; i++) StrBuf_printf(&b, "\"k%d\": %d, ", i, i);
@@ -451,7 +445,7 @@ TEST(many_keys_linear) {
 
 /* 50k ops in a chain whose last two ops form a cycle: found in linear time (was 15.6 s). */
 TEST(late_cycle_linear) {
-  if (instrumented()) return;
+  if (Test_underValgrind()) return;
   int n = 50000;
   StrBuf b = {0};
   StrBuf_printf(&b, HEAD "\"tensors\": [{\"name\": \"t0\", \"shape\": [1], \"kind\": \"input\"}");
@@ -480,7 +474,7 @@ TEST(late_cycle_linear) {
 /* 20k ops all read by a last op: 20k stays each ~20k steps long. The validator
  * sweeps once (was a bucket per step and stay: 2e8 entries). */
 TEST(validator_linear_in_plan) {
-  if (instrumented()) return;
+  if (Test_underValgrind()) return;
   int n = 20000;
   StrBuf b = {0};
   StrBuf_printf(&b, HEAD "\"tensors\": [{\"name\": \"x\", \"shape\": [1], \"kind\": \"input\"}");

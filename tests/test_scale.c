@@ -31,15 +31,6 @@ static Net *parse(const StrBuf *b) {
   return net;
 }
 
-/* Valgrind and sanitizers slow everything 20-50x; the timing bound only holds natively. */
-static bool instrumented(void) {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#endif
-  const char *pre = getenv("LD_PRELOAD");
-  return (pre && strstr(pre, "vgpreload")) || getenv("SPADMAP_INSTRUMENTED");
-}
-
 /* Names with every control byte, quotes, backslashes, a slash and UTF-8: the
  * writer's own escaping must give exactly cJSON's text for the same object. */
 TEST(plan_writer_matches_cjson) {
@@ -214,7 +205,7 @@ static void scale_net(StrBuf *b, int nblocks) {
  * No time is asserted (speed targets live in `spadmap bench scale`); a quadratic
  * path coming back would show there, and as a test that no longer ends. */
 TEST(load_write_read_stay_linear) {
-  int nblocks = instrumented() ? 2000 : 17000;
+  int nblocks = Test_instrumented() ? 2000 : 17000;
   StrBuf b = {0};
   scale_net(&b, nblocks);
   Net *net = parse(&b);

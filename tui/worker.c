@@ -244,7 +244,21 @@ bool Worker_poll(Worker *w, SolveResult *out) {
 
 void Worker_cancel(Worker *w) {
   pthread_mutex_lock(&w->mu);
-  if (w->running && !w->has_pending) Worker_flagCancel(w);
+  if (w->has_pending) {
+    /* not started yet (the thread is on figures, or on a stale job winding
+     * down): it never starts; its result is "cancelled", so the receiver stops
+     * waiting at once instead of after the job, which may be deaf to cancel */
+    if (w->has_done) Plan_free(w->done.plan);
+    memset(&w->done, 0, sizeof w->done);
+    w->done.seq = w->pending.seq;
+    w->done.status = SP_ERR_CANCELLED;
+    snprintf(w->done.error, sizeof w->done.error, "%s", Status_message(SP_ERR_CANCELLED));
+    w->has_done = true;
+    w->has_pending = false;
+    free(w->pending_order);
+    w->pending_order = NULL;
+  }
+  if (w->running) Worker_flagCancel(w);
   pthread_mutex_unlock(&w->mu);
 }
 

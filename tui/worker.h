@@ -59,7 +59,8 @@ bool Worker_stuck(Worker *w, int ms);
  * new one arrived since the last call; stage is copied into stage[n]. */
 bool Worker_progress(Worker *w, SolveProgress *out, char *stage, int n);
 /* Sets the running job's cancel flag (the user's cancel key); its result still
- * arrives through Worker_poll (a plan found so far, or SP_ERR_CANCELLED). */
+ * arrives through Worker_poll (a plan found so far, or SP_ERR_CANCELLED). A job
+ * posted but not started never starts: its result, SP_ERR_CANCELLED, is ready at once. */
 void Worker_cancel(Worker *w);
 /* Stores a progress report as if the running search had made it (the solve's
  * progress callback; tests feed fake reports through it). */
