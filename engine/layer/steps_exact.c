@@ -333,6 +333,15 @@ static void Ex_fill(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int strande
   }
 }
 
+/* The cover done (s, its union us, stranded pixels): fills s with patches not
+ * forbidden, if the packing of what stays needed allows. */
+static void Ex_fillFrom(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, PSet forbid, int stranded) {
+  PSet taken;
+  int packed;
+  if (Ex_fillStart(e, gr, s, us, size, stranded, &taken, &packed))
+    Ex_fill(e, gr, s, us, stranded, PSet_minus(PSet_minus(gr->rem, s), forbid), taken, packed);
+}
+
 /* Covers the pixels of todo (left on chip, still needed) one by one or strands them;
  * us is the union of s (kept along), size its patch count. */
 static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, PSet forbid, Pix todo,
@@ -344,10 +353,7 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     if (b) j = i * 64 + __builtin_ctzll(b);
   }
   if (j < 0) {
-    PSet taken;
-    int packed;
-    if (Ex_fillStart(e, gr, s, us, size, stranded, &taken, &packed))
-      Ex_fill(e, gr, s, us, stranded, PSet_minus(PSet_minus(gr->rem, s), forbid), taken, packed);
+    Ex_fillFrom(e, gr, s, us, size, forbid, stranded);
     return;
   }
   if (size == gr->smax) { /* no room left: every pixel still open is stranded */
@@ -355,10 +361,7 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     for (int i = 0; i < EX_PW; i++)
       for (uint64_t b = todo.w[i] & ~us->w[i]; b; b &= b - 1, open++)
         if (e->max_loads > 0 && e->loads[i * 64 + __builtin_ctzll(b)] >= e->max_loads) return;
-    PSet taken;
-    int packed;
-    if (gr->base + stranded + open < Ex_bar(e, gr->k) && Ex_fillStart(e, gr, s, us, size, stranded + open, &taken, &packed))
-      Ex_fill(e, gr, s, us, stranded + open, PSet_minus(PSet_minus(gr->rem, s), forbid), taken, packed);
+    if (gr->base + stranded + open < Ex_bar(e, gr->k)) Ex_fillFrom(e, gr, s, us, size, forbid, stranded + open);
     return;
   }
   { /* open pixels no two of which share an allowed patch take a patch each;
