@@ -71,7 +71,8 @@ typedef struct {
 
 /* States seen (transpositions): what can still happen depends only on the group
  * index, the patches left, which of their pixels are on chip and which may not be
- * loaded again (Eq. 9); reached again with no fewer loads, a state is explored. */
+ * loaded again (Eq. 9); a state no better than one explored (Ex_covers) is not
+ * explored again. */
 typedef struct {
   PSet rem;
   Pix on, maxed;
@@ -150,18 +151,29 @@ static Pix Ex_union(const Ex *e, PSet set) {
 
 static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded);
 
+/* Hashed on the group index and the patches left only: the states of one bucket are
+ * then compared by dominance (Ex_covers). */
 static uint64_t Ex_hash(const ExSeen *a) {
   uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)a->k1;
-  const uint64_t *w[3] = {a->rem.w, a->on.w, a->maxed.w};
-  const int nw[3] = {EX_QW, EX_PW, EX_PW};
-  for (int t = 0; t < 3; t++)
-    for (int i = 0; i < nw[t]; i++) h = (h ^ w[t][i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+  for (int i = 0; i < EX_QW; i++) h = (h ^ a->rem.w[i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
   return h;
 }
 
-static bool Ex_sameState(const ExSeen *a, const ExSeen *b) {
-  return a->k1 == b->k1 && !memcmp(&a->rem, &b->rem, sizeof a->rem) && !memcmp(&a->on, &b->on, sizeof a->on) &&
-         !memcmp(&a->maxed, &b->maxed, sizeof a->maxed);
+static bool Ex_sameRest(const ExSeen *a, const ExSeen *b) {
+  return a->k1 == b->k1 && !memcmp(&a->rem, &b->rem, sizeof a->rem);
+}
+
+/* Whether a, with the same patches left as b, is at least as good: every pixel b
+ * has on chip is on chip in a, every pixel a may not load again b may not either,
+ * and a loaded no more. (With the same patches left, a pixel's load count is fixed
+ * by whether it is maxed; memory after a step holds only the step's union, so a
+ * pixel more on chip costs nothing. Any completion of b then does for a with no
+ * more loads per pixel.) */
+static bool Ex_covers(const ExSeen *a, const ExSeen *b) {
+  if (a->loaded > b->loaded) return false;
+  for (int i = 0; i < EX_PW; i++)
+    if ((b->on.w[i] & ~a->on.w[i]) || (a->maxed.w[i] & ~b->maxed.w[i])) return false;
+  return true;
 }
 
 /* Patches of `allowed`, at most smax of them, each covering |its pixels & todo|,
@@ -220,16 +232,19 @@ static int Ex_dropsAtLeast(const Ex *e, PSet rem, const Pix *todo, int left) {
   return best;
 }
 
-/* Whether the state of key was explored before with no more loads; else records it. */
+/* Whether a state at least as good as key's was explored before; else records key
+ * (in place of a state it is at least as good as, if any). */
 static bool Ex_seenBefore(Ex *e, const ExSeen *key) {
   ExSeen *bucket = &e->seen[Ex_hash(key) & (e->nseen - EX_WAYS)], *victim = bucket;
   for (int w = 0; w < EX_WAYS; w++) {
     ExSeen *x = &bucket[w];
     bool live = x->pass == e->pass;
-    if (live && Ex_sameState(x, key)) {
-      if (x->loaded <= key->loaded) return true;
-      x->loaded = key->loaded;
-      return false;
+    if (live && Ex_sameRest(x, key)) {
+      if (Ex_covers(x, key)) return true;
+      if (Ex_covers(key, x)) {
+        *x = *key;
+        return false;
+      }
     }
     if (victim->pass == e->pass && (!live || x->k1 > victim->k1)) victim = x;
   }
