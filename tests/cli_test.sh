@@ -179,7 +179,7 @@ expect 1 "is a max_pool2d, not a convolution or matmul" "$bin" layer "$r50" maxp
 expect 1 "nope.json: cannot open" "$bin" layer 1_7_512_2048_1 --arch "$tmp/nope.json"
 printf '{"format": "spadmap-arch", "version": 1, "name": "x", "source": "t", "macs": 4, "mac_pj": 1,\n "precision": {"weights": 1, "inputs": 1, "outputs": 2}, "levels": [{"name": "L1"}]}' >"$tmp/arch.json"
 expect 1 "arch.json: levels: expected 2..8 levels, got 1" "$bin" layer 1_7_512_2048_1 --arch "$tmp/arch.json"
-expect 1 "too large for a complete search" "$bin" layer 3_56_64_64_1 --method exhaustive --time-limit 0.5
+expect 3 "too large for a complete search" "$bin" layer 3_56_64_64_1 --method exhaustive --time-limit 0.5
 cat >"$tmp/convs.json" <<'NET'
 {"format": "spadmap-network", "version": 1, "name": "convs", "source": "cli test",
  "tensors": [{"name": "x", "shape": [1, 64, 14, 14], "kind": "input"}, {"name": "w1", "shape": [128, 64, 1, 1], "kind": "param"},

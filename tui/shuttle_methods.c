@@ -158,9 +158,10 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
-  if (Steps_plan(l, &o, strategy, &p, &err) != SP_OK) {
+  Status status = Steps_plan(l, &o, strategy, &p, &err);
+  if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return 1;
+    return status == SP_ERR_LIMIT || status == SP_ERR_SOLVER || status == SP_ERR_CANCELLED ? 3 : 1;
   }
   Status check = Steps_execute(l, &o, &p, 1, &err);
   if (mo->json) {

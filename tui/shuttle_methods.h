@@ -27,8 +27,9 @@ void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
 extern const char *const ShuttleMethod_names[];
 extern const char *const ShuttleMethod_help[];
 bool ShuttleMethod_known(const char *method);
-/* Runs one method on a layer, printing the result; returns an exit code
- * (0 ok, 1 failed: the message is printed to stderr). */
+/* Runs one method on a layer, printing the result; returns an exit code as cli.h
+ * lists them (0 ok; 1 failed, 3 a solver limit or failure: the message is printed
+ * to stderr). */
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out);
 
 #endif
