@@ -208,6 +208,10 @@ expect 2 "--model must be exact or paper" "$bin" layer 3_3_1_1_1 --method steps-
 expect 0 "most loads of one pixel 3" "$bin" layer "3_4_1_1_1" --method steps-row --group-size 2
 expect 1 "more than nbopPE" "$bin" layer "3_4_8_8_1" --method steps-row --nbop-pe 100
 expect 1 "no grouping" "$bin" layer "3_3_1_1_1" --method steps-ilp --group-size 3 --size-mem 18
+expect 0 "6 steps (Kmin 5)" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 6
+expect 0 "Eq. 15 objective 33 " "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 6
+expect 1 "4 steps: 9 patches in steps of 1 to 2 patches take 5 (Kmin) to 9 steps" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 4
+expect 2 "--steps is for steps-ilp" "$bin" layer 3_3_1_1_1 --method steps-row --steps 6
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle

@@ -359,6 +359,55 @@ TEST(exact_search_time_limit) {
   StepsPlan_free(&p);
 }
 
+/* More steps than Kmin (StepsOptions.groups, `--steps`: the paper's Eq. 3 allows up
+ * to Kmax; its experiments fix Kmin): the plan has that many steps and brute force's
+ * optimum for that n, with and without Eq. 9; the start is the snake orders cut
+ * into n near-equal groups. Where no grouping keeps Eq. 9 that is said; a count
+ * outside Kmin..patches is refused with the range. */
+TEST(ilp_more_steps_than_kmin) {
+  static const int cases[][4] = {{2, 3, 2, 4}, {2, 4, 2, 5}, {2, 4, 3, 4}, {3, 3, 3, 4}}; /* rows, cols, G, n */
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int max_loads = 0; max_loads <= 2; max_loads++) {
+      int hout = cases[c][0], wout = cases[c][1], g = cases[c][2], n = cases[c][3];
+      CHECK(n > (hout * wout + g - 1) / g);
+      int best = Ts_bruteForce(hout, wout, g, n, max_loads);
+      Layer l = Ts_layer(1, 1, 3, hout, wout, 1);
+      StepsOptions o;
+      StepsOptions_init(&o);
+      o.group_size = g;
+      o.groups = n;
+      o.max_loads = max_loads;
+      o.time_limit = 60;
+      StepsPlan p;
+      SpError err;
+      Status st = Steps_plan(&l, &o, STEPS_ILP, &p, &err);
+      if (best == 1 << 30) {
+        CHECK_EQ(st, SP_ERR_INFEASIBLE);
+        CHECK_HAS(err.text, "no grouping");
+        continue;
+      }
+      CHECK_EQ(st, SP_OK);
+      CHECK_EQ(p.ilp_status, ILP_OPTIMAL);
+      CHECK_EQ(p.nsteps, n);
+      CHECK_EQ(p.objective, best);
+      CHECK_EQ((int64_t)(p.ilp_bound + 0.5), best);
+      if (max_loads) CHECK(p.max_loads <= max_loads);
+      CHECK_EQ(Steps_execute(&l, &o, &p, 11, &err), SP_OK);
+      StepsPlan_free(&p);
+    }
+  Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 2;
+  StepsPlan p;
+  SpError err;
+  for (int n = 4; n <= 10; n += 6) {
+    o.groups = n;
+    CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_ERR_ARG);
+    CHECK_HAS(err.text, "take 5 (Kmin) to 9 steps");
+  }
+}
+
 /* A memory too small for any grouping is reported, not hidden. */
 TEST(ilp_infeasible_memory) {
   Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
@@ -374,4 +423,4 @@ TEST(ilp_infeasible_memory) {
 
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
           T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
-          T(exact_search_time_limit), T(ilp_infeasible_memory))
+          T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_infeasible_memory))

@@ -41,6 +41,10 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
     if (LayerSteps_num(Cli_value(c, a, "--max-loads"), "--max-loads", 0, 1000, &v)) return EXIT_USAGE;
     o.max_loads = (int)v;
   }
+  if (Cli_value(c, a, "--steps")) { /* the engine says which n the layer allows */
+    if (LayerSteps_num(Cli_value(c, a, "--steps"), "--steps", 1, 1 << 20, &v)) return EXIT_USAGE;
+    o.steps = (int)v;
+  }
   if (Cli_value(c, a, "--threads")) {
     if (LayerSteps_num(Cli_value(c, a, "--threads"), "--threads", 1, 8, &v)) return EXIT_USAGE;
     o.threads = (int)v;
@@ -68,6 +72,10 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
   if (Cli_value(c, a, "--batch")) {
     if (LayerSteps_num(Cli_value(c, a, "--batch"), "--batch", 1, 1 << 20, &v)) return EXIT_USAGE;
     l->N = v;
+  }
+  if (o.steps && strcmp(method, "steps-ilp") != 0) {
+    fprintf(stderr, "spadmap %s: --steps is for steps-ilp (the other steps-* methods take Kmin steps of G)\n", c->name);
+    return EXIT_USAGE;
   }
   const char *arch = Cli_value(c, a, "--arch");
   char path[1024];

@@ -15,6 +15,7 @@
   {"--nbop-pe", "N", "steps-*: MACs per step (sets the patches per step)"},                              \
   {"--group-size", "N", "steps-*: patches per step (default 4 unless --nbop-pe)"},                       \
   {"--max-loads", "N", "steps-ilp: loads per pixel at most (Eq. 9; default 2, 0: none)"},                \
+  {"--steps", "N", "steps-ilp: number of steps (groups) n, Kmin..patches (default Kmin, as the paper)"},  \
   {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
   {"--all", NULL, "steps-*: print every step"},                                                           \
   {"--model", "exact|paper", "steps-ilp: bound, exact search, then the MIP (default), or the paper's MIP alone"},      \

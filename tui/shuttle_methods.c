@@ -155,6 +155,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.time_limit = mo->time_limit;
   o.model = mo->paper_model ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT;
   o.threads = mo->threads;
+  o.groups = mo->steps;
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
@@ -211,11 +212,15 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
           Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
-  fprintf(out, "G = %d patches per step, %d steps; tl = %lld, tw = %lld, tacc = %lld\n", p.group_size, p.nsteps,
-          (long long)o.tl, (long long)o.tw, (long long)o.tacc);
+  int kmin = (p.hout * p.wout + p.group_size - 1) / p.group_size;
+  char kmin_note[48] = "", start[32] = "no MIP start";
+  if (p.nsteps != kmin) snprintf(kmin_note, sizeof kmin_note, " (Kmin %d)", kmin);
+  if (p.warm_objective >= 0) snprintf(start, sizeof start, "MIP start %lld", (long long)p.warm_objective);
+  fprintf(out, "G = %d patches per step, %d steps%s; tl = %lld, tw = %lld, tacc = %lld\n", p.group_size, p.nsteps,
+          kmin_note, (long long)o.tl, (long long)o.tw, (long long)o.tacc);
   if (strategy == STEPS_ILP)
-    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (MIP start %lld)%s\n", IlpStatus_name(p.ilp_status),
-            p.ilp_seconds, p.ilp_nodes, p.ilp_bound, (long long)p.warm_objective,
+    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (%s)%s\n", IlpStatus_name(p.ilp_status), p.ilp_seconds,
+            p.ilp_nodes, p.ilp_bound, start,
             !p.proven_by                      ? ""
             : strcmp(p.proven_by, "bound") == 0 ? ", proven by the trivial bound (every pixel loaded once)"
             : strcmp(p.proven_by, "search") == 0 ? ", proven by the exact search"

@@ -20,6 +20,7 @@ typedef struct {
   bool json;              /* one JSON object instead of text (every step) */
   bool paper_model;       /* steps-ilp: the paper's MIP alone (STEPS_MODEL_PAPER) */
   int threads;            /* steps-ilp: threads of the exact search (0: one per processor) */
+  int steps;              /* steps-ilp: number of groups n (0: Kmin, as the paper) */
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);

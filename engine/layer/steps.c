@@ -259,13 +259,16 @@ Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *
   return st;
 }
 
-/* A fixed order cut into groups of g (the last one shorter). */
-static Status Steps_chunked(const Layer *l, const StepsOptions *o, const int *order, int npatch, int g,
+/* A fixed order cut into groups of g (the last one shorter), or into ng groups of
+ * near-equal sizes when ng is more than that takes (the ILP's start for --steps). */
+static Status Steps_chunked(const Layer *l, const StepsOptions *o, const int *order, int npatch, int g, int ng,
                             StepsPlan *p, SpError *err) {
-  int ng = (npatch + g - 1) / g;
+  int kmin = (npatch + g - 1) / g;
+  if (ng <= kmin || ng > npatch) ng = kmin;
   int *sizes = malloc(sizeof(int) * (size_t)ng);
   if (!sizes) return SpError_set(err, SP_ERR_NOMEM, "step plan");
-  for (int k = 0; k < ng; k++) sizes[k] = k < ng - 1 ? g : npatch - g * (ng - 1);
+  for (int k = 0; k < ng; k++)
+    sizes[k] = ng == kmin ? (k < ng - 1 ? g : npatch - g * (ng - 1)) : npatch / ng + (k < npatch % ng);
   Status st = Steps_fromGroups(l, o, order, sizes, ng, p, err);
   free(sizes);
   return st;
@@ -294,7 +297,7 @@ Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsP
       if (v == 0) continue;
       if (v < 0) Steps_heuristicOrder((int)l->P, (int)l->Q, false, order); /* Row-by-Row */
       else Steps_stripOrder((int)l->P, (int)l->Q, v, order); /* v = 1: ZigZag */
-      st = Steps_chunked(l, o, order, npatch, g, &cand, err);
+      st = Steps_chunked(l, o, order, npatch, g, o->groups, &cand, err);
       if (st != SP_OK) break;
       bool ok = (o->max_loads <= 0 || cand.max_loads <= o->max_loads) && cand.fits;
       if (!have || (ok && !best_ok) || (ok == best_ok && cand.objective < best.objective)) {
@@ -306,7 +309,7 @@ Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsP
     if (have) StepsPlan_free(&best);
   } else {
     Steps_heuristicOrder((int)l->P, (int)l->Q, s == STEPS_ZIGZAG, order);
-    st = Steps_chunked(l, o, order, npatch, g, p, err);
+    st = Steps_chunked(l, o, order, npatch, g, 0, p, err);
   }
   free(order);
   if (st == SP_OK) {

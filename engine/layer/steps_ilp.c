@@ -168,8 +168,9 @@ static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsP
                       SpError *err) {
   const int npatch = warm->hout * warm->wout;
   int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
-  if (n < (npatch + g - 1) / g || n > npatch)
-    return SpError_set(err, SP_ERR_ARG, "%d groups of at most %d cannot hold %d patches", n, g, npatch);
+  if (n < (npatch + g - 1) / g || n > npatch) /* none empty, none over G */
+    return SpError_set(err, SP_ERR_ARG, "%d steps: %d patches in steps of 1 to %d patches take %d (Kmin) to %d steps",
+                       n, npatch, g, (npatch + g - 1) / g, npatch);
   const int64_t ker = (int64_t)warm->cout * warm->cin * warm->hk * warm->wk;
   /* The model grows as steps x (patches + 2 pixels); already at 8x8 inputs GLPK's
    * root LP does not finish in 10 s (bench steps), so past 100k columns building it
