@@ -46,6 +46,8 @@ case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
 # SmartShuttle's scheme table and the steps map (ZigZag, stepped to step 4) in the layer view
 case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immm"
 case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
+# the same ZigZag with 3 patches per step (-), at step 2
+case_ alexnet_layer_steps_g3 alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left>-<Right>"
 case_ fig1_picker_prefix     fig1     80x24  "Onasnet"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"

@@ -22,6 +22,7 @@ enum { LV_NARCH = 3 };
 typedef struct LayerView {
   Layer layer;
   int method, arch;          /* indices: LayerMap_methods, LayerView_archs */
+  int group_size;            /* patches per step of the steps methods (+/-) */
   Arch archs[LV_NARCH];
   bool arch_ok[LV_NARCH];
   char arch_err[LV_NARCH][SP_ERROR_TEXT];
@@ -35,7 +36,7 @@ typedef struct LayerView {
   Status st;
   SpError err;
   LayerMapResult res;
-  int res_method, res_arch;  /* what res answers */
+  int res_method, res_arch, res_group; /* what res answers */
   ShuttlePaneResult *sres;   /* methods past the engine's table: SmartShuttle, steps (shuttle_pane.c) */
 } LayerView;
 
@@ -57,7 +58,7 @@ static void LayerView_progress(const char *stage, double inc, double bound, doub
   pthread_mutex_unlock(&v->lock);
 }
 
-static void LayerView_solve(LayerView *v, int method, int arch, bool snapshot) {
+static void LayerView_solve(LayerView *v, int method, int arch, int group_size, bool snapshot) {
   LayerMapOptions o;
   LayerMapOptions_init(&o);
   o.time_limit = 10;
@@ -70,7 +71,7 @@ static void LayerView_solve(LayerView *v, int method, int arch, bool snapshot) {
   ShuttlePaneResult *sres = NULL;
   Status st;
   if (method >= LayerMap_nmethods) {
-    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, &v->cancel, err.text, sizeof err.text);
+    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, group_size, &v->cancel, err.text, sizeof err.text);
     st = sres ? SP_OK : SP_ERR_ARG;
   } else
     st = v->arch_ok[arch] ? LayerMap_methods[method].fn(&v->archs[arch], &v->layer, &o, &r, &err)
@@ -83,6 +84,7 @@ static void LayerView_solve(LayerView *v, int method, int arch, bool snapshot) {
   if (!st && !sres) v->res = r;
   v->res_method = method;
   v->res_arch = arch;
+  v->res_group = group_size;
   v->busy = false;
   v->fresh = true;
   pthread_mutex_unlock(&v->lock);
@@ -90,12 +92,12 @@ static void LayerView_solve(LayerView *v, int method, int arch, bool snapshot) {
 
 typedef struct {
   LayerView *v;
-  int method, arch;
+  int method, arch, group_size;
 } LayerJob;
 
 static void *LayerView_main(void *arg) {
   LayerJob *job = arg;
-  LayerView_solve(job->v, job->method, job->arch, false);
+  LayerView_solve(job->v, job->method, job->arch, job->group_size, false);
   free(job);
   return NULL;
 }
@@ -116,19 +118,19 @@ static void LayerView_start(App *app) {
   v->busy = true;
   snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
   if (!app->worker) {
-    LayerView_solve(v, v->method, v->arch, true);
+    LayerView_solve(v, v->method, v->arch, v->group_size, true);
     return;
   }
   LayerJob *job = malloc(sizeof *job);
   if (job) {
-    *job = (LayerJob){v, v->method, v->arch};
+    *job = (LayerJob){v, v->method, v->arch, v->group_size};
     if (pthread_create(&v->thread, NULL, LayerView_main, job) == 0) {
       v->thread_live = true;
       return;
     }
     free(job);
   }
-  LayerView_solve(v, v->method, v->arch, false); /* no thread: solve here */
+  LayerView_solve(v, v->method, v->arch, v->group_size, false); /* no thread: solve here */
 }
 
 bool LayerView_isOpen(const App *app) { return app->layer_view != NULL; }
@@ -146,6 +148,7 @@ int LayerView_open(App *app) {
   LayerView *v = calloc(1, sizeof *v);
   if (!v) return 0;
   v->layer = l;
+  v->group_size = SHUTTLE_PANE_GROUP_SIZE;
   pthread_mutex_init(&v->lock, NULL);
   for (int i = 0; i < LV_NARCH; i++) {
     char path[1024];
@@ -203,6 +206,14 @@ int LayerView_key(App *app, int key) {
   case 'C':
     atomic_store(&v->cancel, 1);
     return ACT_REDRAW;
+  case '+':
+  case '-': { /* patches per step, for the steps methods that group (not S1) */
+    int most = v->layer.P * v->layer.Q < 4096 ? (int)(v->layer.P * v->layer.Q) : 4096;
+    int g = v->group_size + (key == '+' ? 1 : -1);
+    if (v->method <= LayerMap_nmethods + 1 || g < 1 || g > most) return v->method > LayerMap_nmethods + 1 ? ACT_REDRAW : 0;
+    v->group_size = g;
+    break;
+  }
   default:
     return 0;
   }
@@ -244,7 +255,7 @@ void LayerView_draw(App *app, Grid *g) {
   const Arch *a = &v->archs[v->arch];
   Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerView_methodName(v->method),
               v->method < LayerMap_nmethods ? LayerView_archs[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
-  bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch;
+  bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch && v->res_group == v->group_size;
   if (shown && !v->st && v->method >= LayerMap_nmethods) {
     ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
   } else if (shown && v->st) {
@@ -286,10 +297,12 @@ void LayerView_draw(App *app, Grid *g) {
   }
   pthread_mutex_unlock(&v->lock);
   bool stepping = v->method > LayerMap_nmethods; /* the steps map has the cursor keys */
+  bool grouping = v->method > LayerMap_nmethods + 1; /* row, zigzag, ilp: G patches per step */
   char close[16]; /* the layer key as bound, not a hard-coded letter */
   Key_name(Actions_keyOf("layer"), close, sizeof close);
   Grid_printf(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
-              stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
-                       : " m/Left/Right method, a arch, C cancel, Esc/%s close ",
+              grouping   ? " m method, +/- patches per step, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
+              : stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
+                         : " m/Left/Right method, a arch, C cancel, Esc/%s close ",
               close);
 }

@@ -28,7 +28,8 @@ const char *ShuttlePane_methodName(int which) {
   return which >= 0 && which < SHUTTLE_PANE_METHODS ? ShuttleMethod_names[which] : "?";
 }
 
-ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, atomic_int *cancel, char *err, int errlen) {
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel, char *err,
+                                     int errlen) {
   ShuttlePaneResult *r = calloc(1, sizeof *r);
   SpError e = {0};
   if (!r) {
@@ -48,7 +49,7 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, atomic_int *canc
     static const StepsStrategy strategies[] = {STEPS_S1_BASELINE, STEPS_ROW, STEPS_ZIGZAG, STEPS_ILP};
     StepsOptions o;
     StepsOptions_init(&o);
-    o.group_size = 4;
+    o.group_size = group_size;
     o.cancel = cancel;
     r->steps = true;
     st = Steps_plan(l, &o, strategies[which - 1], &r->plan, &e);

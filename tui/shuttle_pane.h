@@ -15,9 +15,13 @@ enum { SHUTTLE_PANE_METHODS = 5 }; /* smartshuttle, steps-s1, steps-row, steps-z
 typedef struct ShuttlePaneResult ShuttlePaneResult;
 
 const char *ShuttlePane_methodName(int which);
-/* Runs method `which` on l (may take the ILP's 10 s; stops on *cancel); NULL with
- * err filled on failure. */
-ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, atomic_int *cancel, char *err, int errlen);
+/* The patches per step the steps methods start with (the layer command's default). */
+enum { SHUTTLE_PANE_GROUP_SIZE = 4 };
+
+/* Runs method `which` on l, the steps methods with group_size patches per step
+ * (may take the ILP's 10 s; stops on *cancel); NULL with err filled on failure. */
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel, char *err,
+                                     int errlen);
 void ShuttlePaneResult_free(ShuttlePaneResult *r);
 /* true: the key moved the steps cursor (Left/Right/PgUp/PgDn/Home/End). */
 bool ShuttlePane_key(ShuttlePaneResult *r, int key);
