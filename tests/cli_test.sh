@@ -212,6 +212,11 @@ expect 0 "6 steps (Kmin 5)" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" 
 expect 0 "Eq. 15 objective 33 " "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 6
 expect 1 "4 steps: 9 patches in steps of 1 to 2 patches take 5 (Kmin) to 9 steps" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 4
 expect 2 "--steps is for steps-ilp" "$bin" layer 3_3_1_1_1 --method steps-row --steps 6
+# Ctrl-C stops the steps ILP (10x10, G = 3: not proven in a minute) and keeps its best plan, checked; exit 130
+if command -v timeout >/dev/null 2>&1; then
+  expect 130 "ILP: cancelled in" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=8,Q=8,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60
+  expect 130 "functional check: ok" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=8,Q=8,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60
+fi
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle

@@ -299,16 +299,20 @@ static int Layer_run(int argc, char **argv) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
     return EXIT_USAGE;
   }
-  if (shuttle) return CliLayerShuttle_run(&Cli_layer, &a, mname, &layer);
-  LayerMapResult r;
   bool tty = isatty(2);
-  if (tty) opt.progress = Layer_progress;
-  opt.cancel = &Layer_interrupted;
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = Layer_onSigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old);
+  if (shuttle) {
+    rc = CliLayerShuttle_run(&Cli_layer, &a, mname, &layer, &Layer_interrupted, tty);
+    sigaction(SIGINT, &old, NULL);
+    return rc;
+  }
+  LayerMapResult r;
+  if (tty) opt.progress = Layer_progress;
+  opt.cancel = &Layer_interrupted;
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
   sigaction(SIGINT, &old, NULL);
   if (tty) fprintf(stderr, "\r%90s\r", "");

@@ -19,7 +19,18 @@ static int LayerSteps_num(const char *s, const char *what, long long lo, long lo
   return 0;
 }
 
-int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *method, Layer *l) {
+/* The steps ILP's progress on a terminal's stderr (one line, rewritten in place). */
+static void LayerSteps_progress(const IlpProgress *p, void *user) {
+  (void)user;
+  if (p->has_incumbent && p->has_bound)
+    fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", p->stage ? p->stage : "",
+            p->incumbent, p->bound, 100 * p->gap, p->elapsed);
+  else fprintf(stderr, "\r%-40.40s %6.1f s%40s", p->stage ? p->stage : "", p->elapsed, "");
+  fflush(stderr);
+}
+
+int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *method, Layer *l, atomic_int *cancel,
+                        bool tty) {
   const CliArgs *a = ap;
   ShuttleMethodOptions o;
   ShuttleMethodOptions_init(&o);
@@ -93,5 +104,10 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
     return EXIT_USAGE;
   }
   o.paper_model = model && strcmp(model, "paper") == 0;
-  return ShuttleMethod_run(method, l, &o, stdout);
+  o.cancel = cancel;
+  if (tty) o.progress = LayerSteps_progress;
+  int rc = ShuttleMethod_run(method, l, &o, stdout);
+  if (tty) fprintf(stderr, "\r%90s\r", "");
+  if (rc == EXIT_INTERRUPTED) fprintf(stderr, "spadmap layer: interrupted (Ctrl-C)\n");
+  return rc;
 }

@@ -3,6 +3,9 @@
 #ifndef SPADMAP_CLI_LAYER_SHUTTLE_H
 #define SPADMAP_CLI_LAYER_SHUTTLE_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "cli.h"
 #include "layer/layer.h"
 
@@ -22,7 +25,10 @@
   {"--threads", "N", "steps-ilp: threads of the exact search (default: one per processor, at most 8)"},
 
 /* Runs `method` (ShuttleMethod_known) on l with cmd's options from a (--arch
- * defaults to smartshuttle here); an exit code. */
-int CliLayerShuttle_run(const CliCommand *cmd, const CliArgs *a, const char *method, Layer *l);
+ * defaults to smartshuttle here); *cancel (set by the caller's Ctrl-C handler)
+ * stops the oracle and the steps ILP; tty: the ILP's progress goes to stderr.
+ * An exit code. */
+int CliLayerShuttle_run(const CliCommand *cmd, const CliArgs *a, const char *method, Layer *l, atomic_int *cancel,
+                        bool tty);
 
 #endif

@@ -77,9 +77,15 @@ static cJSON *ShuttleMethod_tilingJSON(const ShuttleTiling *t, const ShuttleVolu
   return o;
 }
 
+/* The exit code of a failed run (cli.h's list). */
+static int ShuttleMethod_exit(Status st) {
+  return st == SP_ERR_CANCELLED ? 130 : st == SP_ERR_LIMIT || st == SP_ERR_SOLVER ? 3 : 1;
+}
+
 static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo, FILE *out) {
   ShuttleOptions o;
   ShuttleOptions_init(&o);
+  o.cancel = mo->cancel;
   Arch arch;
   SpError err;
   const char *path = mo->arch_path ? mo->arch_path : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
@@ -96,9 +102,10 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
     }
   }
   ShuttleLayer r;
-  if (Shuttle_analyze(l, &o, &r, &err) != SP_OK) {
+  Status status = Shuttle_analyze(l, &o, &r, &err);
+  if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return 1;
+    return ShuttleMethod_exit(status);
   }
   if (mo->json) {
     static const char *const caps[] = {"paper", "halo", "raw"};
@@ -156,15 +163,22 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.model = mo->paper_model ? STEPS_MODEL_PAPER : STEPS_MODEL_EXACT;
   o.threads = mo->threads;
   o.groups = mo->steps;
+  o.cancel = mo->cancel;
+  o.progress = mo->progress;
+  o.user = mo->user;
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return status == SP_ERR_LIMIT || status == SP_ERR_SOLVER || status == SP_ERR_CANCELLED ? 3 : 1;
+    return ShuttleMethod_exit(status);
   }
-  Status check = Steps_execute(l, &o, &p, 1, &err);
+  /* a plan kept from a cancelled solve is still checked (the flag stays set) */
+  StepsOptions checking = o;
+  checking.cancel = NULL;
+  Status check = Steps_execute(l, &checking, &p, 1, &err);
+  int code = check != SP_OK ? 1 : strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED ? 130 : 0;
   if (mo->json) {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "method", Steps_strategyName(strategy));
@@ -208,7 +222,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
     cJSON_AddNumberToObject(j, "final_write", (double)p.final_write);
     ShuttleMethod_print(j, out);
     StepsPlan_free(&p);
-    return check == SP_OK ? 0 : 1;
+    return code;
   }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
           Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
@@ -251,7 +265,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   fprintf(out, "%6s %-28s %8s %8s %8lld %10s\n", "end", "(write back the last outputs)", "", "",
           (long long)p.final_write, "");
   StepsPlan_free(&p);
-  return check == SP_OK ? 0 : 1;
+  return code;
 }
 
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out) {

@@ -4,9 +4,11 @@
 #ifndef SPADMAP_SHUTTLE_METHODS_H
 #define SPADMAP_SHUTTLE_METHODS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ilp.h"
 #include "layer/layer.h"
 
 typedef struct {
@@ -21,6 +23,9 @@ typedef struct {
   bool paper_model;       /* steps-ilp: the paper's MIP alone (STEPS_MODEL_PAPER) */
   int threads;            /* steps-ilp: threads of the exact search (0: one per processor) */
   int steps;              /* steps-ilp: number of groups n (0: Kmin, as the paper) */
+  atomic_int *cancel;     /* non-zero: the oracle and the steps ILP stop (Ctrl-C); NULL: none */
+  void (*progress)(const IlpProgress *p, void *user); /* the steps ILP's progress, or NULL */
+  void *user;
 } ShuttleMethodOptions;
 
 void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
@@ -30,7 +35,7 @@ extern const char *const ShuttleMethod_help[];
 bool ShuttleMethod_known(const char *method);
 /* Runs one method on a layer, printing the result; returns an exit code as cli.h
  * lists them (0 ok; 1 failed, 3 a solver limit or failure: the message is printed
- * to stderr). */
+ * to stderr; 130 cancelled: a steps plan found before is still printed). */
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out);
 
 #endif
