@@ -207,10 +207,11 @@ int LayerView_key(App *app, int key) {
     atomic_store(&v->cancel, 1);
     return ACT_REDRAW;
   case '+':
-  case '-': { /* patches per step, for the steps methods that group (not S1) */
+  case '-': { /* patches per step G of Row, ZigZag and the ILP */
+    if (v->method <= LayerMap_nmethods + 1) return 0; /* a mapper, SmartShuttle, S1: no G */
     int most = v->layer.P * v->layer.Q < 4096 ? (int)(v->layer.P * v->layer.Q) : 4096;
     int g = v->group_size + (key == '+' ? 1 : -1);
-    if (v->method <= LayerMap_nmethods + 1 || g < 1 || g > most) return v->method > LayerMap_nmethods + 1 ? ACT_REDRAW : 0;
+    if (g < 1 || g > most) return ACT_REDRAW; /* at a limit: nothing to solve again */
     v->group_size = g;
     break;
   }
