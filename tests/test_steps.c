@@ -182,6 +182,16 @@ static int Ts_bruteForce(int hout, int wout, int g, int n, int max_loads) {
   return best;
 }
 
+/* The ILP's options for the brute-force comparisons: G, Eq. 9's bound, a minute. */
+static StepsOptions Ts_ilpOptions(int g, int max_loads) {
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = g;
+  o.max_loads = max_loads;
+  o.time_limit = 60;
+  return o;
+}
+
 /* Both ways of proving (the exact search behind the trivial bound, and the paper's
  * MIP alone) reach the optimum that brute force finds, on tiny layers (square and
  * not: the search uses the square's symmetries only on squares), with and without
@@ -199,11 +209,7 @@ TEST(ilp_matches_brute_force) {
       int np = hout * wout, n = (np + g - 1) / g;
       int best = Ts_bruteForce(hout, wout, g, n, max_loads);
       Layer l = Ts_layer(1, 1, 3, hout, wout, 1);
-      StepsOptions o;
-      StepsOptions_init(&o);
-      o.group_size = g;
-      o.max_loads = max_loads;
-      o.time_limit = 60;
+      StepsOptions o = Ts_ilpOptions(g, max_loads);
       o.model = (StepsModel)model;
       StepsPlan p;
       SpError err;
@@ -372,12 +378,8 @@ TEST(ilp_more_steps_than_kmin) {
       CHECK(n > (hout * wout + g - 1) / g);
       int best = Ts_bruteForce(hout, wout, g, n, max_loads);
       Layer l = Ts_layer(1, 1, 3, hout, wout, 1);
-      StepsOptions o;
-      StepsOptions_init(&o);
-      o.group_size = g;
+      StepsOptions o = Ts_ilpOptions(g, max_loads);
       o.groups = n;
-      o.max_loads = max_loads;
-      o.time_limit = 60;
       StepsPlan p;
       SpError err;
       Status st = Steps_plan(&l, &o, STEPS_ILP, &p, &err);
@@ -396,9 +398,7 @@ TEST(ilp_more_steps_than_kmin) {
       StepsPlan_free(&p);
     }
   Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
-  StepsOptions o;
-  StepsOptions_init(&o);
-  o.group_size = 2;
+  StepsOptions o = Ts_ilpOptions(2, 2);
   StepsPlan p;
   SpError err;
   for (int n = 4; n <= 10; n += 6) {
