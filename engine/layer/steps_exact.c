@@ -13,9 +13,10 @@
  * holding it, or stranded, which spends one unit of the budget best - 1 - bound),
  * then filled with any other patches. Every group is generated exactly once (the
  * patches tried before for the same pixel are forbidden in the later branches, a
- * stranded pixel forbids every patch holding it). On a square layer the first
- * group is taken canonical under the 8 symmetries of the square (a plan's image
- * costs the same). While a group is built, two packings prune it: the pixels
+ * stranded pixel forbids every patch holding it). On a square layer each group is
+ * taken canonical under the symmetries of the square that fix the groups before it
+ * (all 8 for the first group): a plan's image costs the same, and the image that
+ * is least group by group passes (Ex_take). While a group is built, two packings prune it: the pixels
  * still to cover that no two allowed patches share (beyond the slots left, they
  * are stranded), and the pixels of its union that stay needed after it, however
  * it is completed (beyond G, the next group strands them). The search runs on
@@ -102,6 +103,7 @@ typedef struct {
 
 typedef struct {
   int np, npix, n, g, max_loads, nsym;
+  unsigned stab[65]; /* stab[k]: the symmetries (bit t: sym[t]) mapping each of groups 0..k-1 onto itself */
   int64_t cin, cout, ker, size_mem;
   uint64_t pm[64 * EX_QW][EX_PW]; /* pixels of each patch */
   PSet pp[64 * EX_PW];     /* patches holding each pixel */
@@ -254,12 +256,20 @@ static bool Ex_seenBefore(Ex *e, const ExSeen *key) {
 
 /* A complete group s after union u at level k: its cost, Eq. 9, Eq. 12, then on. */
 static void Ex_take(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int loaded, PSet s) {
-  if (k == 0 && e->nsym > 1) { /* canonical first group */
+  /* Canonical under the symmetries t that fix every group before it: t maps the
+   * state onto itself, so a plan through t(s) costs what one through s does; of a
+   * plan's images the one least group by group is kept (each of its groups is not
+   * above its image under those t). The state table stays sound: a state explored
+   * this way is t-invariant, so its best completion was searched up to symmetry. */
+  e->stab[k + 1] = 1; /* the identity */
+  if (e->stab[k] > 1) {
     for (int t = 1; t < e->nsym; t++) {
+      if (!(e->stab[k] >> t & 1)) continue;
       PSet img = {{0, 0}};
       int p;
       PSET_EACH(p, s) img = PSet_or(img, PSet_one(e->sym[t][p]));
       if (PSet_less(img, s)) return;
+      if (!PSet_less(s, img)) e->stab[k + 1] |= 1u << t;
     }
   }
   if (k == e->task_level) { /* a task: search it if this thread claimed it, and claim the next */
@@ -631,10 +641,12 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   }
   /* the square's symmetries act on patches when the geometry is square */
   e->nsym = 1;
+  e->stab[0] = 1;
   e->ends = PSet_one(0);
   if (geo->hout == geo->wout && geo->hk == geo->wk && geo->sh == geo->sw) {
     int m = geo->hout;
     e->nsym = 8;
+    e->stab[0] = 0xff;
     e->ends = PSet_or(PSet_or(e->ends, PSet_one(m - 1)), PSet_or(PSet_one(np - m), PSet_one(np - 1)));
     for (int t = 0; t < 8; t++)
       for (int i = 0; i < np; i++) {
