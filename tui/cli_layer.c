@@ -176,8 +176,7 @@ static void Layer_onSigint(int sig) {
   atomic_store(&Layer_interrupted, 1);
 }
 
-/* The MIP's progress on a terminal's stderr (one line, rewritten in place). */
-static void Layer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
+void CliLayer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
   (void)user;
   if (gap >= 0 && inc == inc && bound == bound)
     fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", stage, inc, bound, 100 * gap, el);
@@ -311,7 +310,7 @@ static int Layer_run(int argc, char **argv) {
     return rc;
   }
   LayerMapResult r;
-  if (tty) opt.progress = Layer_progress;
+  if (tty) opt.progress = CliLayer_progress;
   opt.cancel = &Layer_interrupted;
   Status st = method->fn(&arch, &layer, &opt, &r, &err);
   sigaction(SIGINT, &old, NULL);

@@ -13,5 +13,9 @@ Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err);
  * usage error (message printed), else -1. */
 int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o);
 cJSON *CliLayer_resultJSON(const Arch *arch, const Layer *l, const char *method, const LayerMapResult *r);
+/* A solver's progress on a terminal's stderr (one line, rewritten in place); gap < 0
+ * or a NaN incumbent/bound: only the stage and the time. The mappers' progress
+ * callback (user unused); the steps methods call it too. */
+void CliLayer_progress(const char *stage, double inc, double bound, double gap, double el, void *user);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_layer_shuttle.h"
+#include "cli_layer.h"
 #include "layer/layer.h"
 #include "shuttle_methods.h"
 
@@ -19,14 +20,10 @@ static int LayerSteps_num(const char *s, const char *what, long long lo, long lo
   return 0;
 }
 
-/* The steps ILP's progress on a terminal's stderr (one line, rewritten in place). */
+/* The steps ILP's progress, on the mappers' progress line. */
 static void LayerSteps_progress(const IlpProgress *p, void *user) {
-  (void)user;
-  if (p->has_incumbent && p->has_bound)
-    fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", p->stage ? p->stage : "",
-            p->incumbent, p->bound, 100 * p->gap, p->elapsed);
-  else fprintf(stderr, "\r%-40.40s %6.1f s%40s", p->stage ? p->stage : "", p->elapsed, "");
-  fflush(stderr);
+  bool both = p->has_incumbent && p->has_bound;
+  CliLayer_progress(p->stage ? p->stage : "", p->incumbent, p->bound, both ? p->gap : -1, p->elapsed, user);
 }
 
 int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *method, Layer *l, atomic_int *cancel,

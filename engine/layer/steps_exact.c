@@ -16,11 +16,12 @@
  * stranded pixel forbids every patch holding it). On a square layer each group is
  * taken canonical under the symmetries of the square that fix the groups before it
  * (all 8 for the first group): a plan's image costs the same, and the image that
- * is least group by group passes (Ex_take). While a group is built, two packings prune it: the pixels
- * still to cover that no two allowed patches share (beyond the slots left, they
- * are stranded), and the pixels of its union that stay needed after it, however
- * it is completed (beyond G, the next group strands them). The search runs on
- * several threads that share out the first groups (Ex_pass). */
+ * is least group by group passes (Ex_take). While a group is built, two packings
+ * prune it: the pixels still to cover that no two allowed patches share (beyond
+ * the slots left, they are stranded), and the pixels of its union that stay
+ * needed after it, however it is completed (beyond G, the next group strands
+ * them). The search runs on several threads that share out the first groups
+ * (Ex_pass). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
