@@ -20,6 +20,14 @@ enum {
   EXIT_INTERRUPTED = 130 /* Ctrl-C (128 + SIGINT); solve prints and writes the best plan found so far */
 };
 
+/* The exit code of a failed engine call: a limit or a solver failure is 3, a
+ * cancel 130 when Ctrl-C asked for it (else 3), anything else 1. Inline: the
+ * explorer's library, which prints the layer methods, uses it too. */
+static inline int Cli_exitFor(Status st, bool interrupted) {
+  if (st == SP_ERR_CANCELLED) return interrupted ? EXIT_INTERRUPTED : EXIT_LIMIT;
+  return st == SP_ERR_LIMIT || st == SP_ERR_SOLVER ? EXIT_LIMIT : EXIT_INVALID;
+}
+
 typedef struct {
   const char *name;     /* "--budget" */
   const char *arg;      /* "SIZE", or NULL for a flag */

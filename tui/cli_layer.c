@@ -317,8 +317,7 @@ static int Layer_run(int argc, char **argv) {
   if (tty) fprintf(stderr, "\r%90s\r", "");
   if (st) {
     fprintf(stderr, "spadmap layer: %s\n", err.text);
-    if (st == SP_ERR_CANCELLED && atomic_load(&Layer_interrupted)) return EXIT_INTERRUPTED;
-    return st == SP_ERR_LIMIT || st == SP_ERR_SOLVER || st == SP_ERR_CANCELLED ? EXIT_LIMIT : EXIT_INVALID;
+    return Cli_exitFor(st, atomic_load(&Layer_interrupted));
   }
   if (Cli_value(&Cli_layer, &a, "--json")) {
     cJSON *o = CliLayer_resultJSON(&arch, &layer, method->name, &r);

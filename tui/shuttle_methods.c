@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
@@ -77,9 +78,9 @@ static cJSON *ShuttleMethod_tilingJSON(const ShuttleTiling *t, const ShuttleVolu
   return o;
 }
 
-/* The exit code of a failed run (cli.h's list). */
-static int ShuttleMethod_exit(Status st) {
-  return st == SP_ERR_CANCELLED ? 130 : st == SP_ERR_LIMIT || st == SP_ERR_SOLVER ? 3 : 1;
+/* The exit code of a failed run: only Ctrl-C sets the cancel flag here. */
+static int ShuttleMethod_exit(Status st, const ShuttleMethodOptions *mo) {
+  return Cli_exitFor(st, mo->cancel && atomic_load(mo->cancel));
 }
 
 static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo, FILE *out) {
@@ -91,21 +92,21 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   const char *path = mo->arch_path ? mo->arch_path : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
   if (Arch_load(path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return 1;
+    return EXIT_INVALID;
   }
   if (mo->capacity) {
     if (!strcmp(mo->capacity, "halo")) o.capacity = SHUTTLE_CAP_HALO;
     else if (!strcmp(mo->capacity, "raw")) o.capacity = SHUTTLE_CAP_RAW;
     else if (strcmp(mo->capacity, "paper") != 0) {
       fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n", mo->capacity);
-      return 2;
+      return EXIT_USAGE;
     }
   }
   ShuttleLayer r;
   Status status = Shuttle_analyze(l, &o, &r, &err);
   if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return ShuttleMethod_exit(status);
+    return ShuttleMethod_exit(status, mo);
   }
   if (mo->json) {
     static const char *const caps[] = {"paper", "halo", "raw"};
@@ -172,13 +173,15 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", err.text);
-    return ShuttleMethod_exit(status);
+    return ShuttleMethod_exit(status, mo);
   }
   /* a plan kept from a cancelled solve is still checked (the flag stays set) */
   StepsOptions checking = o;
   checking.cancel = NULL;
   Status check = Steps_execute(l, &checking, &p, 1, &err);
-  int code = check != SP_OK ? 1 : strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED ? 130 : 0;
+  int code = check != SP_OK                                        ? EXIT_INVALID
+             : strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED ? EXIT_INTERRUPTED
+                                                                      : EXIT_OK;
   if (mo->json) {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "method", Steps_strategyName(strategy));
@@ -278,5 +281,5 @@ int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOpt
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
     if (!strcmp(method, steps[i].name)) return ShuttleMethod_steps(steps[i].s, l, o, out);
   fprintf(stderr, "spadmap: unknown method '%s'\n", method);
-  return 2;
+  return EXIT_USAGE;
 }

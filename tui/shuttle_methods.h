@@ -33,9 +33,9 @@ void ShuttleMethodOptions_init(ShuttleMethodOptions *o);
 extern const char *const ShuttleMethod_names[];
 extern const char *const ShuttleMethod_help[];
 bool ShuttleMethod_known(const char *method);
-/* Runs one method on a layer, printing the result; returns an exit code as cli.h
- * lists them (0 ok; 1 failed, 3 a solver limit or failure: the message is printed
- * to stderr; 130 cancelled: a steps plan found before is still printed). */
+/* Runs one method on a layer, printing the result; returns one of cli.h's exit
+ * codes (on a failure the message is printed to stderr; a steps-ilp cancelled by
+ * *cancel still prints the best plan it found, with EXIT_INTERRUPTED). */
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out);
 
 #endif
