@@ -23,6 +23,15 @@ case_() {
   fi
   pass=$((pass + 1))
 }
+# shows NAME TEXT: the screen case_ NAME just drew contains TEXT. A dump
+# regenerated with UPDATE_SCREENS can change what it shows (a method added before
+# the one a key script reached); this catches that.
+shows() {
+  if ! grep -qF -- "$2" "$tmp/$1.txt" 2>/dev/null; then
+    echo "FAIL $1: the screen does not show \"$2\""; fail=$((fail + 1)); return
+  fi
+  pass=$((pass + 1))
+}
 case_ fig1_start            fig1     80x24  ""
 case_ fig1_mp_pinned        fig1     80x24  "c p<Right><Right>"
 case_ diamond_mpmf_compare  diamond  120x40 "cs"
@@ -41,13 +50,20 @@ case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
 # the layer view (I): CoSA on the op at the cursor (the paper's Fig. 8 layer 3_7_512_512_1),
 # random on the 4x PE variant, an op that is no layer
 case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
+shows resnet50_layer_cosa   "best of 3 weight vectors"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Ima"
+shows resnet50_layer_random "best of 5 valid random mappings"
 case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
-# SmartShuttle's scheme table and the steps map (ZigZag, stepped to step 4) in the layer view
-case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immm"
+# SmartShuttle's scheme table (the method after the four mappers) and the steps map
+# (ZigZag, stepped to step 4) in the layer view
+case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmm"
+shows alexnet_layer_shuttle "method smartshuttle"
+shows alexnet_layer_shuttle "MACs per DRAM access"
 case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
+shows alexnet_layer_steps   "Offloading steps (zigzag): G = 4"
 # the same ZigZag with 3 patches per step (-), at step 2
 case_ alexnet_layer_steps_g3 alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left>-<Right>"
+shows alexnet_layer_steps_g3 "Offloading steps (zigzag): G = 3"
 case_ fig1_picker_prefix     fig1     80x24  "Onasnet"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"
