@@ -34,6 +34,10 @@ rm -rf "$tmp"
 shot walk_legend          diamond  100x30 "l"
 shot walk_mono            diamond  100x30 "x" --mono
 shot taa_example_offchip  taa_example 120x40 "D<Right><Tab><Tab>"
+# the layer view (I): CoSA's loop nest, SmartShuttle's scheme table, the steps map (ZigZag, step 4)
+shot layer_cosa           resnet50 120x40 "<End><Left><Left><Left><Left>I"
+shot layer_shuttle        alexnet  120x32 "<Right><Right><Right><Right><Right><Right>Immmm"
+shot layer_steps          alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"
