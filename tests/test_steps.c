@@ -408,6 +408,42 @@ TEST(ilp_more_steps_than_kmin) {
   }
 }
 
+/* The MIP start also takes the strips' columns all downwards: on an 11x11 input
+ * at G = 5, strips of 5 patch rows (left to right, then back), each column taken
+ * top to bottom (built here by hand), give Eq. 15's objective 154, where
+ * Row-by-Row, ZigZag and the snaking strips give 170 or more within Eq. 9. The
+ * start is no worse than that order. */
+TEST(ilp_start_downward_strips) {
+  Layer l = Ts_layer(1, 1, 3, 9, 9, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 5;
+  o.time_limit = 1;
+  int order[81], sizes[17], n = 0;
+  for (int s0 = 0; s0 < 9; s0 += 5)
+    for (int t = 0; t < 9; t++)
+      for (int i = s0; i < s0 + 5 && i < 9; i++) order[n++] = i * 9 + (s0 ? 8 - t : t);
+  CHECK_EQ(n, 81);
+  for (int k = 0; k < 17; k++) sizes[k] = k < 16 ? 5 : 1;
+  StepsPlan by_hand, row, zig, p;
+  SpError err;
+  CHECK_EQ(Steps_fromGroups(&l, &o, order, sizes, 17, &by_hand, &err), SP_OK);
+  CHECK_EQ(by_hand.objective, 154);
+  CHECK(by_hand.max_loads <= 2);
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &row, &err), SP_OK);
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ZIGZAG, &zig, &err), SP_OK);
+  CHECK(row.max_loads > 2 || row.objective >= 170);
+  CHECK(zig.max_loads > 2 || zig.objective >= 170);
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
+  CHECK(p.warm_objective > 0 && p.warm_objective <= by_hand.objective);
+  CHECK(p.objective <= p.warm_objective);
+  CHECK_EQ(Steps_execute(&l, &o, &p, 5, &err), SP_OK);
+  StepsPlan_free(&by_hand);
+  StepsPlan_free(&row);
+  StepsPlan_free(&zig);
+  StepsPlan_free(&p);
+}
+
 /* A memory too small for any grouping is reported, not hidden. */
 TEST(ilp_infeasible_memory) {
   Layer l = Ts_layer(1, 1, 3, 3, 3, 1);
@@ -423,4 +459,5 @@ TEST(ilp_infeasible_memory) {
 
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
           T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
-          T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_infeasible_memory))
+          T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_start_downward_strips),
+          T(ilp_infeasible_memory))

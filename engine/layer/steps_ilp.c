@@ -21,7 +21,8 @@
  * Objective: Eq. 15, tl * Cin * sum pxl_I + n * tacc (the constant added after).
  * n is Kmin = ceil(|X| / G) as in the paper's experiments, unless o->groups says
  * otherwise. The MIP start is the best of Row-by-Row, ZigZag and the strip snakes
- * (steps.c) that keeps Eq. 9 and Eq. 12; the paper starts from Row-by-Row or ZigZag. */
+ * (steps.c: strips of 2..G rows, columns snaking or all downwards) that keeps
+ * Eq. 9 and Eq. 12; the paper starts from Row-by-Row or ZigZag. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,8 +9,9 @@ Status Steps_checkLayer(const Layer *l, SpError *err);
 /* The patch order of a heuristic strategy (row-major or boustrophedon). */
 void Steps_heuristicOrder(int hout, int wout, bool zigzag, int *order);
 /* Strip snake: strips of a patch rows, left to right then back, each strip
- * column by column, the columns alternating up and down (a = 1: ZigZag). */
-void Steps_stripOrder(int hout, int wout, int a, int *order);
+ * column by column, the columns alternating up and down (snake_cols) or all
+ * taken downwards (a = 1: ZigZag). */
+void Steps_stripOrder(int hout, int wout, int a, bool snake_cols, int *order);
 /* A plan with the same groups as src (recomputed under o). */
 Status Steps_copyGroups(const Layer *l, const StepsOptions *o, const StepsPlan *src, StepsPlan *plan, SpError *err);
 /* The ILP grouping (Section 5): fills plan; warm is the best heuristic plan. */
