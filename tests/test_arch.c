@@ -89,6 +89,8 @@ TEST(errors_name_the_place) {
       {"\"outputs\": 2}", "\"outputs\": 9}", "precision.outputs: expected an integer in 1..8, got number 9"},
       {"\"holds\": [\"weights\", \"inputs\", \"outputs\"], \"bandwidth\": 2", "\"holds\": [\"weights\"], \"bandwidth\": 2",
        "the outermost level (\"DRAM\") must hold weights, inputs and outputs"},
+      {"\"name\": \"DRAM\", \"instances\": 1,", "\"name\": \"DRAM\", \"instances\": 1, \"capacity\": 10,",
+       "levels[1].capacity: the outermost level holds the whole layer and takes no capacity"},
       {"\"levels\": [", "\"levels\": 3, \"x\": [", "levels: expected an array of levels, got number 3"},
       {"\"mac_pj\": 1,", "\"mac_pj\": 1", "t.json:2:"}, /* syntax: line:column */
   };

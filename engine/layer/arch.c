@@ -106,6 +106,11 @@ static Status Arch_level(ArchLoader *ld, const cJSON *o, int i, bool last, ArchL
   const cJSON *cap = cJSON_GetObjectItemCaseSensitive(o, "capacity");
   if (!cap && !last)
     return Arch_fail(ld, path, "missing key \"capacity\" (bytes per instance; only the outermost level may omit it)");
+  if (cap && last) { /* the mappers hold the whole layer there (random.c, exhaustive.c rely on it) */
+    char cp[48];
+    snprintf(cp, sizeof cp, "%s.capacity", path);
+    return Arch_fail(ld, cp, "the outermost level holds the whole layer and takes no capacity (omit the key)");
+  }
   if (cap && (st = Arch_int(ld, o, path, "capacity", true, 1, (int64_t)1 << 50, &lv->capacity))) return st;
   const cJSON *holds = cJSON_GetObjectItemCaseSensitive(o, "holds");
   char p[64];
