@@ -83,6 +83,65 @@ TEST(parse_forms) {
   CHECK_EQ(Layer_parse("R=3,X=4", &l, &err), SP_ERR_ARG);
   CHECK_HAS(err.text, "unknown key");
   CHECK_EQ(Layer_parse("3_0_64_64_1", &l, &err), SP_ERR_ARG);
+  /* the long form: each key's own range, each key once, no trailing comma */
+  CHECK_EQ(Layer_parse("R=3,S=3,P=4,Q=4,C=2,K=2,pad=0", &l, &err), SP_OK);
+  CHECK_EQ(l.pad_h, 0);
+  static const char *const bad[][2] = {
+      {"R=3,stride=0", "stride: expected an integer in 1..64"}, {"R=3,pad=1025", "pad: expected an integer in 0..1024"},
+      {"R=3,R=5", "R given twice"},                            {"R=3,", "nothing after the last ','"},
+      {"R=3x", "R: expected an integer in 1..16777216"},       {"C=0", "C: expected an integer in 1..16777216"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ(Layer_parse(bad[i][0], &l, &err), SP_ERR_ARG);
+    CHECK_HAS(err.text, bad[i][1]);
+  }
+  /* MACs past 2^48 would overflow the models' int64 counts: refused, in both forms */
+  CHECK_EQ(Layer_parse("65536_65536_1_1_1", &l, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "more than 2^48 MACs");
+  CHECK_EQ(Layer_parse("R=1,S=1,P=1,Q=1,C=16777216,K=16777216,N=16777216", &l, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "more than 2^48 MACs");
+  CHECK_EQ(Layer_parse("R=1,S=1,P=1,Q=1,C=16777216,K=16777216,N=1", &l, &err), SP_OK); /* 2^48 itself */
+}
+
+/* A conv2d op whose attributes are malformed is refused naming the attribute, not
+ * read as the default (a stride of "2" used to be taken as 1); so are an output
+ * larger than the padded input gives, groups past range and layers past 2^48 MACs. */
+static Status Tl_conv(const char *attrs, const char *yshape, SpError *err) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"t\", \"tensors\": ["
+           "{\"name\": \"x\", \"shape\": [1, 4, 8, 8], \"dtype\": \"int8\", \"kind\": \"input\"},"
+           "{\"name\": \"w\", \"shape\": [4, 4, 3, 3], \"dtype\": \"int8\", \"kind\": \"param\"},"
+           "{\"name\": \"y\", \"shape\": %s, \"dtype\": \"int8\", \"kind\": \"output\"}],"
+           "\"ops\": [{\"name\": \"c\", \"type\": \"conv2d\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"y\"],"
+           " \"attrs\": {%s}}]}",
+           yshape, attrs);
+  Net *net = NULL;
+  Status st = Net_parse(text, strlen(text), "t.json", &net, err);
+  if (st != SP_OK) return st;
+  Layer l;
+  st = Layer_fromOp(net, 0, &l, err);
+  Net_free(net);
+  return st;
+}
+
+TEST(conv_attrs_checked) {
+  SpError err = {0};
+  CHECK_EQ(Tl_conv("\"stride\": [2, 2], \"padding\": [1, 1]", "[1, 4, 4, 4]", &err), SP_OK);
+  CHECK_EQ(Tl_conv("\"stride\": 1, \"padding\": 1", "[1, 4, 8, 8]", &err), SP_OK);
+  CHECK_EQ(Tl_conv("\"stride\": 2", "[1, 4, 4, 4]", &err), SP_OK); /* no padding: 3; a SAME end pad: 4 */
+  static const char *const bad[][3] = {
+      {"\"stride\": \"2\"", "[1, 4, 4, 4]", "attrs.stride: expected an integer or [height, width]"},
+      {"\"stride\": [2, 2, 2]", "[1, 4, 4, 4]", "attrs.stride: expected an integer or [height, width]"},
+      {"\"stride\": [2.5, 2]", "[1, 4, 4, 4]", "attrs.stride: expected an integer or [height, width]"},
+      {"\"dilation\": \"2\"", "[1, 4, 6, 6]", "attrs.dilation: expected an integer or [height, width]"},
+      {"\"dilation\": 2", "[1, 4, 4, 4]", "dilation 2x2 is not in the layer model"},
+      {"\"groups\": 4294967296", "[1, 4, 6, 6]", "attrs.groups: expected an integer in 1..16777216"},
+      {"\"stride\": 2", "[1, 4, 100, 100]", "output height 100 does not follow from input 8, kernel 3, stride 2"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ(Tl_conv(bad[i][0], bad[i][1], &err), SP_ERR_ARG);
+    CHECK_HAS(err.text, bad[i][2]);
+  }
 }
 
 
@@ -531,6 +590,6 @@ TEST(nest_text_is_listing_1) {
                  "      spatial_for k0 = [0 : 2) :\n        // Reg level\n        MAC\n");
 }
 
-TEST_MAIN("layer", T(resnet50_layers), T(refine_local_search), T(grouped_and_matmul), T(parse_forms), T(cost_by_hand), T(halo_and_capacity),
+TEST_MAIN("layer", T(resnet50_layers), T(refine_local_search), T(grouped_and_matmul), T(parse_forms), T(conv_attrs_checked), T(cost_by_hand), T(halo_and_capacity),
           T(exhaustive_matches_brute_force), T(cosa_valid_on_resnet_layers), T(cosa_names_the_binding_level),
           T(nest_text_is_listing_1))

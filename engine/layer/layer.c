@@ -15,16 +15,38 @@ static int64_t Layer_elems(const Tensor *t) {
   return n;
 }
 
-/* attrs.key as [a, b] (or a single integer, used for both); false if absent. */
+/* attrs.key as [a, b] (or a single integer, used for both); out is left as it
+ * is when the key is absent. false when it is there but neither form: a stride of
+ * "2" or [2, 2, 2] is refused, not read as the default. */
 static bool Layer_pair(const cJSON *attrs, const char *key, int64_t out[2]) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(attrs, key);
-  if (!v) return false;
+  if (!v) return true;
   if (Json_exactInt(v, &out[0])) {
     out[1] = out[0];
     return true;
   }
   if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2) return false;
   return Json_exactInt(cJSON_GetArrayItem(v, 0), &out[0]) && Json_exactInt(cJSON_GetArrayItem(v, 1), &out[1]);
+}
+
+/* The models count MACs, elements and bytes in int64: a layer whose MACs pass
+ * 2^48 (or a dimension 2^24) is refused rather than counted wrong. Every tensor
+ * is then below 2^61 elements (its halo included). */
+enum { LAYER_DIM_MAX = 1 << 24 };
+#define LAYER_MACS_MAX ((int64_t)1 << 48)
+static Status Layer_checkSize(const Layer *l, const char *what, SpError *err) {
+  const int64_t dims[] = {l->R, l->S, l->P, l->Q, l->C, l->K, l->N, l->groups};
+  static const char *const names[] = {"R", "S", "P", "Q", "C", "K", "N", "groups"};
+  int64_t macs = 1;
+  for (int i = 0; i < 8; i++) {
+    if (dims[i] < 1 || dims[i] > LAYER_DIM_MAX)
+      return SpError_set(err, SP_ERR_ARG, "%s: %s = %lld is out of the layer model's range 1..%d", what, names[i],
+                         (long long)dims[i], LAYER_DIM_MAX);
+    if (__builtin_mul_overflow(macs, dims[i], &macs) || macs > LAYER_MACS_MAX)
+      return SpError_set(err, SP_ERR_ARG, "%s: more than 2^48 MACs (R S P Q C K N groups), beyond what the models count",
+                         what);
+  }
+  return SP_OK;
 }
 
 static void Layer_init(Layer *l, const char *name, int op) {
@@ -49,14 +71,16 @@ static Status Layer_conv(const Net *net, const Op *op, const cJSON *attrs, Layer
                        where, op->name, x->rank, w->rank, y->rank);
   int64_t kernel[2] = {w->shape[2], w->shape[3]}, stride[2] = {1, 1}, pad[2] = {0, 0}, dil[2] = {1, 1}, g = 1;
   if (attrs) {
-    Layer_pair(attrs, "kernel", kernel);
-    Layer_pair(attrs, "stride", stride);
-    Layer_pair(attrs, "padding", pad);
-    Layer_pair(attrs, "dilation", dil);
+    static const char *const keys[] = {"kernel", "stride", "padding", "dilation"};
+    int64_t *vals[] = {kernel, stride, pad, dil};
+    for (int i = 0; i < 4; i++)
+      if (!Layer_pair(attrs, keys[i], vals[i]))
+        return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": attrs.%s: expected an integer or [height, width]", where,
+                           op->name, keys[i]);
     const cJSON *gv = cJSON_GetObjectItemCaseSensitive(attrs, "groups");
-    if (gv && (!Json_exactInt(gv, &g) || g < 1))
-      return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": attrs.groups: expected a positive integer", where,
-                         op->name);
+    if (gv && (!Json_exactInt(gv, &g) || g < 1 || g > LAYER_DIM_MAX))
+      return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": attrs.groups: expected an integer in 1..%d", where,
+                         op->name, LAYER_DIM_MAX);
   }
   if (dil[0] != 1 || dil[1] != 1)
     return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": dilation %lldx%lld is not in the layer model (only 1)",
@@ -64,6 +88,15 @@ static Status Layer_conv(const Net *net, const Op *op, const cJSON *attrs, Layer
   if (stride[0] < 1 || stride[1] < 1 || stride[0] > 64 || stride[1] > 64 || pad[0] < 0 || pad[1] < 0 ||
       pad[0] > 1024 || pad[1] > 1024)
     return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": stride or padding out of range", where, op->name);
+  for (int d = 0; d < 2; d++) { /* the output fits the padded input (the end pad may be one stride more: SAME) */
+    int64_t most = (x->shape[2 + d] + 2 * pad[d] + stride[d] - 1 - w->shape[2 + d]) / stride[d] + 1;
+    if (y->shape[2 + d] > most)
+      return SpError_set(err, SP_ERR_ARG,
+                         "%s: op \"%s\": output %s %lld does not follow from input %lld, kernel %lld, stride %lld, "
+                         "padding %lld (at most %lld)",
+                         where, op->name, d ? "width" : "height", (long long)y->shape[2 + d], (long long)x->shape[2 + d],
+                         (long long)w->shape[2 + d], (long long)stride[d], (long long)pad[d], (long long)(most < 0 ? 0 : most));
+  }
   if (kernel[0] != w->shape[2] || kernel[1] != w->shape[3])
     return SpError_set(err, SP_ERR_ARG, "%s: op \"%s\": attrs.kernel %lldx%lld differs from the weight's %lldx%lld",
                        where, op->name, (long long)kernel[0], (long long)kernel[1], (long long)w->shape[2],
@@ -146,7 +179,18 @@ Status Layer_fromOp(const Net *net, int op, Layer *out, SpError *err) {
     st = SpError_set(err, SP_ERR_ARG, "%s: op \"%s\" is a %s, not a convolution or matmul",
                      net->path ? net->path : net->name, o->name, o->type);
   cJSON_Delete(attrs);
+  if (st == SP_OK) {
+    char what[200];
+    snprintf(what, sizeof what, "%s: op \"%s\"", net->path ? net->path : net->name, o->name);
+    st = Layer_checkSize(out, what, err);
+  }
   return st;
+}
+
+static Status Layer_checkText(const Layer *l, const char *text, SpError *err) {
+  char what[160];
+  snprintf(what, sizeof what, "layer \"%.140s\"", text);
+  return Layer_checkSize(l, what, err);
 }
 
 static bool Layer_number(const char *s, int64_t *v, const char **end) {
@@ -162,34 +206,39 @@ Status Layer_parse(const char *text, Layer *out, SpError *err) {
   Layer_init(out, text ? text : "", -1);
   if (!text || !*text) return SpError_set(err, SP_ERR_ARG, "empty layer (expected R_P_C_K_stride)");
   if (strchr(text, '=')) {
-    /* the long form: key=value,... */
+    /* the long form: key=value,... each key once, each value in its own range */
+    static const struct { const char *key; int64_t lo, hi; } keys[] = {
+        {"R", 1, LAYER_DIM_MAX}, {"S", 1, LAYER_DIM_MAX}, {"P", 1, LAYER_DIM_MAX}, {"Q", 1, LAYER_DIM_MAX},
+        {"C", 1, LAYER_DIM_MAX}, {"K", 1, LAYER_DIM_MAX}, {"N", 1, LAYER_DIM_MAX}, {"stride", 1, 64},
+        {"groups", 1, 1 << 20},  {"pad", 0, 1024}};
+    unsigned seen = 0;
     const char *s = text;
     while (*s) {
       const char *eq = strchr(s, '=');
       if (!eq) return SpError_set(err, SP_ERR_ARG, "layer \"%s\": expected key=value at \"%s\"", text, s);
       size_t klen = (size_t)(eq - s);
-      int64_t v;
-      const char *end;
-      if (!Layer_number(eq + 1, &v, &end))
-        return SpError_set(err, SP_ERR_ARG, "layer \"%s\": %.*s: expected an integer in 1..16777216", text,
-                           (int)klen, s);
-      static const char *const keys[] = {"R", "S", "P", "Q", "C", "K", "N", "stride", "groups", "pad"};
       int k = 0;
       for (; k < 10; k++)
-        if (strlen(keys[k]) == klen && strncmp(keys[k], s, klen) == 0) break;
+        if (strlen(keys[k].key) == klen && strncmp(keys[k].key, s, klen) == 0) break;
+      if (k == 10)
+        return SpError_set(err, SP_ERR_ARG, "layer \"%s\": unknown key \"%.*s\" (keys: R S P Q C K N stride groups pad)",
+                           text, (int)klen, s);
+      if (seen >> k & 1) return SpError_set(err, SP_ERR_ARG, "layer \"%s\": %s given twice", text, keys[k].key);
+      seen |= 1u << k;
+      char *end;
+      long long v = strtoll(eq + 1, &end, 10);
+      if (end == eq + 1 || (*end && *end != ',') || v < keys[k].lo || v > keys[k].hi)
+        return SpError_set(err, SP_ERR_ARG, "layer \"%s\": %s: expected an integer in %lld..%lld", text, keys[k].key,
+                           (long long)keys[k].lo, (long long)keys[k].hi);
       int64_t *dims[] = {&out->R, &out->S, &out->P, &out->Q, &out->C, &out->K, &out->N};
       if (k < 7) *dims[k] = v;
-      else if (k == 7 && v <= 64) out->stride_h = out->stride_w = (int)v;
-      else if (k == 8 && v <= 1 << 20) out->groups = (int)v;
-      else if (k == 9 && v <= 1024) out->pad_h = out->pad_w = (int)v;
-      else
-        return SpError_set(err, SP_ERR_ARG, "layer \"%s\": unknown key or value out of range: %.*s (keys: R S P Q C K "
-                           "N stride groups pad)", text, (int)klen, s);
+      else if (k == 7) out->stride_h = out->stride_w = (int)v;
+      else if (k == 8) out->groups = (int)v;
+      else out->pad_h = out->pad_w = (int)v;
       s = end;
-      if (*s == ',') s++;
-      else if (*s) return SpError_set(err, SP_ERR_ARG, "layer \"%s\": expected ',' at \"%s\"", text, s);
+      if (*s == ',' && !*++s) return SpError_set(err, SP_ERR_ARG, "layer \"%s\": nothing after the last ','", text);
     }
-    return SP_OK;
+    return Layer_checkText(out, text, err);
   }
   int64_t v[5];
   const char *s = text;
@@ -207,7 +256,7 @@ Status Layer_parse(const char *text, Layer *out, SpError *err) {
   out->K = v[3];
   out->stride_h = out->stride_w = (int)v[4];
   out->pad_h = out->pad_w = (int)(v[0] / 2);
-  return SP_OK;
+  return Layer_checkText(out, text, err);
 }
 
 const char *Layer_cosaName(const Layer *l, char *buf, int n) {
