@@ -482,8 +482,10 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
                      .has_bound = r->has_bound, .nodes = r->nodes, .elapsed = r->seconds, .stage = "done"};
     o->progress(&p, o->user);
   }
-  r->log = c->log;
-  c->log = NULL;
+  if (st == SP_OK) { /* on an error the result holds nothing to free (callers return at once) */
+    r->log = c->log;
+    c->log = NULL;
+  }
 out:
   if (st || !r->has_solution) {
     free(r->x);

@@ -102,7 +102,8 @@ typedef struct {
 
 void IlpOptions_init(IlpOptions *o);
 /* SP_OK whenever GLPK ran to one of the statuses above (even infeasible or timeout);
- * SP_ERR_SOLVER on a GLPK fatal error (err has GLPK's message), SP_ERR_NOMEM. */
+ * SP_ERR_SOLVER on a GLPK fatal error (err has GLPK's message), SP_ERR_NOMEM: then
+ * r owns no memory (IlpResult_free is harmless but not needed). */
 Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *err);
 void IlpResult_free(IlpResult *r);
 const char *IlpStatus_name(IlpStatus s);

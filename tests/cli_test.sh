@@ -170,6 +170,13 @@ expect 0 "best of 3 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa
 expect 0 "local-search step" "$bin" layer 1_7_512_2048_1 --method cosa-single
 expect 0 "0 local-search steps" "$bin" layer 1_7_512_2048_1 --method cosa-single --no-refine --mip-limit 0
 expect 2 "expected seconds >= 0" "$bin" layer 1_7_512_2048_1 --mip-limit -1
+# NaN passes both range tests (it made GLPK assert); junk after a weight was dropped
+expect 2 "expected non-negative numbers" "$bin" layer 1_4_4_4_1 --method cosa-single --weights nan,1,1
+expect 2 "expected non-negative numbers" "$bin" layer 1_4_4_4_1 --method cosa-single --weights 1,1,1x
+expect 2 "expected non-negative numbers" "$bin" layer 1_4_4_4_1 --method cosa-single --weights 1,1,1,
+# an arch whose outermost level has a capacity (random divided by zero)
+sed 's/"name": "DRAM",/"name": "DRAM", "capacity": 10,/' "$data/arch/cosa_baseline.json" >"$tmp/dramcap.json"
+expect 1 "levels\\[5\\].capacity: the outermost level holds the whole layer" "$bin" layer 3_7_64_64_1 --method random --arch "$tmp/dramcap.json"
 expect 2 "unknown method \"frob\"" "$bin" bench layer --method frob
 expect 2 "unknown method \"frob\"" "$bin" layer 1_7_512_2048_1 --method frob
 expect 2 "expected R_P_C_K_stride" "$bin" layer 3_56_64

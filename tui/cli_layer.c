@@ -153,10 +153,17 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
   if (Cli_value(cmd, a, "--no-refine")) o->refine = false;
   if ((v = Cli_value(cmd, a, "--weights"))) {
     double w[4] = {0, 0, 0, 0};
-    char tail;
-    int k = sscanf(v, "%lf,%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &w[3], &tail);
-    if ((k != 3 && k != 4) || w[0] < 0 || w[1] < 0 || w[2] < 0 || w[3] < 0 || w[0] > 1e6 || w[1] > 1e6 ||
-        w[2] > 1e6 || w[3] > 1e6) {
+    int k = 0;
+    bool ok = true;
+    for (const char *s = v; ok; k++) { /* strtod whole fields: no junk, no NaN (NaN passes < and >) */
+      char *end;
+      double f = strtod(s, &end);
+      ok = k < 4 && end != s && isfinite(f) && f >= 0 && f <= 1e6 && (*end == ',' || !*end);
+      if (ok) w[k] = f;
+      if (!ok || !*end) break;
+      s = end + 1;
+    }
+    if (!ok || (k != 2 && k != 3)) { /* k: the index of the last field */
       fprintf(stderr, "spadmap %s: --weights \"%s\": expected non-negative numbers U,C,T or U,C,T,L\n", cmd->name,
               v);
       return EXIT_USAGE;
