@@ -45,9 +45,11 @@ TEST(eq2_by_hand) {
 }
 
 /* Under the paper's capacity reading every Table II tiling fits 108 KB, and
- * almost fills it: raising any one factor by one overflows (or hits its bound). */
+ * almost fills it: raising any one of Tm, Tn, Tr, Tc by one overflows (or hits
+ * its bound) for most of them; with Tr and Tc raised together (square output
+ * tiles) for a few more. */
 TEST(paper_tilings_fill_the_buffer) {
-  int fits = 0, maximal = 0;
+  int fits = 0, maximal = 0, maximal_square = 0;
   for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
     const ShuttlePaperRow *row = &Shuttle_paperVgg16[i];
     Layer l;
@@ -62,19 +64,21 @@ TEST(paper_tilings_fill_the_buffer) {
         continue;
       }
       fits++;
-      ShuttleTiling up[4] = {t, t, t, t};
-      up[0].Tm++; up[1].Tn++; up[2].Tr++; up[2].Tc++; up[3] = up[2];
-      bool grows = false;
-      for (int k = 0; k < 3; k++)
-        if (Shuttle_inBounds(&l, &o, &up[k]) && Shuttle_fits(&l, &o, &up[k])) grows = true;
-      if (!grows) maximal++;
+      ShuttleTiling up[5] = {t, t, t, t, t};
+      up[0].Tm++; up[1].Tn++; up[2].Tr++; up[3].Tc++; up[4].Tr++; up[4].Tc++;
+      bool grows[5];
+      for (int k = 0; k < 5; k++) grows[k] = Shuttle_inBounds(&l, &o, &up[k]) && Shuttle_fits(&l, &o, &up[k]);
+      if (!grows[0] && !grows[1] && !grows[2] && !grows[3]) maximal++;
+      if (!grows[0] && !grows[1] && !grows[4]) maximal_square++;
     }
   }
-  /* measured: 38 of 39 fit (layer 3's ORO tiling needs 110839 bytes, 247 over),
-   * 34 of 39 cannot grow by one in any factor */
-  printf("  Table II tilings that fit: %d of 39, maximal: %d of 39\n", fits, maximal);
+  /* measured: 38 of 39 fit (layer 3's ORO tiling needs 110839 bytes, 247 over);
+   * 32 of 39 cannot grow by one in any one factor, 34 if Tr and Tc grow together */
+  printf("  Table II tilings that fit: %d of 39, maximal: %d (%d with square output tiles) of 39\n", fits, maximal,
+         maximal_square);
   CHECK(fits >= 38);
-  CHECK(maximal >= 34);
+  CHECK(maximal >= 32);
+  CHECK(maximal_square >= 34);
 }
 
 /* Table I's scheme matches the RS column on all 13 layers; the rule's tiling
