@@ -91,6 +91,7 @@ TEST(errors_name_the_place) {
        "the outermost level (\"DRAM\") must hold weights, inputs and outputs"},
       {"\"name\": \"DRAM\", \"instances\": 1,", "\"name\": \"DRAM\", \"instances\": 1, \"capacity\": 10,",
        "levels[1].capacity: the outermost level holds the whole layer and takes no capacity"},
+      {"\"name\": \"DRAM\"", "\"name\": \"DR\\u001b[2JAM\"", "levels[1].name: expected printable text"},
       {"\"levels\": [", "\"levels\": 3, \"x\": [", "levels: expected an array of levels, got number 3"},
       {"\"mac_pj\": 1,", "\"mac_pj\": 1", "t.json:2:"}, /* syntax: line:column */
   };

@@ -32,7 +32,7 @@ static int Layers_run(int argc, char **argv) {
   int *count, n;
   SpError err;
   if (Layer_unique(net, &u, &count, &n, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
     Net_free(net);
     return EXIT_INVALID;
   }
@@ -57,7 +57,7 @@ static int Layers_run(int argc, char **argv) {
     } else {
       printf("%-18s %5lld %4lld %4lld %4lld %5lld %5lld %3lld %6d %5d %14s  %s\n", name, (long long)u[i].R,
              (long long)u[i].S, (long long)u[i].P, (long long)u[i].Q, (long long)u[i].C, (long long)u[i].K,
-             (long long)u[i].N, u[i].groups, count[i], Cli_count(Layer_macs(&u[i]), macs, sizeof macs), u[i].name);
+             (long long)u[i].N, u[i].groups, count[i], Cli_count(Layer_macs(&u[i]), macs, sizeof macs), Cli_safe(u[i].name));
     }
   }
   if (json) {
@@ -69,7 +69,7 @@ static int Layers_run(int argc, char **argv) {
     int ops = 0;
     for (int i = 0; i < n; i++) ops += count[i];
     printf("\n%d unique layers (CoSA naming R_P_C_K_stride) among %d convolution/matmul ops of %s\n", n, ops,
-           net->name);
+           Cli_safe(net->name));
   }
   free(u);
   free(count);
@@ -117,19 +117,19 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
   const char *v;
   long x;
   if ((v = Cli_value(cmd, a, "--objective")) && !LayerObjective_parse(v, &o->objective)) {
-    fprintf(stderr, "spadmap %s: --objective \"%s\": expected latency, energy or edp\n", cmd->name, v);
+    fprintf(stderr, "spadmap %s: --objective \"%s\": expected latency, energy or edp\n", cmd->name, Cli_safe(v));
     return EXIT_USAGE;
   }
   if ((v = Cli_value(cmd, a, "--samples"))) {
     if (!Layer_parseLong(v, 1, 100000000, &x)) {
-      fprintf(stderr, "spadmap %s: --samples \"%s\": expected an integer in 1..100000000\n", cmd->name, v);
+      fprintf(stderr, "spadmap %s: --samples \"%s\": expected an integer in 1..100000000\n", cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
     o->samples = x;
   }
   if ((v = Cli_value(cmd, a, "--seed"))) {
     if (!Layer_parseLong(v, 0, 2000000000, &x)) {
-      fprintf(stderr, "spadmap %s: --seed \"%s\": expected a non-negative integer\n", cmd->name, v);
+      fprintf(stderr, "spadmap %s: --seed \"%s\": expected a non-negative integer\n", cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
     o->seed = (uint64_t)x;
@@ -138,7 +138,7 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
     char *e;
     o->time_limit = strtod(v, &e);
     if (e == v || *e || !(o->time_limit > 0) || o->time_limit > 1e6) {
-      fprintf(stderr, "spadmap %s: --time-limit \"%s\": expected seconds > 0\n", cmd->name, v);
+      fprintf(stderr, "spadmap %s: --time-limit \"%s\": expected seconds > 0\n", cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
   }
@@ -146,7 +146,7 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
     char *e;
     o->mip_limit = strtod(v, &e);
     if (e == v || *e || !(o->mip_limit >= 0) || o->mip_limit > 1e6) {
-      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected seconds >= 0\n", cmd->name, v);
+      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected seconds >= 0\n", cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
   }
@@ -165,7 +165,7 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
     }
     if (!ok || (k != 2 && k != 3)) { /* k: the index of the last field */
       fprintf(stderr, "spadmap %s: --weights \"%s\": expected non-negative numbers U,C,T or U,C,T,L\n", cmd->name,
-              v);
+              Cli_safe(v));
       return EXIT_USAGE;
     }
     o->w_util = w[0];
@@ -273,7 +273,7 @@ static int Layer_run(int argc, char **argv) {
   const LayerMethod *method = LayerMap_find(mname);
   bool shuttle = ShuttleMethod_known(mname); /* SmartShuttle, steps: cli_layer_shuttle.c */
   if (!method && !shuttle) {
-    fprintf(stderr, "spadmap layer: unknown method \"%s\" (one of:", mname);
+    fprintf(stderr, "spadmap layer: unknown method \"%s\" (one of:", Cli_safe(mname));
     for (int i = 0; i < LayerMap_nmethods; i++) fprintf(stderr, " %s", LayerMap_methods[i].name);
     for (int i = 0; ShuttleMethod_names[i]; i++) fprintf(stderr, " %s", ShuttleMethod_names[i]);
     fprintf(stderr, ")\n");
@@ -282,7 +282,7 @@ static int Layer_run(int argc, char **argv) {
   Arch arch;
   SpError err = {0};
   if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
     return EXIT_INVALID;
   }
   Layer layer;
@@ -291,18 +291,18 @@ static int Layer_run(int argc, char **argv) {
     if (!net) return EXIT_INVALID;
     int op = Net_findOp(net, a.pos[1]);
     if (op < 0) {
-      fprintf(stderr, "spadmap layer: %s: no op named \"%s\"\n", a.pos[0], a.pos[1]);
+      fprintf(stderr, "spadmap layer: %s: no op named \"%s\"\n", Cli_safe(a.pos[0]), Cli_safe(a.pos[1]));
       Net_free(net);
       return EXIT_INVALID;
     }
     Status st = Layer_fromOp(net, op, &layer, &err);
     Net_free(net);
     if (st) {
-      fprintf(stderr, "spadmap layer: %s\n", err.text);
+      fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
       return EXIT_INVALID;
     }
   } else if (Layer_parse(a.pos[0], &layer, &err)) {
-    fprintf(stderr, "spadmap layer: %s\n", err.text);
+    fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
     return EXIT_USAGE;
   }
   bool tty = isatty(2);
@@ -323,7 +323,7 @@ static int Layer_run(int argc, char **argv) {
   sigaction(SIGINT, &old, NULL);
   if (tty) fprintf(stderr, "\r%90s\r", "");
   if (st) {
-    fprintf(stderr, "spadmap layer: %s\n", err.text);
+    fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
     return Cli_exitFor(st, atomic_load(&Layer_interrupted));
   }
   if (Cli_value(&Cli_layer, &a, "--json")) {
@@ -336,7 +336,7 @@ static int Layer_run(int argc, char **argv) {
   }
   char name[64];
   printf("layer   %s  (%s; R=%lld S=%lld P=%lld Q=%lld C=%lld K=%lld N=%lld stride %d, groups %d)\n",
-         Layer_cosaName(&layer, name, sizeof name), layer.name, (long long)layer.R, (long long)layer.S,
+         Layer_cosaName(&layer, name, sizeof name), Cli_safe(layer.name), (long long)layer.R, (long long)layer.S,
          (long long)layer.P, (long long)layer.Q, (long long)layer.C, (long long)layer.K, (long long)layer.N,
          layer.stride_h, layer.groups);
   printf("arch    %s\nmethod  %s: %s (%.3f s)\n\n", arch.name, method->name, r.note, r.seconds);

@@ -11,6 +11,7 @@
 
 #include "fileio.h"
 #include "json.h"
+#include "text.h"
 
 static const char *const Operand_names[OPND_COUNT] = {"weights", "inputs", "outputs"};
 static const char *const Operand_shorts[OPND_COUNT] = {"W", "I", "O"};
@@ -90,6 +91,8 @@ static Status Arch_str(ArchLoader *ld, const cJSON *o, const char *path, const c
   if (!x) return required ? Arch_fail(ld, path, "missing key \"%s\" (expected a string)", key) : SP_OK;
   if (!cJSON_IsString(x)) return Arch_expected(ld, p, "a string", x);
   if (strlen(x->valuestring) >= n) return Arch_fail(ld, p, "longer than %zu characters", n - 1);
+  if (Text_needsEscape(x->valuestring)) /* names reach terminals and tables as they are */
+    return Arch_fail(ld, p, "expected printable text (no control characters or bidirectional overrides)");
   snprintf(buf, n, "%s", x->valuestring);
   return SP_OK;
 }
