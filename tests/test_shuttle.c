@@ -221,6 +221,29 @@ TEST(infeasible_is_reported) {
   CHECK_EQ(Shuttle_oracle(&l, &o, SHUTTLE_ORO, &t, &v, NULL, &err), SP_ERR_INFEASIBLE);
 }
 
+/* The oracle stops on its time limit (SP_ERR_LIMIT, saying how far it got) and on
+ * cancel: a large layer under a 64 MiB buffer has billions of tilings to weigh. */
+TEST(oracle_stops_on_limit_and_cancel) {
+  Layer l = Tl_layer(4096, 4096, 512, 512, 1, 1, 1);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  o.glb_bytes = (int64_t)64 << 20;
+  o.time_limit = 1e-6;
+  ShuttleTiling t;
+  ShuttleVolume v;
+  SpError err;
+  int64_t evaluated = -1;
+  CHECK_EQ(Shuttle_oracle(&l, &o, SHUTTLE_WRO, &t, &v, &evaluated, &err), SP_ERR_LIMIT);
+  CHECK_HAS(err.text, "time limit");
+  CHECK(evaluated >= 0 && evaluated < 1000000);
+  atomic_int cancel = 1;
+  o.time_limit = 0;
+  o.cancel = &cancel;
+  CHECK_EQ(Shuttle_oracle(&l, &o, SHUTTLE_WRO, &t, &v, &evaluated, &err), SP_ERR_CANCELLED);
+  CHECK_EQ(evaluated, 0);
+}
+
 TEST_MAIN("shuttle", T(eq2_by_hand), T(paper_tilings_fill_the_buffer), T(rule_against_table2),
           T(oracle_equals_full_enumeration), T(oracle_beats_paper_tilings_on_vgg16),
-          T(platform_file), T(vgg16_network), T(infeasible_is_reported))
+          T(platform_file), T(vgg16_network), T(infeasible_is_reported),
+          T(oracle_stops_on_limit_and_cancel))

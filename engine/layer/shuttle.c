@@ -12,6 +12,7 @@ void ShuttleOptions_init(ShuttleOptions *o) {
   o->th_m = o->th_n = o->th_r = o->th_c = 8;
   o->capacity = SHUTTLE_CAP_PAPER;
   o->cancel = NULL;
+  o->time_limit = 0;
 }
 
 Status Shuttle_optionsFromArch(const Arch *a, ShuttleOptions *o, SpError *err) {

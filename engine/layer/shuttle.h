@@ -45,6 +45,7 @@ typedef struct {
   int64_t th_m, th_n, th_r, th_c;   /* Eq. 3's lower bounds M_th.. (default 8) */
   ShuttleCapacity capacity; /* default SHUTTLE_CAP_PAPER */
   atomic_int *cancel;       /* oracle: stop when non-zero (SP_ERR_CANCELLED) */
+  double time_limit;        /* oracle: seconds per scheme, 0: none (SP_ERR_LIMIT past it) */
 } ShuttleOptions;
 
 typedef struct { int64_t Tm, Tn, Tr, Tc; } ShuttleTiling;

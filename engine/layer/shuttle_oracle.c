@@ -21,6 +21,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "clock.h"
+
 static int64_t Oracle_lower(int64_t th, int64_t dim) { return th < dim ? th : dim; }
 
 /* The largest Tc in [lo, hi] that fits with the other factors of *t, or 0. The
@@ -82,12 +84,15 @@ Status Shuttle_oracle(const Layer *l, const ShuttleOptions *o, ShuttleScheme s, 
   bool found = false;
   bool every_tc = l->S < l->stride_w;
   Status st = SP_OK;
+  double deadline = o->time_limit > 0 ? Clock_now() + o->time_limit : 0;
   for (int64_t a = 0; a < nm && st == SP_OK; a++) {
-    if (o->cancel && atomic_load(o->cancel)) {
-      st = SpError_set(err, SP_ERR_CANCELLED, "oracle cancelled");
-      break;
-    }
-    for (int64_t b = 0; b < nn; b++) {
+    for (int64_t b = 0; b < nn && st == SP_OK; b++) {
+      /* a (Tm, Tn) pair costs at most P * Q tilings: checked often enough on any layer */
+      if (o->cancel && atomic_load(o->cancel)) st = SpError_set(err, SP_ERR_CANCELLED, "oracle cancelled");
+      else if (deadline && Clock_now() > deadline)
+        st = SpError_set(err, SP_ERR_LIMIT, "%s: the oracle's time limit (%g s) passed after %lld tilings", l->name,
+                         o->time_limit, (long long)count);
+      if (st != SP_OK) break;
       for (int64_t tr = lr; tr <= l->P; tr++) {
         ShuttleTiling t = {cm[a], cn[b], tr, lc};
         int64_t max_tc = Oracle_maxTc(l, o, &t, lc, l->Q);
