@@ -301,6 +301,10 @@ static int Layer_run(int argc, char **argv) {
       fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
       return EXIT_INVALID;
     }
+  } else if (!strchr(a.pos[0], '=') && access(a.pos[0], F_OK) == 0) { /* a file, not a layer: the OP is missing */
+    fprintf(stderr, "spadmap layer: %s is a file: give the op too (spadmap layer NET OP; spadmap layers NET lists them)\n",
+            Cli_safe(a.pos[0]));
+    return EXIT_USAGE;
   } else if (Layer_parse(a.pos[0], &layer, &err)) {
     fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
     return EXIT_USAGE;
