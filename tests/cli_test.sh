@@ -320,5 +320,23 @@ expect 0 "allocator pack" "$bin" solve "$data/networks/densenet121.json" --budge
 expect 0 "non-compulsory 0 bytes" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
 expect 0 "usage: spadmap bench pack" "$bin" bench pack --help
 expect 0 "invalid solutions or errors: 0" "$bin" bench pack --network diamond --nets-only
+# steps: Ctrl-C stops the functional check (it was ignored: 13 s, exit 0) and the plan
+# is printed with the check cancelled; exit 130
+if command -v timeout >/dev/null 2>&1; then
+  expect 130 "functional check: cancelled at step" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=300,Q=300,C=64,K=64" --method steps-row
+  check "steps-row: Ctrl-C ends the functional check within 3 s" \
+    'start=$(date +%s); timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=300,Q=300,C=64,K=64" --method steps-row >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 3 ]'
+fi
+# the plan of an ILP stopped by Ctrl-C is still checked (above); a second Ctrl-C stops that check
+expect 130 "functional check: cancelled" sh -c '"$0" layer "R=3,S=3,P=8,Q=8,C=2048,K=1024,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60 </dev/null & pid=$!; sleep 1; kill -INT $pid; sleep 0.5; kill -INT $pid; wait $pid' "$bin"
+check "steps-ilp: the first Ctrl-C stopped the ILP" 'grep -q "ILP: cancelled in" "$tmp/out"'
+# steps: durations past int64 are refused (they printed negative); a layer too large to
+# simulate has its check skipped, not failed (it asked for 2 PiB: "functional check: functional check")
+expect 1 "more than 2^63 cycles" "$bin" layer "R=1024,S=1024,P=1,Q=1,C=16384,K=16384,N=1" --method steps-s1 --cycles 1000000000,1000000000,1000000000
+expect 0 "functional check: skipped (the layer is too large to simulate" "$bin" layer "R=1024,S=1024,P=1,Q=1,C=16384,K=16384,N=1" --method steps-s1
+expect 0 '"functional_check":	"skipped (the layer is too large' "$bin" layer "R=1024,S=1024,P=1,Q=1,C=16384,K=16384,N=1" --method steps-s1 --json
+# bench steps: an ILP past the columns it allows is refused, not a failed functional check
+expect 0 "^20,2,0,.*,refused (too large),.*,ok$" "$bin" bench steps --inputs 20-20 --groups 2-2 --time-limit 1 --csv
+expect 0 "functional check failed on 0; ILP refused (too large) on 1" "$bin" bench steps --inputs 20-20 --groups 2-2 --time-limit 1
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

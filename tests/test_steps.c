@@ -4,8 +4,11 @@
 #include "layer/steps.h"
 #include "layer/steps_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "clock.h"
 #include "test.h"
 
 static Layer Ts_layer(int cin, int cout, int k, int hout, int wout, int stride) {
@@ -457,7 +460,89 @@ TEST(ilp_infeasible_memory) {
   CHECK_HAS(err.text, "no grouping");
 }
 
+/* Sets *arg 20 ms after it starts: a Ctrl-C in the middle of a check. */
+static void *Ts_cancelSoon(void *arg) {
+  struct timespec ts = {0, 20 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  atomic_store((atomic_int *)arg, 1);
+  return NULL;
+}
+
+/* A cancel stops the check within its step: one step of all 9216 patches of a
+ * 256-channel layer is 5e9 multiply-adds (seconds), the flag is read about every
+ * millisecond. The check read it only between steps, which let this run 3 s. */
+TEST(executor_cancel_within_a_step) {
+  Layer l = Ts_layer(256, 256, 3, 96, 96, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 96 * 96;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
+  CHECK_EQ(p.nsteps, 1);
+  atomic_int stop = 1;
+  o.cancel = &stop;
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED); /* set before: at once */
+  CHECK_HAS(err.text, "cancelled before step 1 of 1");
+  atomic_store(&stop, 0);
+  pthread_t t;
+  double t0 = Clock_now();
+  CHECK_EQ(pthread_create(&t, NULL, Ts_cancelSoon, &stop), 0);
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED);
+  double took = Clock_now() - t0;
+  pthread_join(t, NULL);
+  CHECK_HAS(err.text, "cancelled"); /* in step 1, or before it under valgrind (the inputs are drawn first) */
+  if (!Test_underValgrind()) { /* 20 ms + a poll; valgrind may run the setter late (its unfair scheduling) */
+    if (took >= 1.0) printf("  the check took %.2f s to stop\n", took);
+    CHECK(took < 1.0);
+  }
+  StepsPlan_free(&p);
+}
+
+/* Counts and durations past int64 are refused (a 1024x1024 kernel over 16384
+ * channels at 1e9 cycles an element lasted -5e18 cycles); without the cycles the
+ * plan is made, and its check is skipped, not attempted (it asked for 2 PiB). */
+TEST(overflow_refused_check_skipped) {
+  Layer l = Ts_layer(16384, 16384, 1024, 1, 1, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.tl = o.tw = o.tacc = 1000000000;
+  o.group_size = 4;
+  StepsPlan p;
+  SpError err;
+  for (int s = 0; s < STEPS_STRATEGIES; s++) {
+    err.text[0] = '\0';
+    CHECK_EQ(Steps_plan(&l, &o, (StepsStrategy)s, &p, &err), SP_ERR_ARG);
+    CHECK_HAS(err.text, "more than 2^63 cycles");
+  }
+  int order[1] = {0}, sizes[1] = {1};
+  CHECK_EQ(Steps_fromGroups(&l, &o, order, sizes, 1, &p, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "64-bit overflow");
+  o.tl = o.tw = o.tacc = 1;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_S1_BASELINE, &p, &err), SP_OK);
+  CHECK_EQ(p.duration, (int64_t)16384 * 1024 * 1024 * (16384 + 1) + 16384 + 1);
+  CHECK_EQ(Steps_execute(&l, &o, &p, 1, &err), SP_ERR_LIMIT);
+  CHECK_HAS(err.text, "skipped (the layer is too large to simulate");
+  StepsPlan_free(&p);
+  o.tl = -1;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "0 or more");
+  /* MACs past int64 whatever the cycles: 256 patches of 2^60 (not from the parser,
+   * which stops at 2^48 MACs, but the engine takes any Layer) */
+  Layer big = Ts_layer(1 << 20, 1 << 20, 1024, 16, 16, 1);
+  o.tl = 0, o.tw = 0, o.tacc = 0;
+  CHECK_EQ(Steps_plan(&big, &o, STEPS_S1_BASELINE, &p, &err), SP_ERR_ARG);
+  CHECK_HAS(err.text, "overflow 64 bits");
+  /* the largest cycles the CLI takes are fine on an ordinary layer */
+  Layer small = Ts_layer(2, 2, 3, 3, 3, 1);
+  o.tl = o.tw = o.tacc = 1000000000;
+  o.group_size = 2;
+  CHECK_EQ(Steps_plan(&small, &o, STEPS_ZIGZAG, &p, &err), SP_OK);
+  CHECK_EQ(Steps_execute(&small, &o, &p, 1, &err), SP_OK);
+  StepsPlan_free(&p);
+}
+
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
           T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
           T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_start_downward_strips),
-          T(ilp_infeasible_memory))
+          T(ilp_infeasible_memory), T(executor_cancel_within_a_step), T(overflow_refused_check_skipped))

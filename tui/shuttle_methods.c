@@ -175,11 +175,18 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
     fprintf(stderr, "spadmap: %s\n", err.text);
     return ShuttleMethod_exit(status, mo);
   }
-  /* a plan kept from a cancelled solve is still checked (the flag stays set) */
-  StepsOptions checking = o;
-  checking.cancel = NULL;
-  Status check = Steps_execute(l, &checking, &p, 1, &err);
-  int code = check != SP_OK                                        ? EXIT_INVALID
+  /* The check stops on Ctrl-C too. A plan kept from an ILP that Ctrl-C stopped is
+   * still checked: the flag is cleared for the check, so that only a second Ctrl-C
+   * stops it, and set again after (the caller reads it for the exit code). */
+  bool ilp_cancelled = strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED && mo->cancel &&
+                       atomic_exchange(mo->cancel, 0);
+  Status check = Steps_execute(l, &o, &p, 1, &err);
+  if (ilp_cancelled) atomic_store(mo->cancel, 1);
+  /* skipped (too large to simulate, no memory): no verdict on the plan, not a failure */
+  bool skipped = check == SP_ERR_LIMIT || check == SP_ERR_NOMEM;
+  const char *verdict = check == SP_OK ? "ok" : err.text; /* "cancelled at step ...", "skipped (...)", the fault */
+  int code = check == SP_ERR_CANCELLED                                  ? ShuttleMethod_exit(check, mo)
+             : check != SP_OK && !skipped                               ? EXIT_INVALID
              : strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED ? EXIT_INTERRUPTED
                                                                       : EXIT_OK;
   if (mo->json) {
@@ -204,7 +211,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
       if (p.proven_by) cJSON_AddStringToObject(ilp, "proven_by", p.proven_by);
       if (p.search_threads) cJSON_AddNumberToObject(ilp, "search_threads", p.search_threads);
     }
-    cJSON_AddStringToObject(j, "functional_check", check == SP_OK ? "ok" : err.text);
+    cJSON_AddStringToObject(j, "functional_check", verdict);
     cJSON *arr = cJSON_AddArrayToObject(j, "plan");
     for (int k = 0; k < p.nsteps; k++) {
       const Step *s = &p.steps[k];
@@ -249,7 +256,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
           (long long)p.duration, (long long)p.objective, (long long)p.loaded_in, (long long)p.loaded_pixels,
           (long long)p.written);
   fprintf(out, "peak on chip %lld elements%s   most loads of one pixel %d   functional check: %s\n\n",
-          (long long)p.peak, p.fits ? "" : " (EXCEEDS sizeMEM)", p.max_loads, check == SP_OK ? "ok" : err.text);
+          (long long)p.peak, p.fits ? "" : " (EXCEEDS sizeMEM)", p.max_loads, verdict);
   fprintf(out, "%6s %-28s %8s %8s %8s %10s %10s\n", "step", "patches (row,col)", "loaded", "freed", "written",
           "on chip", "duration");
   int shown = mo->all_steps ? p.nsteps : (p.nsteps < 40 ? p.nsteps : 40);

@@ -23,7 +23,9 @@ typedef struct {
   bool paper_model;       /* steps-ilp: the paper's MIP alone (STEPS_MODEL_PAPER) */
   int threads;            /* steps-ilp: threads of the exact search (0: one per processor) */
   int steps;              /* steps-ilp: number of groups n (0: Kmin, as the paper) */
-  atomic_int *cancel;     /* non-zero: the oracle and the steps ILP stop (Ctrl-C); NULL: none */
+  atomic_int *cancel;     /* non-zero: the oracle, the steps ILP and the functional check stop
+                             (Ctrl-C); NULL: none. Cleared while the plan of a cancelled ILP is
+                             checked (a second Ctrl-C stops that), then set again */
   void (*progress)(const IlpProgress *p, void *user); /* the steps ILP's progress, or NULL */
   void *user;
 } ShuttleMethodOptions;
@@ -35,7 +37,10 @@ extern const char *const ShuttleMethod_help[];
 bool ShuttleMethod_known(const char *method);
 /* Runs one method on a layer, printing the result; returns one of cli.h's exit
  * codes (on a failure the message is printed to stderr; a steps-ilp cancelled by
- * *cancel still prints the best plan it found, with EXIT_INTERRUPTED). */
+ * *cancel still prints the best plan it found, checked, with EXIT_INTERRUPTED; a
+ * cancelled functional check prints the plan with "functional check: cancelled
+ * ...", EXIT_INTERRUPTED; a check skipped as too large to simulate prints
+ * "functional check: skipped (...)" and is not a failure). */
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out);
 
 #endif

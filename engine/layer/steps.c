@@ -30,11 +30,46 @@ Status Steps_checkLayer(const Layer *l, SpError *err) {
   if (l->R < 1 || l->S < 1 || l->P < 1 || l->Q < 1 || l->C < 1 || l->K < 1 || l->stride_h < 1 ||
       l->stride_w < 1)
     return SpError_set(err, SP_ERR_ARG, "%s: a dimension or stride below 1", l->name);
-  int64_t hin = Layer_inH(l, l->P), win = Layer_inW(l, l->Q);
+  /* P, Q first: the padded input is at least P x Q, and computing it from a huge P overflows */
+  int64_t hin = l->P > 4096 ? l->P : Layer_inH(l, l->P), win = l->Q > 4096 ? l->Q : Layer_inW(l, l->Q);
   if (hin > 4096 || win > 4096 || l->C > 1 << 20 || l->K > 1 << 20 || l->R > 1 << 10 ||
       l->S > 1 << 10)
     return SpError_set(err, SP_ERR_ARG, "%s: too large for the step model (input %lldx%lld)", l->name,
                        (long long)hin, (long long)win);
+  return SP_OK;
+}
+
+/* a * b + c, false on an int64 overflow (the arguments are >= 0) */
+static bool Steps_mulAdd(int64_t a, int64_t b, int64_t c, int64_t *out) {
+  int64_t m;
+  return !__builtin_mul_overflow(a, b, &m) && !__builtin_add_overflow(m, c, out);
+}
+
+/* Every count and duration of any plan of l under o's cycles fits int64: bounded
+ * for every grouping at once, so the ILP and the search (which price with the same
+ * tl, tw, tacc) are covered too. A step loads at most the hk*wk pixels of each of
+ * its patches, so the plan loads at most patches * hk*wk*Cin input elements, the
+ * kernels once, writes each output once, and takes at most one step per patch. */
+static Status Steps_checkRange(const Layer *l, const StepsOptions *o, SpError *err) {
+  if (o->tl < 0 || o->tw < 0 || o->tacc < 0)
+    return SpError_set(err, SP_ERR_ARG, "cycles tl %lld, tw %lld, tacc %lld: each must be 0 or more", (long long)o->tl,
+                       (long long)o->tw, (long long)o->tacc);
+  const int64_t npatch = l->P * l->Q, npix = Layer_inH(l, l->P) * Layer_inW(l, l->Q);
+  int64_t ker, macs, in, out, foot, d;
+  bool counts = Steps_mulAdd(l->K * l->C, l->R * l->S, 0, &ker) && Steps_mulAdd(npatch, ker, 0, &macs) &&
+                Steps_mulAdd(npatch * l->R * l->S, l->C, 0, &in) && Steps_mulAdd(npatch, l->K, 0, &out) &&
+                Steps_mulAdd(npix, l->C, ker, &foot) && !__builtin_add_overflow(foot, out, &foot);
+  if (!counts)
+    return SpError_set(err, SP_ERR_ARG, "%s: %lld patches of %lld MACs: the element counts overflow 64 bits", l->name,
+                       (long long)npatch, (long long)(l->K * l->C * l->R * l->S));
+  /* duration <= (in + ker) * tl + out * tw + npatch * tacc; Eq. 15's objective is less */
+  bool cycles = !__builtin_add_overflow(in, ker, &d) && Steps_mulAdd(d, o->tl, 0, &d) &&
+                Steps_mulAdd(out, o->tw, d, &d) && Steps_mulAdd(npatch, o->tacc, d, &d);
+  if (!cycles)
+    return SpError_set(err, SP_ERR_ARG,
+                       "%s: with tl %lld, tw %lld, tacc %lld cycles a plan can last more than 2^63 cycles "
+                       "(64-bit overflow): give fewer cycles per element",
+                       l->name, (long long)o->tl, (long long)o->tw, (long long)o->tacc);
   return SP_OK;
 }
 
@@ -86,6 +121,7 @@ Status Steps_fromGroups(const Layer *l, const StepsOptions *o, const int *order,
                         int ngroups, StepsPlan *p, SpError *err) {
   memset(p, 0, sizeof *p);
   Status st = Steps_checkLayer(l, err);
+  if (st == SP_OK) st = Steps_checkRange(l, o, err);
   if (st != SP_OK) return st;
   p->cin = (int)l->C, p->cout = (int)l->K, p->hk = (int)l->R, p->wk = (int)l->S;
   p->sh = l->stride_h, p->sw = l->stride_w;
@@ -277,6 +313,7 @@ static Status Steps_chunked(const Layer *l, const StepsOptions *o, const int *or
 Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsPlan *p, SpError *err) {
   memset(p, 0, sizeof *p);
   Status st = Steps_checkLayer(l, err);
+  if (st == SP_OK) st = Steps_checkRange(l, o, err);
   if (st != SP_OK) return st;
   int g = 1;
   if (s != STEPS_S1_BASELINE) {

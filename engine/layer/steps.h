@@ -106,22 +106,30 @@ const char *Steps_strategyName(StepsStrategy s); /* "s1", "row", "zigzag", "ilp"
 Status Steps_groupSize(const Layer *l, const StepsOptions *o, int *g, SpError *err);
 
 /* The plan of a strategy. SP_ERR_ARG for a layer the model does not cover
- * (groups, N > 1 is allowed and ignored); STEPS_ILP: SP_OK with ilp_status
+ * (groups, N > 1 is allowed and ignored), or whose element counts or durations
+ * under o's cycles could pass int64 (negative cycles too); STEPS_ILP: SP_OK with ilp_status
  * telling how the solve ended (optimal, time limit with the best plan found,
  * ...), SP_ERR_INFEASIBLE when no grouping fits. */
 Status Steps_plan(const Layer *l, const StepsOptions *o, StepsStrategy s, StepsPlan *plan, SpError *err);
 /* The plan of an explicit order of patches cut into groups of sizes[k] (sum = all
- * patches, each once): the semantics every strategy shares. */
+ * patches, each once): the semantics every strategy shares. SP_ERR_ARG as Steps_plan. */
 Status Steps_fromGroups(const Layer *l, const StepsOptions *o, const int *order, const int *sizes,
                         int ngroups, StepsPlan *plan, SpError *err);
 void StepsPlan_free(StepsPlan *plan);
+
+/* The most elements (int32 or int64 each) the functional check's buffers may
+ * hold, 2^28 (1 to 2 GiB): past it the check is refused, not attempted. */
+#define STEPS_EXEC_MAX_ELEMENTS ((int64_t)1 << 28)
 
 /* The functional check: runs the plan on random integers (seeded) through a model
  * on-chip memory -- loads copy from DRAM, a compute reads only what is on chip,
  * frees really forget -- and compares the written-back output with the direct
  * convolution. SP_OK when every output matches; SP_ERR_FORMAT naming the first
  * step that reads a pixel not on chip, overflows size_mem or the first wrong
- * output. */
+ * output. The check did not run, which says nothing against the plan:
+ * SP_ERR_LIMIT when its buffers would pass STEPS_EXEC_MAX_ELEMENTS, SP_ERR_NOMEM
+ * when they cannot be allocated (both messages begin "skipped (");
+ * SP_ERR_CANCELLED when o->cancel is set (read about every millisecond). */
 Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *plan, uint64_t seed,
                      SpError *err);
 

@@ -17,12 +17,59 @@ static uint64_t Exec_next(uint64_t *s) {
 }
 static int32_t Exec_value(uint64_t *s) { return (int32_t)(Exec_next(s) % 2001) - 1000; }
 
+/* The cancel flag is read every EXEC_POLL multiply-adds or copies (about a
+ * millisecond), not only between steps: one step of a big layer can take seconds. */
+#define EXEC_POLL ((int64_t)1 << 20)
+
+typedef struct {
+  atomic_int *cancel;
+  int64_t work; /* done since the flag was last read */
+} ExecPoll;
+
+static bool Exec_cancelled(ExecPoll *c, int64_t work) {
+  if ((c->work += work) < EXEC_POLL) return false;
+  c->work = 0;
+  return c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed);
+}
+
+/* The elements of the check's buffers (its DRAM and on-chip copies, the slot
+ * maps), or -1 past int64. */
+static int64_t Exec_elements(const StepsPlan *p, int nslots, int max_group) {
+  const int64_t npix = (int64_t)p->hin * p->win, npatch = (int64_t)p->hout * p->wout;
+  int64_t ker, t[6];
+  if (__builtin_mul_overflow((int64_t)p->cout * p->cin, (int64_t)p->hk * p->wk, &ker) ||
+      __builtin_mul_overflow(npix, (int64_t)p->cin, &t[0]) || __builtin_mul_overflow(npatch, (int64_t)p->cout, &t[1]) ||
+      __builtin_mul_overflow((int64_t)nslots, (int64_t)p->cin, &t[2]) ||
+      __builtin_mul_overflow((int64_t)max_group, (int64_t)p->cout, &t[3]) || __builtin_mul_overflow(ker, 2, &t[4]))
+    return -1;
+  t[5] = npix + npatch + nslots;
+  int64_t total = 0;
+  for (int i = 0; i < 6; i++)
+    if (__builtin_add_overflow(total, t[i], &total)) return -1;
+  return total;
+}
+
 Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, uint64_t seed, SpError *err) {
   (void)l;
   const int cin = p->cin, cout = p->cout, hk = p->hk, wk = p->wk, win = p->win;
   const int npix = p->hin * p->win, npatch = p->hout * p->wout;
   const int64_t ker = (int64_t)cout * cin * hk * wk;
   int nslots = p->input_slots > 0 ? p->input_slots : 1;
+  int max_group = 1;
+  for (int k = 0; k < p->nsteps; k++)
+    if (p->steps[k].npatches > max_group) max_group = p->steps[k].npatches;
+  ExecPoll poll = {o->cancel, EXEC_POLL}; /* the first call reads the flag */
+  if (Exec_cancelled(&poll, 0))
+    return SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
+  /* a simulation of every element: past the cap it would take gigabytes and hours */
+  int64_t elements = Exec_elements(p, nslots, max_group);
+  if (elements < 0)
+    return SpError_set(err, SP_ERR_LIMIT, "skipped (the layer is too large to simulate: its buffers pass 2^63)");
+  if (elements > STEPS_EXEC_MAX_ELEMENTS)
+    return SpError_set(err, SP_ERR_LIMIT,
+                       "skipped (the layer is too large to simulate: %lld elements of buffers, more than the "
+                       "check's cap of %lld = 2^28)",
+                       (long long)elements, (long long)STEPS_EXEC_MAX_ELEMENTS);
   int32_t *dram_in = malloc(sizeof(int32_t) * (size_t)npix * (size_t)cin);
   int32_t *dram_ker = malloc(sizeof(int32_t) * (size_t)ker);
   int64_t *dram_out = malloc(sizeof(int64_t) * (size_t)npatch * (size_t)cout);
@@ -31,20 +78,24 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   int *slot_owner = malloc(sizeof(int) * (size_t)nslots); /* pixel in a slot, -1 */
   int *slot_of = malloc(sizeof(int) * (size_t)npix);
   int32_t *chip_ker = malloc(sizeof(int32_t) * (size_t)ker);
-  int64_t *chip_out = NULL;
-  int max_group = 1;
-  for (int k = 0; k < p->nsteps; k++)
-    if (p->steps[k].npatches > max_group) max_group = p->steps[k].npatches;
-  chip_out = malloc(sizeof(int64_t) * (size_t)max_group * (size_t)cout);
+  int64_t *chip_out = malloc(sizeof(int64_t) * (size_t)max_group * (size_t)cout);
   Status st = SP_OK;
+  int step = 0; /* where a cancel stopped: 0 before the steps, nsteps + 1 after */
   if (!dram_in || !dram_ker || !dram_out || !written || !chip_in || !slot_owner || !slot_of || !chip_ker ||
       !chip_out) {
-    st = SpError_set(err, SP_ERR_NOMEM, "functional check");
+    st = SpError_set(err, SP_ERR_NOMEM, "skipped (not enough memory for its %lld elements of buffers)",
+                     (long long)elements);
     goto done;
   }
   uint64_t s = seed;
-  for (int64_t i = 0; i < (int64_t)npix * cin; i++) dram_in[i] = Exec_value(&s);
-  for (int64_t i = 0; i < ker; i++) dram_ker[i] = Exec_value(&s);
+  for (int64_t i = 0; i < (int64_t)npix * cin; i++) {
+    if (i % EXEC_POLL == 0 && Exec_cancelled(&poll, EXEC_POLL)) goto cancelled;
+    dram_in[i] = Exec_value(&s);
+  }
+  for (int64_t i = 0; i < ker; i++) {
+    if (i % EXEC_POLL == 0 && Exec_cancelled(&poll, EXEC_POLL)) goto cancelled;
+    dram_ker[i] = Exec_value(&s);
+  }
   for (int i = 0; i < nslots; i++) slot_owner[i] = -1;
   for (int i = 0; i < npix; i++) slot_of[i] = -1;
   bool ker_on_chip = false;
@@ -52,10 +103,8 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   const int *prev_patches = NULL;
   for (int k = 0; k < p->nsteps && st == SP_OK; k++) {
     const Step *sp = &p->steps[k];
-    if (o->cancel && atomic_load(o->cancel)) {
-      st = SpError_set(err, SP_ERR_CANCELLED, "functional check cancelled at step %d", k + 1);
-      goto done;
-    }
+    step = k + 1;
+    if (Exec_cancelled(&poll, EXEC_POLL)) goto cancelled; /* every step reads the flag */
     /* a1: free (the values are poisoned: a later read of them would show) */
     for (int f = 0; f < sp->nfreed; f++) {
       int x = sp->freed[f];
@@ -64,6 +113,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
         goto done;
       }
       int sl = slot_of[x];
+      if (Exec_cancelled(&poll, cin)) goto cancelled;
       for (int c = 0; c < cin; c++) chip_in[(int64_t)sl * cin + c] = INT32_MIN;
       slot_owner[sl] = -1;
       slot_of[x] = -1;
@@ -72,6 +122,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
     /* a3: write back the previous step's outputs */
     for (int q = 0; q < prev_n; q++) {
       int pt = prev_patches[q];
+      if (Exec_cancelled(&poll, cout)) goto cancelled;
       for (int m = 0; m < cout; m++) dram_out[(int64_t)pt * cout + m] = chip_out[(int64_t)q * cout + m];
       written[pt] = true;
     }
@@ -82,6 +133,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
         st = SpError_set(err, SP_ERR_FORMAT, "step %d loads pixel %d into slot %d, which is taken", k + 1, x, sl);
         goto done;
       }
+      if (Exec_cancelled(&poll, cin)) goto cancelled;
       memcpy(chip_in + (int64_t)sl * cin, dram_in + (int64_t)x * cin, sizeof(int32_t) * (size_t)cin);
       slot_owner[sl] = x;
       slot_of[x] = sl;
@@ -114,6 +166,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
                                k + 1, pi, pj, pi * p->sh + h, pj * p->sw + w);
               goto done;
             }
+            if (Exec_cancelled(&poll, cin)) goto cancelled;
             const int32_t *in = chip_in + (int64_t)slot_of[x] * cin;
             for (int c = 0; c < cin; c++)
               acc += (int64_t)in[c] * chip_ker[(((int64_t)m * cin + c) * hk + h) * wk + w];
@@ -124,6 +177,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
     prev_n = sp->npatches;
     prev_patches = sp->patches;
   }
+  step = p->nsteps + 1;
   /* the final write-back */
   for (int q = 0; q < prev_n; q++) {
     int pt = prev_patches[q];
@@ -132,10 +186,6 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   }
   /* the direct convolution, from DRAM */
   for (int pt = 0; pt < npatch && st == SP_OK; pt++) {
-    if (o->cancel && atomic_load(o->cancel)) {
-      st = SpError_set(err, SP_ERR_CANCELLED, "functional check cancelled");
-      break;
-    }
     if (!written[pt]) {
       st = SpError_set(err, SP_ERR_FORMAT, "output position %d is never written back", pt);
       break;
@@ -143,11 +193,13 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
     int pi = pt / p->wout, pj = pt % p->wout;
     for (int m = 0; m < cout; m++) {
       int64_t acc = 0;
-      for (int c = 0; c < cin; c++)
+      for (int c = 0; c < cin; c++) {
+        if (Exec_cancelled(&poll, (int64_t)hk * wk)) goto cancelled;
         for (int h = 0; h < hk; h++)
           for (int w = 0; w < wk; w++)
             acc += (int64_t)dram_in[((int64_t)(pi * p->sh + h) * win + (pj * p->sw + w)) * cin + c] *
                    dram_ker[(((int64_t)m * cin + c) * hk + h) * wk + w];
+      }
       if (acc != dram_out[(int64_t)pt * cout + m]) {
         st = SpError_set(err, SP_ERR_FORMAT, "output (%d,%d,%d): steps give %lld, the convolution %lld", m, pi,
                          pj, (long long)dram_out[(int64_t)pt * cout + m], (long long)acc);
@@ -155,6 +207,12 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
       }
     }
   }
+  goto done;
+cancelled:
+  if (step == 0) st = SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
+  else if (step <= p->nsteps) st = SpError_set(err, SP_ERR_CANCELLED, "cancelled at step %d of %d", step, p->nsteps);
+  else st = SpError_set(err, SP_ERR_CANCELLED, "cancelled after the %d steps, comparing with the direct convolution",
+                        p->nsteps);
 done:
   free(dram_in);
   free(dram_ker);
