@@ -86,7 +86,7 @@ static const CliOption Layer_options[] = {
   {"--objective", "O", "latency, energy or edp: what random/exhaustive call best (default latency)"},
   {"--samples", "N", "random: valid mappings to draw (default 5, the paper's Random)"},
   {"--seed", "N", "random: generator seed (default 1)"},
-  {"--time-limit", "S", "seconds for the MIP / search (default 10)"},
+  {"--time-limit", "S", "seconds for the MIP / search, or SmartShuttle's oracle (a third per scheme) (default 10)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
   {"--mip-limit", "S", "cosa: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
   {"--no-refine", NULL, "cosa: skip the cost model's local search after each MIP"},

@@ -87,25 +87,26 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   ShuttleOptions o;
   ShuttleOptions_init(&o);
   o.cancel = mo->cancel;
+  o.time_limit = mo->time_limit > 0 ? mo->time_limit / SHUTTLE_SCHEMES : 0; /* the oracle runs once per scheme */
   Arch arch;
   SpError err;
   const char *path = mo->arch_path ? mo->arch_path : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
   if (Arch_load(path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
     return EXIT_INVALID;
   }
   if (mo->capacity) {
     if (!strcmp(mo->capacity, "halo")) o.capacity = SHUTTLE_CAP_HALO;
     else if (!strcmp(mo->capacity, "raw")) o.capacity = SHUTTLE_CAP_RAW;
     else if (strcmp(mo->capacity, "paper") != 0) {
-      fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n", mo->capacity);
+      fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n", Cli_safe(mo->capacity));
       return EXIT_USAGE;
     }
   }
   ShuttleLayer r;
   Status status = Shuttle_analyze(l, &o, &r, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
     return ShuttleMethod_exit(status, mo);
   }
   if (mo->json) {
@@ -135,7 +136,7 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   }
   static const char *const cap_names[] = {"paper (sum gamma*B, input tile without halo)",
                                           "halo (sum gamma*B with the input halo)", "raw (uncompressed, with halo)"};
-  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n", l->name,
+  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n", Cli_safe(l->name),
           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, (long long)l->S,
           l->stride_h, (long long)l->N, (long long)r.macs);
   fprintf(out, "platform %s: %lld-byte buffer, %d-byte elements, capacity rule %s, lower bounds 8\n\n", arch.name,
@@ -172,7 +173,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   SpError err;
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
     return ShuttleMethod_exit(status, mo);
   }
   /* The check stops on Ctrl-C too. A plan kept from an ILP that Ctrl-C stopped is
@@ -235,7 +236,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
     return code;
   }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
-          Steps_strategyName(strategy), l->name, p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
+          Steps_strategyName(strategy), Cli_safe(l->name), p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
   int kmin = (p.hout * p.wout + p.group_size - 1) / p.group_size;
   char kmin_note[48] = "", start[32] = "no MIP start";
   if (p.nsteps != kmin) snprintf(kmin_note, sizeof kmin_note, " (Kmin %d)", kmin);
@@ -287,6 +288,6 @@ int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOpt
                {"steps-ilp", STEPS_ILP}};
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
     if (!strcmp(method, steps[i].name)) return ShuttleMethod_steps(steps[i].s, l, o, out);
-  fprintf(stderr, "spadmap: unknown method '%s'\n", method);
+  fprintf(stderr, "spadmap: unknown method '%s'\n", Cli_safe(method));
   return EXIT_USAGE;
 }

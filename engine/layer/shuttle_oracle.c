@@ -90,8 +90,8 @@ Status Shuttle_oracle(const Layer *l, const ShuttleOptions *o, ShuttleScheme s, 
       /* a (Tm, Tn) pair costs at most P * Q tilings: checked often enough on any layer */
       if (o->cancel && atomic_load(o->cancel)) st = SpError_set(err, SP_ERR_CANCELLED, "oracle cancelled");
       else if (deadline && Clock_now() > deadline)
-        st = SpError_set(err, SP_ERR_LIMIT, "%s: the oracle's time limit (%g s) passed after %lld tilings", l->name,
-                         o->time_limit, (long long)count);
+        st = SpError_set(err, SP_ERR_LIMIT, "%s: the %s oracle's time limit (%.3g s) passed after %lld tilings",
+                         l->name, Shuttle_schemeName(s), o->time_limit, (long long)count);
       if (st != SP_OK) break;
       for (int64_t tr = lr; tr <= l->P; tr++) {
         ShuttleTiling t = {cm[a], cn[b], tr, lc};
