@@ -423,10 +423,8 @@ TEST(ilp_more_steps_than_kmin) {
  * (a pixel loaded 3 times). The start is no worse than that order. */
 TEST(ilp_start_downward_strips) {
   Layer l = Ts_layer(1, 1, 3, 9, 9, 1);
-  StepsOptions o;
-  StepsOptions_init(&o);
-  o.group_size = 5;
-  o.time_limit = 1;
+  StepsOptions o = Ts_ilpOptions(5, 2);
+  o.time_limit = 1; /* the start is what is tested */
   int order[81], sizes[17], n = 0;
   for (int s0 = 0; s0 < 9; s0 += 5)
     for (int t = 0; t < 9; t++)
