@@ -186,6 +186,10 @@ expect 1 "levels\\[5\\].capacity: the outermost level holds the whole layer" "$b
 # bytes that drive a terminal are shown escaped, never sent (an ESC in a method name, an op name)
 expect 2 'unknown method "x\\x1b\]0;t\\x07"' "$bin" layer 3_7_1_1_1 --method "$(printf 'x\033]0;t\007')"
 expect 1 'no op named "a\\x1b\[2Jb"' "$bin" layer "$r50" "$(printf 'a\033[2Jb')"
+# an empty --arch is named as such (it was "data/arch/.json: cannot open")
+expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --arch ""
+expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --method smartshuttle --arch ""
+expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$bin" layer 3_7_512_512_1 --method cosa --time-limit 1e-9
 # a network without its op: say the op is missing (it said "expected R_P_C_K_stride")
 expect 2 "is a file: give the op too" "$bin" layer "$r50"
 # SmartShuttle's oracle keeps to --time-limit (a 64 MiB buffer: billions of tilings): exit 3

@@ -108,6 +108,8 @@ TEST(missing_file) {
   SpError err = {0};
   CHECK_EQ(Arch_load("/nonexistent/arch.json", &a, &err), SP_ERR_IO);
   CHECK_HAS(err.text, "/nonexistent/arch.json");
+  CHECK_EQ(Arch_load("", &a, &err), SP_ERR_IO);
+  CHECK_HAS(err.text, "the path is empty");
 }
 
 TEST_MAIN("arch", T(baseline_fanouts), T(variants_scale), T(good_document), T(errors_name_the_place), T(missing_file))

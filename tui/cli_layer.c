@@ -98,6 +98,7 @@ static const CliOption Layer_options[] = {
 
 Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err) {
   if (!name) name = "cosa_baseline";
+  if (!*name) return SpError_set(err, SP_ERR_ARG, "--arch: empty (a file, or a bundled name: ls %s/arch)", SPADMAP_DATA_DIR);
   if (strchr(name, '/') || strstr(name, ".json") || access(name, F_OK) == 0) return Arch_load(name, arch, err);
   char path[1024];
   snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, name);
@@ -283,7 +284,7 @@ static int Layer_run(int argc, char **argv) {
   SpError err = {0};
   if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
     fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
-    return EXIT_INVALID;
+    return err.code == SP_ERR_ARG ? EXIT_USAGE : EXIT_INVALID;
   }
   Layer layer;
   if (a.npos == 2) {

@@ -87,6 +87,10 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
   }
   const char *arch = Cli_value(c, a, "--arch");
   char path[1024];
+  if (arch && !*arch) {
+    fprintf(stderr, "spadmap %s: --arch: empty (a file, or a bundled name: ls %s/arch)\n", c->name, SPADMAP_DATA_DIR);
+    return EXIT_USAGE;
+  }
   if (arch && !strchr(arch, '/') && !strstr(arch, ".json")) { /* a bundled name */
     snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, arch);
     arch = path;

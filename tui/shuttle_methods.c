@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "text.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
@@ -84,6 +85,7 @@ static int ShuttleMethod_exit(Status st, const ShuttleMethodOptions *mo) {
 }
 
 static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo, FILE *out) {
+  char safe[512]; /* names and messages escaped for the terminal (Text_escape) */
   ShuttleOptions o;
   ShuttleOptions_init(&o);
   o.cancel = mo->cancel;
@@ -92,21 +94,22 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   SpError err;
   const char *path = mo->arch_path ? mo->arch_path : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
   if (Arch_load(path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
     return EXIT_INVALID;
   }
   if (mo->capacity) {
     if (!strcmp(mo->capacity, "halo")) o.capacity = SHUTTLE_CAP_HALO;
     else if (!strcmp(mo->capacity, "raw")) o.capacity = SHUTTLE_CAP_RAW;
     else if (strcmp(mo->capacity, "paper") != 0) {
-      fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n", Cli_safe(mo->capacity));
+      fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n",
+              Text_escape(mo->capacity, safe, sizeof safe));
       return EXIT_USAGE;
     }
   }
   ShuttleLayer r;
   Status status = Shuttle_analyze(l, &o, &r, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
     return ShuttleMethod_exit(status, mo);
   }
   if (mo->json) {
@@ -136,7 +139,8 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   }
   static const char *const cap_names[] = {"paper (sum gamma*B, input tile without halo)",
                                           "halo (sum gamma*B with the input halo)", "raw (uncompressed, with halo)"};
-  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n", Cli_safe(l->name),
+  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n",
+          Text_escape(l->name, safe, sizeof safe),
           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, (long long)l->S,
           l->stride_h, (long long)l->N, (long long)r.macs);
   fprintf(out, "platform %s: %lld-byte buffer, %d-byte elements, capacity rule %s, lower bounds 8\n\n", arch.name,
@@ -155,6 +159,7 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
 }
 
 static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const ShuttleMethodOptions *mo, FILE *out) {
+  char safe[512]; /* names and messages escaped for the terminal (Text_escape) */
   StepsOptions o;
   StepsOptions_init(&o);
   o.size_mem = mo->size_mem;
@@ -173,7 +178,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   SpError err;
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
     return ShuttleMethod_exit(status, mo);
   }
   /* The check stops on Ctrl-C too. A plan kept from an ILP that Ctrl-C stopped is
@@ -236,7 +241,8 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
     return code;
   }
   fprintf(out, "Offloading steps (%s) on %s: input %dx%dx%d (padded), %d kernels %dx%d, stride %d, output %dx%d\n",
-          Steps_strategyName(strategy), Cli_safe(l->name), p.cin, p.hin, p.win, p.cout, p.hk, p.wk, p.sh, p.hout, p.wout);
+          Steps_strategyName(strategy), Text_escape(l->name, safe, sizeof safe), p.cin, p.hin, p.win, p.cout, p.hk,
+          p.wk, p.sh, p.hout, p.wout);
   int kmin = (p.hout * p.wout + p.group_size - 1) / p.group_size;
   char kmin_note[48] = "", start[32] = "no MIP start";
   if (p.nsteps != kmin) snprintf(kmin_note, sizeof kmin_note, " (Kmin %d)", kmin);
@@ -280,6 +286,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
 }
 
 int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOptions *o, FILE *out) {
+  char safe[128];
   if (!strcmp(method, "smartshuttle")) return ShuttleMethod_shuttle(l, o, out);
   static const struct {
     const char *name;
@@ -288,6 +295,6 @@ int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOpt
                {"steps-ilp", STEPS_ILP}};
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
     if (!strcmp(method, steps[i].name)) return ShuttleMethod_steps(steps[i].s, l, o, out);
-  fprintf(stderr, "spadmap: unknown method '%s'\n", Cli_safe(method));
+  fprintf(stderr, "spadmap: unknown method '%s'\n", Text_escape(method, safe, sizeof safe));
   return EXIT_USAGE;
 }

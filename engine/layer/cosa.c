@@ -395,8 +395,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     double left = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
     if (o->time_limit > 0 && left <= 0.05) {
       IlpModel_free(m);
-      st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) reached after %d rounds; last: %s",
-                       o->time_limit, round - 1, last_why);
+      st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.3g s) reached after %d rounds%s%s", o->time_limit,
+                       round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
       break;
     }
     /* the first round leaves 40 % of the time for re-solves after a shared-level overflow */
@@ -431,6 +431,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     if (!res.has_solution) {
       IlpStatus s = res.status;
+      char msg[sizeof res.message];
+      snprintf(msg, sizeof msg, "%s", res.message);
       IlpResult_free(&res);
       if (s == ILP_TIMEOUT)
         st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) without a solution", o->time_limit);
@@ -438,7 +440,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
         st = SpError_set(err, SP_ERR_INFEASIBLE,
                          "cosa: no mapping found: %s capacity binds (after %d rounds of tightening; last: %s)",
                          a->level[bad_level].name, round - 1, last_why);
-      else st = SpError_set(err, SP_ERR_SOLVER, "cosa: the MIP ended %s: %s", IlpStatus_name(s), res.message);
+      else
+        st = SpError_set(err, SP_ERR_SOLVER, "cosa: the MIP ended %s%s%s", IlpStatus_name(s), msg[0] ? ": " : "", msg);
       break;
     }
     Mapping map;
