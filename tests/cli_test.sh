@@ -166,6 +166,7 @@ expect 2 'or "none"' "$bin" info "$net" --time-limit soon
 r50=$data/networks/resnet50.json
 expect 0 "7_112_3_64_2 " "$bin" layers "$r50"
 expect 0 "24 unique layers" "$bin" layers "$r50"
+expect 0 "12 convolution/matmul ops skipped, the layer model cannot express them; the first: .*dilation 2x2" "$bin" layers "$data/networks/darts.json"
 expect 0 '"name":	"3_7_512_512_1"' "$bin" layers --json "$r50"
 expect 0 "spatial_for" "$bin" layer "$r50" layer4.0.conv2 --arch cosa_baseline --method cosa
 expect 0 "// DRAM level" "$bin" layer 1_14_256_1024_1 --method random --samples 20

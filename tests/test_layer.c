@@ -43,6 +43,23 @@ TEST(resnet50_layers) {
   Net_free(net);
 }
 
+/* Ops the model cannot express are skipped by Layer_unique, and counted: darts has
+ * 12 dilated convolutions; resnet50 none. */
+TEST(skipped_ops_counted) {
+  Net *net = Bundled_load("darts");
+  CHECK(net != NULL);
+  if (!net) return;
+  SpError first = {0};
+  CHECK_EQ(Layer_skipped(net, &first), 12);
+  CHECK_HAS(first.text, "dilation 2x2 is not in the layer model");
+  Net_free(net);
+  net = Bundled_load("resnet50");
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_EQ(Layer_skipped(net, NULL), 0);
+  Net_free(net);
+}
+
 TEST(grouped_and_matmul) {
   Net *net = Bundled_load("mobilenet_v2");
   CHECK(net != NULL);
@@ -590,6 +607,6 @@ TEST(nest_text_is_listing_1) {
                  "      spatial_for k0 = [0 : 2) :\n        // Reg level\n        MAC\n");
 }
 
-TEST_MAIN("layer", T(resnet50_layers), T(refine_local_search), T(grouped_and_matmul), T(parse_forms), T(conv_attrs_checked), T(cost_by_hand), T(halo_and_capacity),
+TEST_MAIN("layer", T(resnet50_layers), T(refine_local_search), T(grouped_and_matmul), T(parse_forms), T(conv_attrs_checked), T(skipped_ops_counted), T(cost_by_hand), T(halo_and_capacity),
           T(exhaustive_matches_brute_force), T(cosa_valid_on_resnet_layers), T(cosa_names_the_binding_level),
           T(nest_text_is_listing_1))

@@ -70,6 +70,11 @@ static int Layers_run(int argc, char **argv) {
     for (int i = 0; i < n; i++) ops += count[i];
     printf("\n%d unique layers (CoSA naming R_P_C_K_stride) among %d convolution/matmul ops of %s\n", n, ops,
            Cli_safe(net->name));
+    SpError first;
+    int skipped = Layer_skipped(net, &first);
+    if (skipped) /* not silently: the model cannot express them (dilated, malformed attributes) */
+      printf("%d convolution/matmul op%s skipped, the layer model cannot express %s; the first: %s\n", skipped,
+             skipped > 1 ? "s" : "", skipped > 1 ? "them" : "it", Cli_safe(first.text));
   }
   free(u);
   free(count);

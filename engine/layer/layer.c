@@ -270,6 +270,22 @@ bool Layer_sameShape(const Layer *a, const Layer *b) {
          a->N == b->N && a->stride_h == b->stride_h && a->stride_w == b->stride_w && a->groups == b->groups;
 }
 
+static bool Layer_isLayerOp(const char *type) {
+  return !strcmp(type, "conv2d") || !strcmp(type, "linear") || !strcmp(type, "matmul");
+}
+
+int Layer_skipped(const Net *net, SpError *first) {
+  int skipped = 0;
+  for (int i = 0; i < net->nops; i++) {
+    if (!Layer_isLayerOp(net->ops[i].type)) continue;
+    Layer l;
+    SpError e;
+    if (Layer_fromOp(net, i, &l, &e) == SP_OK) continue;
+    if (!skipped++ && first) *first = e;
+  }
+  return skipped;
+}
+
 Status Layer_unique(const Net *net, Layer **out, int **count, int *n, SpError *err) {
   *out = NULL;
   *count = NULL;
@@ -282,8 +298,7 @@ Status Layer_unique(const Net *net, Layer **out, int **count, int *n, SpError *e
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   }
   for (int i = 0; i < net->nops; i++) {
-    const char *t = net->ops[i].type;
-    if (strcmp(t, "conv2d") && strcmp(t, "linear") && strcmp(t, "matmul")) continue;
+    if (!Layer_isLayerOp(net->ops[i].type)) continue;
     Layer l;
     SpError e;
     if (Layer_fromOp(net, i, &l, &e)) continue; /* e.g. dilated: not a layer of this model */

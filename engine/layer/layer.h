@@ -51,5 +51,8 @@ bool Layer_sameShape(const Layer *a, const Layer *b);
  * matmuls, or that the model cannot express such as dilated convolutions, are
  * skipped); count[k] = how many ops have layer k's shape. Both malloc'd. */
 Status Layer_unique(const Net *net, Layer **out, int **count, int *n, SpError *err);
+/* How many convolution/matmul ops Layer_unique skips; the first one's reason in
+ * *first (when there is one and first is not NULL). */
+int Layer_skipped(const Net *net, SpError *first);
 
 #endif
