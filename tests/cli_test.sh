@@ -191,6 +191,10 @@ expect 1 'no op named "a\\x1b\[2Jb"' "$bin" layer "$r50" "$(printf 'a\033[2Jb')"
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --arch ""
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --method smartshuttle --arch ""
 expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$bin" layer 3_7_512_512_1 --method cosa --time-limit 1e-9
+# an option of another family of methods is refused, not ignored with a bad value
+expect 2 "--capacity is for smartshuttle, not cosa" "$bin" layer 3_7_64_64_1 --method cosa --capacity foo
+expect 2 "--group-size is for the steps-\* methods, not smartshuttle" "$bin" layer 3_7_64_64_1 --method smartshuttle --group-size 3
+expect 2 "--samples is for the mappers" "$bin" layer 3_7_64_64_1 --method steps-row --samples 3
 # a network without its op: say the op is missing (it said "expected R_P_C_K_stride")
 expect 2 "is a file: give the op too" "$bin" layer "$r50"
 # SmartShuttle's oracle keeps to --time-limit (a 64 MiB buffer: billions of tilings): exit 3

@@ -285,6 +285,22 @@ static int Layer_run(int argc, char **argv) {
     fprintf(stderr, ")\n");
     return EXIT_USAGE;
   }
+  /* an option of another family of methods is refused, not ignored (a bad value
+   * of it, say --capacity foo with cosa, went unnoticed) */
+  static const struct { const char *opt; int family; } family_of[] = {
+      {"--objective", 0}, {"--samples", 0},  {"--seed", 0},   {"--weights", 0},    {"--mip-limit", 0},
+      {"--no-refine", 0}, {"--batch", 1},    {"--capacity", 1}, {"--size-mem", 2}, {"--nbop-pe", 2},
+      {"--group-size", 2}, {"--max-loads", 2}, {"--cycles", 2}, {"--all", 2},      {"--model", 2},
+      {"--threads", 2}};
+  static const char *const family_name[] = {"the mappers (cosa, random, exhaustive, cosa-single)", "smartshuttle",
+                                            "the steps-* methods"};
+  int family = method ? 0 : strcmp(mname, "smartshuttle") == 0 ? 1 : 2;
+  for (size_t i = 0; i < sizeof family_of / sizeof family_of[0]; i++)
+    if (family_of[i].family != family && Cli_value(&Cli_layer, &a, family_of[i].opt)) {
+      fprintf(stderr, "spadmap layer: %s is for %s, not %s\n", family_of[i].opt, family_name[family_of[i].family],
+              Cli_safe(mname));
+      return EXIT_USAGE;
+    }
   Arch arch;
   SpError err = {0};
   if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
