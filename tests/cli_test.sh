@@ -248,6 +248,8 @@ if command -v timeout >/dev/null 2>&1; then
   expect 130 "functional check: ok" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=8,Q=8,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60
 fi
 expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 --time-limit 20
+expect 0 "proven optimal: 1 of 1 within 0.5 s" "$bin" bench steps --inputs 4-4 --groups 3-3 --time-limit 0.5
+expect 2 "seconds in 0.01..86400" "$bin" bench steps --time-limit 0
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
 # bench: each figure in its own buffer (default peak printed M_R before)

@@ -106,7 +106,8 @@ TEST(parse_forms) {
   static const char *const bad[][2] = {
       {"R=3,stride=0", "stride: expected an integer in 1..64"}, {"R=3,pad=1025", "pad: expected an integer in 0..1024"},
       {"R=3,R=5", "R given twice"},                            {"R=3,", "nothing after the last ','"},
-      {"R=3x", "R: expected an integer in 1..16777216"},       {"C=0", "C: expected an integer in 1..16777216"}};
+      {"R=3x", "R: expected an integer in 1..16777216"},       {"C=0", "C: expected an integer in 1..16777216"},
+      {"R=+3", "R: expected an integer in 1..16777216"},       {"R= 3", "R: expected an integer in 1..16777216"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     CHECK_EQ(Layer_parse(bad[i][0], &l, &err), SP_ERR_ARG);
     CHECK_HAS(err.text, bad[i][1]);

@@ -3,6 +3,7 @@
  * 2 .. 10 patches; the duration delta = sum |I_slice| + n (tl = tacc = 1) of
  * Row-by-Row, ZigZag, S1-baseline and the ILP (GLPK, time limit per solve). Every
  * plan also runs through the functional check. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,17 @@ static int BenchSteps_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
-  int limit = 10, max_loads = 2, threads = 0;
-  if (Cli_value(c, &a, "--time-limit") && BenchSteps_int(Cli_value(c, &a, "--time-limit"), "--time-limit", 1, 86400, &limit))
-    return EXIT_USAGE;
+  int max_loads = 2, threads = 0;
+  double limit = 10;
+  if (Cli_value(c, &a, "--time-limit")) { /* seconds, fractions too (as layer's) */
+    const char *v = Cli_value(c, &a, "--time-limit");
+    char *end;
+    limit = strtod(v, &end);
+    if (end == v || *end || !isfinite(limit) || limit < 0.01 || limit > 86400) {
+      fprintf(stderr, "spadmap bench steps: --time-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
+      return EXIT_USAGE;
+    }
+  }
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
     return EXIT_USAGE;
   if (Cli_value(c, &a, "--threads") && BenchSteps_int(Cli_value(c, &a, "--threads"), "--threads", 1, 8, &threads))
@@ -73,7 +82,7 @@ static int BenchSteps_run(int argc, char **argv) {
   if (csv) printf("input,group,steps,s1,row,zigzag,ilp,status,proven_by,seconds,bound,gain_pct,max_loads_row,max_loads_zigzag,functional\n");
   else {
     printf("# Offloading steps: duration delta = sum |I_slice| + n (tl = tacc = 1), 3x3 kernel, stride 1\n");
-    printf("# ILP (%s): GLPK %s, %d s per solve, n = Kmin groups, at most %d loads per pixel%s\n\n",
+    printf("# ILP (%s): GLPK %s, %g s per solve, n = Kmin groups, at most %d loads per pixel%s\n\n",
            model == STEPS_MODEL_PAPER ? "the paper's MIP alone" : "trivial bound, exact search, then the paper's MIP",
            Ilp_version(), limit, max_loads, max_loads ? "" : " (no bound)");
     printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | proven by | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
@@ -156,7 +165,7 @@ static int BenchSteps_run(int argc, char **argv) {
   if (!csv) {
     printf("\n* the heuristic loads some pixel more than %d times (breaks Eq. 9; the ILP may not)\n", max_loads);
     printf("MIP start: the best of Row-by-Row, ZigZag and the strip snakes that keeps Eq. 9 (-1: none does)\n");
-    printf("\nproven optimal: %d of %d within %d s (slowest solve %.2f s); ILP better than both heuristics on %d; "
+    printf("\nproven optimal: %d of %d within %g s (slowest solve %.2f s); ILP better than both heuristics on %d; "
            "largest gain %.1f %%; functional check failed on %d",
            optimal, total, limit, worst, better, best_gain, failed);
     if (refused) printf("; ILP refused (too large) on %d", refused);

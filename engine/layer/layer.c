@@ -227,7 +227,7 @@ Status Layer_parse(const char *text, Layer *out, SpError *err) {
       seen |= 1u << k;
       char *end;
       long long v = strtoll(eq + 1, &end, 10);
-      if (end == eq + 1 || (*end && *end != ',') || v < keys[k].lo || v > keys[k].hi)
+      if (!(eq[1] >= '0' && eq[1] <= '9') || (*end && *end != ',') || v < keys[k].lo || v > keys[k].hi)
         return SpError_set(err, SP_ERR_ARG, "layer \"%s\": %s: expected an integer in %lld..%lld", text, keys[k].key,
                            (long long)keys[k].lo, (long long)keys[k].hi);
       int64_t *dims[] = {&out->R, &out->S, &out->P, &out->Q, &out->C, &out->K, &out->N};
