@@ -252,6 +252,8 @@ expect 0 "proven optimal: 1 of 1 within 0.5 s" "$bin" bench steps --inputs 4-4 -
 expect 2 "seconds in 0.01..86400" "$bin" bench steps --time-limit 0
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
+expect 1 "dir /nonexistent: not a directory" "$bin" bench shuttle --dir /nonexistent
+check "bench shuttle --dir that is no directory: nothing printed before the error" '[ -z "$("$bin" bench shuttle --dir /nonexistent 2>/dev/null)" ]'
 # bench: each figure in its own buffer (default peak printed M_R before)
 expect 0 "default peak 1.72 MiB" "$bin" bench --network densenet121
 # bench runs offline allocators as themselves (pack was simulated as linear: 1.4 MB at M_P)

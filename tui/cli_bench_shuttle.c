@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "clock.h"
@@ -149,14 +150,19 @@ static int BenchShuttle_run(int argc, char **argv) {
     else if (!strcmp(cap, "halo")) o.capacity = SHUTTLE_CAP_HALO;
     else if (!strcmp(cap, "raw")) o.capacity = SHUTTLE_CAP_RAW;
     else {
-      fprintf(stderr, "spadmap bench shuttle: --capacity must be paper, halo or raw, not '%s'\n", cap);
+      fprintf(stderr, "spadmap bench shuttle: --capacity must be paper, halo or raw, not '%s'\n", Cli_safe(cap));
       return EXIT_USAGE;
     }
   }
   Arch arch;
   SpError err;
   if (Arch_load(arch_path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
-    fprintf(stderr, "spadmap bench shuttle: %s\n", err.text);
+    fprintf(stderr, "spadmap bench shuttle: %s\n", Cli_safe(err.text));
+    return EXIT_INVALID;
+  }
+  struct stat sb; /* before any table: the networks' part needs it */
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "spadmap bench shuttle: --dir %s: not a directory\n", Cli_safe(dir));
     return EXIT_INVALID;
   }
   printf("# SmartShuttle under Eq. 2: %s (%lld-byte buffer, %d-byte elements), capacity rule %s\n\n", arch.name,
