@@ -101,13 +101,18 @@ static const CliOption Layer_options[] = {
   {NULL, NULL, NULL},
 };
 
-Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err) {
-  if (!name) name = "cosa_baseline";
+Status CliLayer_archPath(const char *name, const char *dflt, char *buf, size_t n, SpError *err) {
+  if (!name) name = dflt;
   if (!*name) return SpError_set(err, SP_ERR_ARG, "--arch: empty (a file, or a bundled name: ls %s/arch)", SPADMAP_DATA_DIR);
-  if (strchr(name, '/') || strstr(name, ".json") || access(name, F_OK) == 0) return Arch_load(name, arch, err);
+  if (strchr(name, '/') || strstr(name, ".json") || access(name, F_OK) == 0) snprintf(buf, n, "%s", name);
+  else snprintf(buf, n, "%s/arch/%s.json", SPADMAP_DATA_DIR, name);
+  return SP_OK;
+}
+
+Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, name);
-  return Arch_load(path, arch, err);
+  Status st = CliLayer_archPath(name, "cosa_baseline", path, sizeof path, err);
+  return st != SP_OK ? st : Arch_load(path, arch, err);
 }
 
 static bool Layer_parseLong(const char *s, long lo, long hi, long *out) {
@@ -286,17 +291,19 @@ static int Layer_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   /* an option of another family of methods is refused, not ignored (a bad value
-   * of it, say --capacity foo with cosa, went unnoticed) */
+   * of it, say --capacity foo with cosa, went unnoticed); family 3 is steps-ilp
+   * alone, which also takes family 2's */
   static const struct { const char *opt; int family; } family_of[] = {
       {"--objective", 0}, {"--samples", 0},  {"--seed", 0},   {"--weights", 0},    {"--mip-limit", 0},
       {"--no-refine", 0}, {"--batch", 1},    {"--capacity", 1}, {"--size-mem", 2}, {"--nbop-pe", 2},
-      {"--group-size", 2}, {"--max-loads", 2}, {"--cycles", 2}, {"--all", 2},      {"--model", 2},
-      {"--threads", 2}};
+      {"--group-size", 2}, {"--cycles", 2},  {"--all", 2},    {"--max-loads", 3},  {"--model", 3},
+      {"--threads", 3},   {"--steps", 3}};
   static const char *const family_name[] = {"the mappers (cosa, random, exhaustive, cosa-single)", "smartshuttle",
-                                            "the steps-* methods"};
-  int family = method ? 0 : strcmp(mname, "smartshuttle") == 0 ? 1 : 2;
+                                            "the steps-* methods", "steps-ilp"};
+  int family = method ? 0 : strcmp(mname, "smartshuttle") == 0 ? 1 : strcmp(mname, "steps-ilp") == 0 ? 3 : 2;
   for (size_t i = 0; i < sizeof family_of / sizeof family_of[0]; i++)
-    if (family_of[i].family != family && Cli_value(&Cli_layer, &a, family_of[i].opt)) {
+    if (family_of[i].family != family && !(family == 3 && family_of[i].family == 2) &&
+        Cli_value(&Cli_layer, &a, family_of[i].opt)) {
       fprintf(stderr, "spadmap layer: %s is for %s, not %s\n", family_of[i].opt, family_name[family_of[i].family],
               Cli_safe(mname));
       return EXIT_USAGE;

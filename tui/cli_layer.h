@@ -7,7 +7,10 @@
 #include "cli.h"
 #include "layer/layer_map.h"
 
-/* A path, or a bundled name ("cosa_4xpe" -> data/arch/cosa_4xpe.json); NULL: the baseline. */
+/* The file of --arch: a path, or a bundled name ("cosa_4xpe" -> data/arch/cosa_4xpe.json),
+ * into buf; NULL: the bundled dflt. SP_ERR_ARG for an empty name. */
+Status CliLayer_archPath(const char *name, const char *dflt, char *buf, size_t n, SpError *err);
+/* Loads it (NULL: cosa_baseline). */
 Status CliLayer_loadArch(const char *name, Arch *arch, SpError *err);
 /* --objective/--samples/--seed/--time-limit/--weights into o; an exit code on a
  * usage error (message printed), else -1. */

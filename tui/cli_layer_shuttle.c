@@ -81,21 +81,13 @@ int CliLayerShuttle_run(const CliCommand *c, const CliArgs *ap, const char *meth
     if (LayerSteps_num(Cli_value(c, a, "--batch"), "--batch", 1, 1 << 20, &v)) return EXIT_USAGE;
     l->N = v;
   }
-  if (o.steps && strcmp(method, "steps-ilp") != 0) {
-    fprintf(stderr, "spadmap %s: --steps is for steps-ilp (the other steps-* methods take Kmin steps of G)\n", c->name);
-    return EXIT_USAGE;
-  }
-  const char *arch = Cli_value(c, a, "--arch");
   char path[1024];
-  if (arch && !*arch) {
-    fprintf(stderr, "spadmap %s: --arch: empty (a file, or a bundled name: ls %s/arch)\n", c->name, SPADMAP_DATA_DIR);
+  SpError err;
+  if (CliLayer_archPath(Cli_value(c, a, "--arch"), "smartshuttle", path, sizeof path, &err) != SP_OK) {
+    fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
     return EXIT_USAGE;
   }
-  if (arch && !strchr(arch, '/') && !strstr(arch, ".json")) { /* a bundled name */
-    snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, arch);
-    arch = path;
-  }
-  o.arch_path = arch;
+  o.arch_path = path;
   o.capacity = Cli_value(c, a, "--capacity");
   o.all_steps = Cli_value(c, a, "--all") != NULL;
   o.json = Cli_value(c, a, "--json") != NULL;
