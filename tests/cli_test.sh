@@ -195,6 +195,10 @@ expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$b
 expect 2 "--capacity is for smartshuttle, not cosa" "$bin" layer 3_7_64_64_1 --method cosa --capacity foo
 expect 2 "--group-size is for the steps-\* methods, not smartshuttle" "$bin" layer 3_7_64_64_1 --method smartshuttle --group-size 3
 expect 2 "--samples is for the mappers" "$bin" layer 3_7_64_64_1 --method steps-row --samples 3
+# ... and so is one another mapper reads (--samples with cosa did nothing)
+expect 2 "--samples is for random only, not cosa" "$bin" layer 3_7_64_64_1 --samples 3
+expect 2 "--weights is for cosa/cosa-single only, not exhaustive" "$bin" layer 3_7_64_64_1 --method exhaustive --weights 1,1,1
+expect 2 "--no-refine is for cosa/cosa-single only, not random" "$bin" layer 3_7_64_64_1 --method random --no-refine
 # a network without its op: say the op is missing (it said "expected R_P_C_K_stride")
 expect 2 "is a file: give the op too" "$bin" layer "$r50"
 # SmartShuttle's oracle keeps to --time-limit (a 64 MiB buffer: billions of tilings): exit 3

@@ -264,6 +264,18 @@ cJSON *CliLayer_resultJSON(const Arch *arch, const Layer *l, const char *method,
   return o;
 }
 
+/* Whether word is one of the space-separated words of list. */
+static bool Layer_wordIn(const char *word, const char *list) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
+    size_t m = strcspn(p, " ");
+    if (m == n && strncmp(p, word, n) == 0) return true;
+    p += m;
+    p += strspn(p, " ");
+  }
+  return false;
+}
+
 static int Layer_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(&Cli_layer, argc, argv, 0, 2, &a);
@@ -292,22 +304,44 @@ static int Layer_run(int argc, char **argv) {
   }
   /* an option of another family of methods is refused, not ignored (a bad value
    * of it, say --capacity foo with cosa, went unnoticed); family 3 is steps-ilp
-   * alone, which also takes family 2's */
-  static const struct { const char *opt; int family; } family_of[] = {
-      {"--objective", 0}, {"--samples", 0},  {"--seed", 0},   {"--weights", 0},    {"--mip-limit", 0},
-      {"--no-refine", 0}, {"--batch", 1},    {"--capacity", 1}, {"--size-mem", 2}, {"--nbop-pe", 2},
-      {"--group-size", 2}, {"--cycles", 2},  {"--all", 2},    {"--max-loads", 3},  {"--model", 3},
-      {"--threads", 3},   {"--steps", 3}};
+   * alone, which also takes family 2's. Within the mappers, `only` names the
+   * mappers that read the option (--samples with cosa did nothing). */
+  static const struct { const char *opt; int family; const char *only; } family_of[] = {
+      {"--objective", 0, NULL},
+      {"--samples", 0, "random"},
+      {"--seed", 0, "random"},
+      {"--weights", 0, "cosa cosa-single"},
+      {"--mip-limit", 0, "cosa cosa-single"},
+      {"--no-refine", 0, "cosa cosa-single"},
+      {"--batch", 1, NULL},
+      {"--capacity", 1, NULL},
+      {"--size-mem", 2, NULL},
+      {"--nbop-pe", 2, NULL},
+      {"--group-size", 2, NULL},
+      {"--cycles", 2, NULL},
+      {"--all", 2, NULL},
+      {"--max-loads", 3, NULL},
+      {"--model", 3, NULL},
+      {"--threads", 3, NULL},
+      {"--steps", 3, NULL}};
   static const char *const family_name[] = {"the mappers (cosa, random, exhaustive, cosa-single)", "smartshuttle",
                                             "the steps-* methods", "steps-ilp"};
   int family = method ? 0 : strcmp(mname, "smartshuttle") == 0 ? 1 : strcmp(mname, "steps-ilp") == 0 ? 3 : 2;
-  for (size_t i = 0; i < sizeof family_of / sizeof family_of[0]; i++)
-    if (family_of[i].family != family && !(family == 3 && family_of[i].family == 2) &&
-        Cli_value(&Cli_layer, &a, family_of[i].opt)) {
+  for (size_t i = 0; i < sizeof family_of / sizeof family_of[0]; i++) {
+    if (!Cli_value(&Cli_layer, &a, family_of[i].opt)) continue;
+    if (family_of[i].family != family && !(family == 3 && family_of[i].family == 2)) {
       fprintf(stderr, "spadmap layer: %s is for %s, not %s\n", family_of[i].opt, family_name[family_of[i].family],
               Cli_safe(mname));
       return EXIT_USAGE;
     }
+    if (family_of[i].only && !Layer_wordIn(mname, family_of[i].only)) {
+      char who[64];
+      snprintf(who, sizeof who, "%s", family_of[i].only);
+      for (char *c = strchr(who, ' '); c; c = strchr(c + 1, ' ')) *c = '/';
+      fprintf(stderr, "spadmap layer: %s is for %s only, not %s\n", family_of[i].opt, who, Cli_safe(mname));
+      return EXIT_USAGE;
+    }
+  }
   Arch arch;
   SpError err = {0};
   if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
