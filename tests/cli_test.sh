@@ -246,6 +246,9 @@ expect 0 "6 steps (Kmin 5)" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" 
 expect 0 "Eq. 15 objective 33 " "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 6
 expect 1 "4 steps: 9 patches in steps of 1 to 2 patches take 5 (Kmin) to 9 steps" "$bin" layer "R=3,S=3,P=3,Q=3,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 2 --steps 4
 expect 2 "--steps is for steps-ilp" "$bin" layer 3_3_1_1_1 --method steps-row --steps 6
+# no plan within the limit (23 steps on 25 patches, Eq. 9: no start, the search needs seconds):
+# the message counts the whole solve, the search's and the MIP's time (it gave the MIP's alone)
+expect 3 "timeout without a solution after [0-9.]* s (the exact search" "$bin" layer 3_5_1_1_1 --method steps-ilp --group-size 2 --steps 23 --time-limit 0.5
 # Ctrl-C stops the steps ILP (10x10, G = 3: not proven in a minute) and keeps its best plan, checked; exit 130
 if command -v timeout >/dev/null 2>&1; then
   expect 130 "ILP: cancelled in" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=8,Q=8,C=1,K=1,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60

@@ -363,6 +363,11 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   so.time_limit = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
   if (o->time_limit > 0 && so.time_limit < 0.05) so.time_limit = 0.05;
   st = Ilp_mip(l, &so, g, start, p, err);
+  if (st == SP_ERR_LIMIT && !x.skipped) /* the MIP's message counts its own seconds only */
+    st = SpError_set(err, SP_ERR_LIMIT,
+                     "steps ILP: timeout without a solution after %.1f s (the exact search, %.1f s: none found, none "
+                     "loads fewer than %d pixels; the MIP in the time left: none)",
+                     Clock_now() - t0, x.seconds, x.bound_loaded);
   if (st == SP_OK) {
     if (p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
     else if (p->objective == trivial) p->ilp_status = ILP_OPTIMAL, p->proven_by = "bound", p->ilp_gap = 0;
