@@ -544,7 +544,27 @@ TEST(overflow_refused_check_skipped) {
   StepsPlan_free(&p);
 }
 
+/* Building a plan of many steps stops on the cancel flag (the explorer's layer
+ * view joins its solver thread when the method changes: a 16 M-step S1 plan
+ * held the screen for seconds); without the flag the same plan is built. */
+TEST(plan_building_cancels) {
+  Layer l = Ts_layer(1, 1, 1, 128, 128, 1); /* 16,384 patches: S1 has as many steps */
+  StepsOptions o;
+  StepsOptions_init(&o);
+  atomic_int cancel = 1;
+  o.cancel = &cancel;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_S1_BASELINE, &p, &err), SP_ERR_CANCELLED);
+  CHECK_HAS(err.text, "step plan cancelled at step 4096 of 16384");
+  atomic_store(&cancel, 0);
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_S1_BASELINE, &p, &err), SP_OK);
+  CHECK_EQ(p.nsteps, 16384);
+  StepsPlan_free(&p);
+}
+
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
           T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
           T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_start_downward_strips),
-          T(ilp_infeasible_memory), T(executor_cancel_within_a_step), T(overflow_refused_check_skipped))
+          T(ilp_infeasible_memory), T(executor_cancel_within_a_step), T(overflow_refused_check_skipped),
+          T(plan_building_cancels))

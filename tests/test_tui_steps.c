@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "shuttle_pane.h"
 #include "test.h"
 
 static char *Tv_read(const char *path) {
@@ -113,4 +114,50 @@ TEST(scheme_table_vgg16_c11) {
   Grid_free(g);
 }
 
-TEST_MAIN("tui_steps", T(steps_map_example2), T(steps_map_scrolls), T(scheme_table_vgg16_c11))
+/* Addresses past 999,999 are printed whole on the axis (2359296 showed as
+ * "235929": the last digit fell off the 6-cell field). */
+TEST(steps_map_axis_millions) {
+  Layer l = Tv_example();
+  l.C = 512; l.K = 512; l.P = l.Q = 2; /* kernels: 512 * 512 * 9 = 2,359,296 elements */
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 2;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
+  StepsViewState s = {0};
+  Grid *g = Grid_new(80, 24, false);
+  StepsView_draw(g, 0, 0, 80, 24, &p, &s);
+  char *text = Grid_toText(g);
+  CHECK(strstr(text, " 2.36M") != NULL); /* the input slots start after the kernels */
+  CHECK(strstr(text, "235929") == NULL);
+  free(text);
+  Grid_free(g);
+  StepsPlan_free(&p);
+}
+
+/* The layer view's steps map refuses a plan it could not replay at every redraw
+ * (a 4096x4096 S1 plan: 16.7 M steps, 2.5 GB, seconds a key); at the cap it
+ * builds the plan. */
+TEST(steps_pane_caps_the_steps) {
+  Layer l = Tv_example();
+  l.C = 1; l.K = 1; l.R = l.S = 1; l.P = 1024; l.Q = 257; /* 263,168 patches */
+  char err[256] = "";
+  atomic_int cancel = 0;
+  CHECK(ShuttlePane_solve(1, &l, 4, &cancel, err, sizeof err) == NULL); /* S1: a patch a step */
+  CHECK(strstr(err, "263168 steps") != NULL);
+  CHECK(strstr(err, "more than the 262144") != NULL);
+  /* row-by-row at G = 4: 65,792 steps, shown */
+  ShuttlePaneResult *r = ShuttlePane_solve(2, &l, 4, &cancel, err, sizeof err);
+  CHECK(r != NULL);
+  Grid *g = Grid_new(100, 24, false);
+  ShuttlePane_draw(g, 0, 0, 100, 24, r);
+  char *text = Grid_toText(g);
+  CHECK(strstr(text, "G = 4, 65792 steps") != NULL);
+  free(text);
+  Grid_free(g);
+  ShuttlePaneResult_free(r);
+}
+
+TEST_MAIN("tui_steps", T(steps_map_example2), T(steps_map_scrolls), T(scheme_table_vgg16_c11),
+          T(steps_map_axis_millions), T(steps_pane_caps_the_steps))

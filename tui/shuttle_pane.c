@@ -52,6 +52,20 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, 
     o.group_size = group_size;
     o.cancel = cancel;
     r->steps = true;
+    /* the map replays the steps at every redraw (and a plan of millions of
+     * steps takes gigabytes): past SHUTTLE_PANE_MAX_STEPS the command line's
+     * table is the place for it */
+    int64_t per = which == 1 ? 1 : group_size > 0 ? group_size : 1;
+    int64_t nsteps = (l->P * l->Q + per - 1) / per;
+    if (nsteps > SHUTTLE_PANE_MAX_STEPS) {
+      snprintf(err, (size_t)errlen,
+               "%lld steps (%lld x %lld patches, %lld a step): more than the %d this map shows; `spadmap layer "
+               "... --method %s` gives the plan's figures",
+               (long long)nsteps, (long long)l->P, (long long)l->Q, (long long)per, SHUTTLE_PANE_MAX_STEPS,
+               ShuttleMethod_names[which]);
+      free(r);
+      return NULL;
+    }
     st = Steps_plan(l, &o, strategies[which - 1], &r->plan, &e);
     if (st == SP_OK) {
       SpError ce = {0};

@@ -11,6 +11,8 @@
 #include "layer/layer.h"
 
 enum { SHUTTLE_PANE_METHODS = 5 }; /* smartshuttle, steps-s1, steps-row, steps-zigzag, steps-ilp */
+/* The most steps the steps map takes (2^18: each redraw replays them). */
+enum { SHUTTLE_PANE_MAX_STEPS = 1 << 18 };
 
 typedef struct ShuttlePaneResult ShuttlePaneResult;
 

@@ -4,6 +4,7 @@
  * the step is marked ▲, one freed in the step ▼ (it is empty afterwards). */
 #include "steps_view.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,21 @@ static int Steps_patches(Grid *g, int x, int y, int w, int h, const StepsPlan *p
   return rows;
 }
 
+/* An address in at most 6 cells: 999999, then 2.36M, 12.5G (printed whole, a
+ * 7-digit address lost its last digit). */
+static const char *Steps_axisLabel(int64_t a, char *buf) {
+  if (a < 1000000) {
+    snprintf(buf, 16, "%lld", (long long)a);
+    return buf;
+  }
+  static const char unit[] = "MGTPE";
+  double v = (double)a / 1e6;
+  int u = 0;
+  while (v >= 999.5 && u < 4) v /= 1000, u++;
+  snprintf(buf, 16, "%.*f%c", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit[u]);
+  return buf;
+}
+
 void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, const StepsViewState *s) {
   if (!p || p->nsteps < 1 || w < 40 || h < 8) return;
   int cursor = s->cursor < 0 ? 0 : s->cursor >= p->nsteps ? p->nsteps - 1 : s->cursor;
@@ -94,9 +110,10 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
   if (band_rows[2] < 1) band_rows[2] = 1;
   band_rows[1] = rest - band_rows[2];
   int rows = mh;
+  char label[16];
   for (int b = 0, r0 = 0; b < 3; r0 += band_rows[b++])
     if (band_rows[b] > 0)
-      Grid_printf(g, x, my + mh - 1 - r0, 6, ROLE_AXIS, 0, "%6lld", (long long)band_base[b]);
+      Grid_printf(g, x, my + mh - 1 - r0, 6, ROLE_AXIS, 0, "%6s", Steps_axisLabel(band_base[b], label));
   /* the window of steps: up to 4 columns a step when they fit, else one */
   int colw = mw / p->nsteps;
   if (colw > 4) colw = 4;

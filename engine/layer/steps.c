@@ -169,6 +169,11 @@ Status Steps_fromGroups(const Layer *l, const StepsOptions *o, const int *order,
   p->fits = true;
   int at = 0;
   for (int k = 0; k < ngroups; k++) {
+    /* a layer of millions of steps takes seconds: the caller may stop it */
+    if ((k & 0xfff) == 0xfff && o->cancel && atomic_load(o->cancel)) {
+      st = SpError_set(err, SP_ERR_CANCELLED, "step plan cancelled at step %d of %d", k + 1, ngroups);
+      goto done;
+    }
     Step *s = &p->steps[k];
     s->npatches = sizes[k];
     /* the union of the group's patches */

@@ -52,7 +52,7 @@ typedef struct {
   int threads;        /* threads of the exact search; 0: one per online processor (at most 8) */
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
-  atomic_int *cancel;  /* the ILP and the functional check stop when it is non-zero */
+  atomic_int *cancel;  /* building a plan, the ILP and the functional check stop when it is non-zero */
 } StepsOptions;
 
 /* One step (Definition 2, actions a1..a6) and its cost (Definition 3). */
