@@ -59,11 +59,24 @@ case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
 case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmm"
 shows alexnet_layer_shuttle "method smartshuttle"
 shows alexnet_layer_shuttle "MACs per DRAM access"
-case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
+case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M<Right><Right><Right>"
 shows alexnet_layer_steps   "Offloading steps (zigzag): G = 4"
 # the same ZigZag with 3 patches per step (-), at step 2
-case_ alexnet_layer_steps_g3 alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left>-<Right>"
+case_ alexnet_layer_steps_g3 alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M-<Right>"
 shows alexnet_layer_steps_g3 "Offloading steps (zigzag): G = 3"
+# at the ends of the steps map the arrows stay on it (they switched the method and
+# threw the plan away); a (architectures) is for the mappers only (it re-solved
+# and put the cursor back to step 1)
+case_ alexnet_layer_steps_ends alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M<Left><Left><PgUp><Home>"
+shows alexnet_layer_steps_ends "method steps-zigzag"
+shows alexnet_layer_steps_ends "step 1 of 43"
+case_ alexnet_layer_steps_arch alexnet 120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M<Right><Right><Right>a"
+shows alexnet_layer_steps_arch "step 4 of 43"
+# params on and a budget below M_R: one tiling, and the budget said to be out of
+# reach (the tiled network's M_R with params stayed above it: re-tiling recursed
+# until the stack overflowed, leaving the terminal raw)
+case_ resnet50_params_below resnet50 80x24 "w-"
+shows resnet50_params_below "weights are not tiled"
 case_ fig1_picker_prefix     fig1     80x24  "Onasnet"
 # mouse clicks: a block (its step and tensor), a schedule row, a zoomed and panned map
 case_ diamond_click_block   diamond  120x40 "zz<Click:40,30>"

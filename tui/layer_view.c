@@ -184,10 +184,16 @@ bool LayerView_poll(App *app) {
 
 int LayerView_key(App *app, int key) {
   LayerView *v = LayerView_of(app);
-  pthread_mutex_lock(&v->lock); /* the steps map takes the cursor keys */
-  bool stepped = !v->busy && v->method >= LayerMap_nmethods && ShuttlePane_key(v->sres, key);
-  pthread_mutex_unlock(&v->lock);
-  if (stepped) return ACT_REDRAW;
+  /* the steps methods' cursor keys step their map, also at its ends and while
+   * a plan is being made (they used to switch the method there, throwing away a
+   * finished ILP) */
+  if (v->method > LayerMap_nmethods && (key == K_LEFT || key == K_RIGHT || key == K_PGUP || key == K_PGDN ||
+                                        key == K_HOME || key == K_END)) {
+    pthread_mutex_lock(&v->lock);
+    bool stepped = !v->busy && v->res_method == v->method && ShuttlePane_key(v->sres, key);
+    pthread_mutex_unlock(&v->lock);
+    return stepped ? ACT_REDRAW : 0;
+  }
   if (key == K_ESC || key == Actions_keyOf("quit") || key == Actions_keyOf("layer")) { /* as bound */
     LayerView_free(app);
     return ACT_REDRAW;
@@ -197,10 +203,12 @@ int LayerView_key(App *app, int key) {
   case K_RIGHT:
     v->method = (v->method + 1) % LayerView_nmethods();
     break;
+  case 'M':
   case K_LEFT:
     v->method = (v->method + LayerView_nmethods() - 1) % LayerView_nmethods();
     break;
-  case 'a':
+  case 'a': /* the mappers' architectures; SmartShuttle and the steps have their own */
+    if (v->method >= LayerMap_nmethods) return 0;
     v->arch = (v->arch + 1) % LV_NARCH;
     break;
   case 'C':
@@ -241,6 +249,22 @@ static void LayerView_bar(Grid *g, int x, int y, int w, const Arch *a, const Cos
   }
 }
 
+/* text over up to maxh lines of w cells, broken at spaces (a solver's message
+ * is longer than a line: cut, it lost its end) */
+static void LayerView_wrap(Grid *g, int x, int y, int w, int maxh, Role role, const char *text) {
+  for (int line = 0; *text && line < maxh && w > 0; line++) {
+    int n = (int)strlen(text);
+    if (n > w) {
+      n = w;
+      while (n > w / 2 && text[n] != ' ') n--; /* the last space that fits, unless far back */
+      if (text[n] != ' ') n = w;
+    }
+    Grid_printf(g, x, y + line, w, role, 0, "%.*s", n, text);
+    text += n;
+    while (*text == ' ') text++;
+  }
+}
+
 void LayerView_draw(App *app, Grid *g) {
   LayerView *v = LayerView_of(app);
   if (!v) return;
@@ -260,7 +284,7 @@ void LayerView_draw(App *app, Grid *g) {
   if (shown && !v->st && v->method >= LayerMap_nmethods) {
     ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
   } else if (shown && v->st) {
-    Grid_printf(g, x0 + 2, y0 + 3, w - 4, ROLE_WARN, 0, "%s", v->err.text);
+    LayerView_wrap(g, x0 + 2, y0 + 3, w - 4, h - 5, ROLE_WARN, v->err.text);
   } else if (shown) {
     const LayerMapResult *r = &v->res;
     const Cost *c = &r->cost;
@@ -301,9 +325,15 @@ void LayerView_draw(App *app, Grid *g) {
   bool grouping = v->method > LayerMap_nmethods + 1; /* row, zigzag, ilp: G patches per step */
   char close[16]; /* the layer key as bound, not a hard-coded letter */
   Key_name(Actions_keyOf("layer"), close, sizeof close);
-  Grid_printf(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0,
-              grouping   ? " m method, +/- patches per step, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
-              : stepping ? " m method, Left/Right/PgUp/PgDn/Home/End step, C cancel, Esc/%s close "
-                         : " m/Left/Right method, a arch, C cancel, Esc/%s close ",
-              close);
+  char quit[16]; /* quit closes the view, as in the other sub-views */
+  Key_name(Actions_keyOf("quit"), quit, sizeof quit);
+  char hint[160];
+  snprintf(hint, sizeof hint, " %s  %s%sC cancel  Esc/%s/%s close ", stepping ? "m/M method" : "m/M/Left/Right method",
+           grouping ? "+/- G  " : "", stepping ? "arrows/PgUp/PgDn/Home/End step  " : v->method < LayerMap_nmethods ? "a arch  " : "",
+           close, quit);
+  if ((int)strlen(hint) > w - 4) /* narrow: the step keys say less */
+    snprintf(hint, sizeof hint, " %s  %s%sC cancel  Esc/%s/%s close ", stepping ? "m/M method" : "m/M/Left/Right method",
+             grouping ? "+/- G  " : "", stepping ? "arrows/Home/End step  " : v->method < LayerMap_nmethods ? "a arch  " : "",
+             close, quit);
+  Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, hint);
 }

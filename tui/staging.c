@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "figures.h"
 #include "tiles/tiles.h"
 
 /* Loads the network in text through a temporary file (App_load reads files). */
@@ -25,11 +26,15 @@ static Status Staging_load(App *app, const char *text, SpError *err) {
   return st;
 }
 
-bool Staging_apply(App *app) {
+static bool Staging_switch(App *app) {
   int64_t b = app->set.budget;
   SpError err;
   if (app->untiled_path[0]) { /* a tiled network is shown */
-    bool retile = b < app->untiled_mr && b < App_figures(app)->m_r; /* its tiles no longer fit: tile finer */
+    /* its tiles no longer fit: tile finer. Tiling splits activations only, so
+     * the tiles' M_R is taken without params: with params on, the weights of
+     * one op may stay above the budget however fine the tiles (the solve then
+     * says the budget is infeasible; re-tiling again would never end) */
+    bool retile = b < app->untiled_mr && b < Figures_minRequired(app->net, false);
     if (b < app->untiled_mr && !retile) return false;
     char path[sizeof app->untiled_path];
     snprintf(path, sizeof path, "%s", app->untiled_path);
@@ -72,7 +77,23 @@ bool Staging_apply(App *app) {
   for (int p = 0; p < 2; p++) app->untiled_fig[p] = fig[p], app->untiled_fig_ok[p] = fig_ok[p];
   app->set.budget = b;
   App_resolve(app);
-  App_setMessage(app, false, "below M_R: %s runs in %d tiles (ops \"op#j\", pieces \"t[r0:r1]\"); budget >= M_R returns",
-                 name, ops);
+  int64_t tiled_mr = Figures_minRequired(app->net, app->set.params);
+  char b1[32];
+  if (tiled_mr > b) /* params on: one op's weights are not split (the solve says infeasible) */
+    App_setMessage(app, true, "params on: weights are not tiled; the %d tiles need %s (w: params off)", ops,
+                   App_bytes(tiled_mr, b1, sizeof b1));
+  else
+    App_setMessage(app, false, "below M_R: %s runs in %d tiles (ops \"op#j\", pieces \"t[r0:r1]\"); budget >= M_R returns",
+                   name, ops);
   return true;
+}
+
+bool Staging_apply(App *app) {
+  /* the solve of a network just switched to (App_resolve inside Staging_switch)
+   * takes it as it is: staging again from there could only repeat itself */
+  if (app->staging) return false;
+  app->staging = true;
+  bool done = Staging_switch(app);
+  app->staging = false;
+  return done;
 }

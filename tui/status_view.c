@@ -38,7 +38,10 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_STATUS, 0);
   char b[16], state[192], el[24] = "";
   const AppSettings *s = &app->set;
-  const char *preset = App_settingPreset(app, s);
+  /* tiled (staging.c): the budget is below the original's M_R; the tiled
+   * network's own presets are no presets of the network the user opened */
+  bool tiled = app->untiled_path[0] != '\0';
+  const char *preset = tiled ? "tiled, < M_R" : App_settingPreset(app, s);
   /* the elapsed time counts here, between the solver's own reports */
   if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %.1f s", Clock_now() - app->solve_t0);
   if (app->solving && app->has_progress) {
@@ -78,7 +81,7 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   }
   char pol[96];
   snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
-           App_bytes(s->budget, b, sizeof b), preset ? " = " : "", preset ? preset : "", sep,
+           App_bytes(s->budget, b, sizeof b), preset ? (tiled ? " " : " = ") : "", preset ? preset : "", sep,
            App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", lim, sep, state);
   Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
 }
