@@ -17,6 +17,7 @@
 #include "find.h"
 #include "snapshot.h"
 #include "test.h"
+#include "validate.h"
 #include "views.h"
 #include "worker.h"
 
@@ -208,6 +209,46 @@ TEST(save_asks_never_overwrites_silently_and_names_files_after_the_file) {
   unlink("evil.screen.txt");
   unlink(net);
   rmdir(sub);
+  CHECK_EQ(chdir(old), 0);
+  rmdir(dir);
+}
+
+/* Below M_R the plan's ops are tiles of a network whose file was temporary: S
+ * names the files after the network opened (it offered spadmap-tiled-XXXXXX.plan.json)
+ * and writes the tiled network beside the plan, and the two validate. */
+TEST(a_plan_saved_below_m_r_comes_with_its_tiled_network) {
+  char dir[] = "/tmp/spadmap-save-XXXXXX", old[1024];
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(getcwd(old, sizeof old) != NULL);
+  CHECK_EQ(chdir(dir), 0);
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, NETS "alexnet.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  Test_keys(&app, "-");
+  CHECK(app.untiled_path[0] != '\0');
+  Test_keys(&app, "S");
+  CHECK(app.prompt && app.prompt_kind == PROMPT_SAVE);
+  CHECK(strcmp(app.prompt_buf, "alexnet.tiled.plan.json") == 0);
+  Test_keys(&app, "<Enter>");
+  CHECK_HAS(app.message, "its tiled network to alexnet.tiled.net.json");
+  App_free(&app);
+  Net *net = NULL;
+  ImportOptions io;
+  ImportOptions_init(&io);
+  CHECK_EQ(Import_open("alexnet.tiled.net.json", &io, &net, &err), SP_OK);
+  Plan *plan = NULL;
+  if (net) CHECK_EQ(Plan_load("alexnet.tiled.plan.json", net, &plan, &err), SP_OK);
+  if (plan) {
+    ValidateReport rep;
+    CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+    ValidateReport_free(&rep);
+    Plan_free(plan);
+  }
+  Net_free(net);
+  unlink("alexnet.tiled.plan.json");
+  unlink("alexnet.tiled.net.json");
   CHECK_EQ(chdir(old), 0);
   rmdir(dir);
 }
@@ -703,6 +744,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
 TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
+          T(a_plan_saved_below_m_r_comes_with_its_tiled_network),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),
           T(presets_are_remembered_by_name_and_typed_budgets_take_printed_forms),
           T(cycling_keys_never_start_an_ilp_and_the_status_shows_the_limit),

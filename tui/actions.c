@@ -298,11 +298,25 @@ static void Act_writePlan(App *app, const char *path) {
   const Plan *p = App_shownPlan(app);
   SpError err;
   char b[16], pol[96];
-  if (Plan_write(p, app->net, path, &err)) App_setMessage(app, true, "%s", err.text);
-  else
-    App_setMessage(app, false, "saved the %s plan (%s, %s) to %s", app->show_pinned ? "pinned" : "shown",
-                   App_bytes(p->budget, b, sizeof b),
-                   App_policies(app->show_pinned ? &app->pinned_set : &app->plan_set, pol, sizeof pol), path);
+  if (Plan_write(p, app->net, path, &err)) {
+    App_setMessage(app, true, "%s", err.text);
+    return;
+  }
+  if (app->tiled_text) { /* below M_R: the plan's ops are tiles; their network goes beside it */
+    char net[600];
+    size_t n = strlen(path);
+    if (n > 10 && strcmp(path + n - 10, ".plan.json") == 0) snprintf(net, sizeof net, "%.*s.net.json", (int)(n - 10), path);
+    else snprintf(net, sizeof net, "%s.net.json", path);
+    FILE *f = fopen(net, "w");
+    bool ok = f && fputs(app->tiled_text, f) >= 0;
+    if (f && fclose(f)) ok = false;
+    if (!ok) App_setMessage(app, true, "saved the plan to %s, but cannot write its tiled network %s", path, net);
+    else App_setMessage(app, false, "saved the plan to %s and its tiled network to %s", path, net);
+    return;
+  }
+  App_setMessage(app, false, "saved the %s plan (%s, %s) to %s", app->show_pinned ? "pinned" : "shown",
+                 App_bytes(p->budget, b, sizeof b),
+                 App_policies(app->show_pinned ? &app->pinned_set : &app->plan_set, pol, sizeof pol), path);
 }
 
 static int Act_screen(App *app) {

@@ -179,6 +179,8 @@ void PlanSteps_build(PlanSteps *ps, const Plan *p, const Net *net) {
 
 /* Everything that belongs to the network (the worker too: it holds the net). */
 static void App_release(App *app, bool keep_pin) {
+  free(app->tiled_text);
+  app->tiled_text = NULL;
   LayerView_free(app);
   SweepView_close(app);
   Worker_stop(app->worker); /* at most WORKER_GRACE_MS each: never a frozen screen */

@@ -148,6 +148,7 @@ typedef struct App {
   bool offchip_map;       /* the off-chip (DRAM) map instead of the on-chip one (offchip_view.c) */
   struct OffchipView *offchip; /* its model and allocation, rebuilt when the network or budget change */
   bool staging;            /* Staging_apply is running (it solves through App_resolve) */
+  char *tiled_text;        /* the tiled network's JSON (its file was temporary): saved beside a plan */
   char untiled_path[1024]; /* a tiled network is shown (staging.c): the original, "" if not */
   int64_t untiled_mr;     /* the original's M_R: at or above it, the original comes back */
   int64_t untiled_capacity; /* the on-chip bytes its tiling aimed at (offchip_view.c tiles it the same) */

@@ -65,12 +65,20 @@ static bool Staging_switch(App *app) {
   char orig[sizeof app->untiled_path], name[256];
   snprintf(orig, sizeof orig, "%s", app->path);
   snprintf(name, sizeof name, "%s", app->net->name);
+  char stem[sizeof app->stem];
+  snprintf(stem, sizeof stem, "%s", app->stem);
   Status st = Staging_load(app, text, &err);
-  free(text);
   if (st) {
+    free(text);
     App_setMessage(app, true, "%s", err.text);
     return false;
   }
+  /* files the explorer writes are named after the network opened, and a plan is
+   * saved with this network (its temporary file is gone) */
+  app->tiled_text = text;
+  size_t n = strlen(stem);
+  if (n + 7 > sizeof stem) n = sizeof stem - 7;
+  snprintf(app->stem, sizeof app->stem, "%.*s.tiled", (int)n, stem);
   snprintf(app->untiled_path, sizeof app->untiled_path, "%s", orig);
   app->untiled_mr = mr;
   app->untiled_capacity = used.capacity;
