@@ -365,6 +365,38 @@ TEST(help_text_is_never_cut) {
   App_free(&app);
 }
 
+/* The help's title says "any key closes" and offers the legend key: on one page
+ * PgDn and Space closed nothing, the legend key only closed the help, and a
+ * click left it open. */
+TEST(help_title_keys_do_what_it_says) {
+  App app;
+  Test_open(&app, "fig1");
+  Grid *g = Grid_new(160, 50, true);
+  app.grid = g;
+  CHECK_EQ(HelpView_pages(g), 1);
+  const char *closers[] = {"?<PgDn>", "?<PgUp>", "? ", "?<Click:5,5>"};
+  for (int i = 0; i < 4; i++) {
+    Test_keys(&app, closers[i]);
+    CHECK(!app.help && !app.legend);
+  }
+  Test_keys(&app, "?l");
+  CHECK(!app.help && app.legend);
+  Test_keys(&app, "<Click:5,5>");
+  CHECK(!app.legend);
+  /* on several pages PgDn turns them */
+  Grid *small = Grid_new(80, 24, true);
+  app.grid = small;
+  CHECK(HelpView_pages(small) > 1);
+  Test_keys(&app, "?<PgDn>");
+  CHECK(app.help && app.help_page == 1);
+  Test_keys(&app, "x");
+  CHECK(!app.help);
+  app.grid = NULL;
+  Grid_free(g);
+  Grid_free(small);
+  App_free(&app);
+}
+
 TEST(menu_help_lines_are_never_cut) {
   App app;
   Test_open(&app, "diamond");
@@ -749,6 +781,7 @@ TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_
           T(presets_are_remembered_by_name_and_typed_budgets_take_printed_forms),
           T(cycling_keys_never_start_an_ilp_and_the_status_shows_the_limit),
           T(rebinding_reaches_help_and_footer_and_refuses_shadowing), T(help_text_is_never_cut),
+          T(help_title_keys_do_what_it_says),
           T(a_search_stopped_early_is_feasible_with_its_gap_never_solved),
           T(ilp_progress_shows_only_incumbents_of_plans_that_exist),
           T(cancel_quit_and_open_never_wait_on_a_deaf_stage), T(cancel_drops_a_job_not_yet_started), T(the_pin_survives_reopening_the_same_network_only),

@@ -515,6 +515,10 @@ int Actions_keyOf(const char *name) {
 int Actions_key(App *app, int key) {
   if (key == K_RESIZE) return ACT_REDRAW;
   if (Key_isClick(key)) {
+    if ((app->help || app->legend) && !app->prompt && !app->picker.open && !app->menu.open && !LayerView_isOpen(app)) {
+      app->help = app->legend = false; /* a click closes them like any key */
+      return ACT_REDRAW;
+    }
     if (app->help || app->prompt || app->picker.open || app->menu.open || LayerView_isOpen(app)) return 0; /* overlays take keys only */
     if (app->grid) View_draw(app, app->grid); /* the geometry of what the state shows now */
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
@@ -524,9 +528,14 @@ int Actions_key(App *app, int key) {
   if (app->menu.open) return Menu_key(app, key);
   if (LayerView_isOpen(app)) return LayerView_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
-  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ')) { /* pages */
-    int pages = HelpView_pages(app->grid);
+  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ') && HelpView_pages(app->grid) > 1) {
+    int pages = HelpView_pages(app->grid); /* pages; on one page these close it, as any key */
     app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
+    return ACT_REDRAW;
+  }
+  if (app->help && key == Actions_keyOf("legend")) { /* the help's title offers it */
+    app->help = false;
+    app->legend = true;
     return ACT_REDRAW;
   }
   if (app->help || app->legend) { /* any key closes them; the quit key (as bound) still quits */
