@@ -114,6 +114,31 @@ TEST(scheme_table_vgg16_c11) {
   Grid_free(g);
 }
 
+/* A patch grid taller and wider than its space scrolls to the step's patches
+ * (it showed the top-left corner: the last steps' @ was off the grid). */
+TEST(steps_patch_grid_follows_the_step) {
+  Layer l = Tv_example();
+  l.C = 1; l.K = 1; l.P = l.Q = 40;
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 4;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
+  const int keys[] = {K_HOME, K_END, K_PGUP};
+  StepsViewState s = {0};
+  for (int k = 0; k < 3; k++) {
+    StepsView_key(&s, &p, keys[k]);
+    Grid *g = Grid_new(80, 24, false);
+    StepsView_draw(g, 0, 0, 80, 24, &p, &s);
+    char *text = Grid_toText(g);
+    CHECK(strchr(text, '@') != NULL);
+    free(text);
+    Grid_free(g);
+  }
+  StepsPlan_free(&p);
+}
+
 /* Addresses past 999,999 are printed whole on the axis (2359296 showed as
  * "235929": the last digit fell off the 6-cell field). */
 TEST(steps_map_axis_millions) {
@@ -160,4 +185,4 @@ TEST(steps_pane_caps_the_steps) {
 }
 
 TEST_MAIN("tui_steps", T(steps_map_example2), T(steps_map_scrolls), T(scheme_table_vgg16_c11),
-          T(steps_map_axis_millions), T(steps_pane_caps_the_steps))
+          T(steps_map_axis_millions), T(steps_pane_caps_the_steps), T(steps_patch_grid_follows_the_step))

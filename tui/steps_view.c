@@ -46,9 +46,20 @@ static int Steps_patches(Grid *g, int x, int y, int w, int h, const StepsPlan *p
   for (int k = 0; k <= cursor && k < p->nsteps; k++)
     for (int q = 0; q < p->steps[k].npatches; q++) state[p->steps[k].patches[q]] = k == cursor ? 2 : 1;
   int rows = p->hout < h ? p->hout : h, cols = p->wout * 2 < w ? p->wout : w / 2;
+  /* a grid larger than the space scrolls to keep the step's first patch in view
+   * (it showed the top-left corner: the step could be off the grid) */
+  int r0 = 0, c0 = 0;
+  if (cursor >= 0 && cursor < p->nsteps && p->steps[cursor].npatches > 0) {
+    int at = p->steps[cursor].patches[0], pi = at / p->wout, pj = at % p->wout;
+    r0 = pi - rows / 2, c0 = pj - cols / 2;
+    if (r0 > p->hout - rows) r0 = p->hout - rows;
+    if (c0 > p->wout - cols) c0 = p->wout - cols;
+    if (r0 < 0) r0 = 0;
+    if (c0 < 0) c0 = 0;
+  }
   for (int i = 0; i < rows; i++)
     for (int j = 0; j < cols; j++) {
-      char st = state[i * p->wout + j];
+      char st = state[(size_t)(r0 + i) * (size_t)p->wout + (size_t)(c0 + j)];
       Grid_put(g, x + 2 * j, y + i, st == 2 ? '@' : st == 1 ? '#' : '.',
                st == 2 ? ROLE_CURSOR : st == 1 ? ROLE_OK : ROLE_DIM, st == 2 ? ATTR_BOLD : 0);
     }
