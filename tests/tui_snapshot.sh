@@ -43,6 +43,9 @@ case_ resnet50_zoom         resnet50 120x40 "xzz<Tab>"
 case_ resnet50_params_mh    resnet50 80x24  "wh"
 case_ resnet50_budget_up    resnet50 80x24  "+++"
 case_ nasnet_a_too_small    nasnet_a 79x23  ""
+# narrower than the message: it wraps (at 20 columns it ended "terminal too small (")
+case_ diamond_too_narrow    diamond  20x5   ""
+shows diamond_too_narrow    "20x5)"
 # the file picker (O): the listing, a filter, and opening another network
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"

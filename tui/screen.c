@@ -14,9 +14,26 @@ void View_draw(App *app, Grid *g) {
   if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
     char msg[80];
     snprintf(msg, sizeof msg, "terminal too small (need %dx%d, have %dx%d)", VIEW_MIN_W, VIEW_MIN_H, g->w, g->h);
-    int n = (int)strlen(msg);
-    int x = (g->w - n) / 2;
-    Grid_text(g, x < 0 ? 0 : x, g->h / 2, g->w, ROLE_WARN, ATTR_BOLD, msg);
+    /* on as many lines as the width asks (at 20 columns it showed "terminal too small (") */
+    const char *line[8];
+    int len[8], nl = 0;
+    for (const char *p = msg; *p && nl < 8;) {
+      int n = (int)strlen(p);
+      if (n > g->w) {
+        n = g->w;
+        while (n > 0 && p[n] != ' ') n--;
+        if (n == 0) n = g->w; /* a word longer than the line: cut it */
+      }
+      line[nl] = p, len[nl++] = n;
+      p += n;
+      while (*p == ' ') p++;
+    }
+    int y0 = g->h / 2 - nl / 2;
+    for (int i = 0; i < nl; i++) {
+      int x = (g->w - len[i]) / 2;
+      if (y0 + i >= 0 && y0 + i < g->h)
+        Grid_printf(g, x < 0 ? 0 : x, y0 + i, g->w, ROLE_WARN, ATTR_BOLD, "%.*s", len[i], line[i]);
+    }
     return;
   }
   /* the panel widens with the terminal: a third of it, 36 to 64 columns */
