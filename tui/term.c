@@ -24,9 +24,26 @@ static void Term_signal(int sig) {
   raise(sig);
 }
 
+/* The handler runs on a stack of its own: a stack overflow (SIGSEGV with no
+ * stack left) would otherwise kill the process before the terminal is given
+ * back, leaving it raw, in the alternate screen, with mouse reporting on. */
+static char Term_altstack[1 << 16];
+
 static void Term_signals(void) {
   static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], Term_signal);
+  stack_t ss;
+  memset(&ss, 0, sizeof ss);
+  ss.ss_sp = Term_altstack;
+  ss.ss_size = sizeof Term_altstack;
+  bool alt = sigaltstack(&ss, NULL) == 0;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = Term_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | (alt ? SA_ONSTACK : 0); /* SA_RESTART: what signal() gave */
+    sigaction(sigs[i], &sa, NULL);
+  }
 }
 
 static void Term_signalsOff(void) {
