@@ -403,8 +403,11 @@ TEST(clicks_move_the_cursor_and_select_through_the_map_axes) {
   CHECK_EQ(Actions_key(&app, Key_click(sg->x + 3, sg->y + 4)), ACT_REDRAW);
   CHECK_EQ(app.cursor, sg->first + 4);
   CHECK_EQ(Actions_key(&app, Key_click(0, 0)), 0); /* the status line: nothing */
-  app.help = true; /* overlays take keys only */
-  CHECK_EQ(Actions_key(&app, Key_click(sg->x + 3, sg->y)), 0);
+  app.help = true; /* a click closes the help (as any key) and acts on nothing under it */
+  int at = app.cursor;
+  CHECK_EQ(Actions_key(&app, Key_click(sg->x + 3, sg->y)), ACT_REDRAW);
+  CHECK(!app.help);
+  CHECK_EQ(app.cursor, at);
   App_free(&app);
 
   /* zoomed and panned, and squeezed (several steps a column) */
