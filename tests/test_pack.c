@@ -636,6 +636,9 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_EQ(Parse("id,lower,upper,size\n,0,3,4\n", &in, &err), SP_ERR_FORMAT);
   CHECK_HAS(err.text, "buffer id");
   CHECK_EQ(PackInstance_readCsv("/nonexistent/x.csv", &in, &err), SP_ERR_IO);
+  /* a field's text is quoted, never read as a format (%s here crashed the reader) */
+  CHECK_EQ(Parse("id,lower,upper,size\nb0,0,2,%s%s%s%s%n%n\n", &in, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "t.csv:2:8: expected an integer for 'size', found \"%s%s%s%s%n%n\"");
 }
 
 TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),

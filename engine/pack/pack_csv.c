@@ -1,5 +1,6 @@
 /* pack_csv: google/minimalloc's CSV instances (id,lower,upper,size[,offset]). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,16 @@ typedef struct {
   SpError *err;
 } CsvReader;
 
-static Status Csv_fail(const CsvReader *c, size_t at, const char *fmt, const char *what) {
+/* fmt is always a literal here: field text goes in as an argument (it was
+ * pasted into the format, so "%s%s%s" in a CSV field crashed the reader). */
+__attribute__((format(printf, 3, 4))) static Status Csv_fail(const CsvReader *c, size_t at, const char *fmt, ...) {
   int line, col;
   FileIO_lineColumn(c->text, at, &line, &col);
   char msg[256];
-  snprintf(msg, sizeof msg, fmt, what);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
   return SpError_set(c->err, SP_ERR_FORMAT, "%s:%d:%d: %s", c->name, line, col, msg);
 }
 
@@ -56,11 +62,7 @@ static Status Csv_int(CsvReader *c, size_t a, size_t z, const char *col, int64_t
   char *endp;
   errno = 0;
   long long x = strtoll(buf, &endp, 10);
-  if (*endp || endp == buf) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "expected an integer for '%%s', found \"%s\"", buf);
-    return Csv_fail(c, a, msg, col);
-  }
+  if (*endp || endp == buf) return Csv_fail(c, a, "expected an integer for '%s', found \"%s\"", col, buf);
   if (errno == ERANGE || x > INT64_MAX / 4 || x < -(INT64_MAX / 4))
     return Csv_fail(c, a, "integer out of range for '%s'", col);
   *v = x;
