@@ -194,6 +194,16 @@ expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$b
 # an option of another family of methods is refused, not ignored with a bad value
 expect 2 "--capacity is for smartshuttle, not cosa" "$bin" layer 3_7_64_64_1 --method cosa --capacity foo
 expect 2 "--group-size is for the steps-\* methods, not smartshuttle" "$bin" layer 3_7_64_64_1 --method smartshuttle --group-size 3
+# a shape whose row-major strides pass int64 is refused (it printed a wrapped offset, exit 0)
+expect 2 "the row-major strides overflow 64 bits" "$bin" chunks --shape 99999999999,99999999999,99999999999 --tile 1,1,1 --origin 1,0,0
+# bench: a --network that names no file is a usage error (it printed "0 network(s)", exit 0);
+# --repeat is a whole count (2.5 ran twice); an empty --dir says so (qsort(NULL) under UBSan)
+expect 2 'no .*/nope.json' "$bin" bench --network nope
+expect 2 "expected a count from 1 to 1000000" "$bin" bench --repeat 2.5
+expect 2 'no .*/nope.json' "$bin" bench pack --nets-only --network nope
+empty_dir=$(mktemp -d)
+expect 1 "no \*.json networks in" "$bin" bench --dir "$empty_dir"
+rmdir "$empty_dir"
 expect 2 "--samples is for the mappers" "$bin" layer 3_7_64_64_1 --method steps-row --samples 3
 # ... and so is one another mapper reads (--samples with cosa did nothing)
 expect 2 "--samples is for random only, not cosa" "$bin" layer 3_7_64_64_1 --samples 3

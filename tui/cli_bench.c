@@ -2,6 +2,7 @@
  * and M_P. Times are wall-clock minima over --repeat runs; speed targets live
  * here, never in unit tests. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static char **Bench_listDir(const char *dir, int *n) {
     (*n)++;
   }
   closedir(d);
-  qsort(list, (size_t)*n, sizeof(char *), Bench_cmpStr);
+  if (*n > 1) qsort(list, (size_t)*n, sizeof(char *), Bench_cmpStr); /* list is NULL when empty */
   return list;
 }
 
@@ -222,10 +223,16 @@ static int Bench_run(int argc, char **argv) {
   if (rc == EXIT_OK) Cli_helpSubs(Bench_subs); /* --help was shown */
   if (rc >= 0) return rc;
   Bench b = {.csv = Cli_value(c, &a, "--csv") != NULL, .repeat = 5, .params = Cli_value(c, &a, "--params") != NULL};
-  if (Cli_value(c, &a, "--repeat")) b.repeat = atoi(Cli_value(c, &a, "--repeat"));
-  if (b.repeat < 1) {
-    fprintf(stderr, "spadmap bench: --repeat needs a positive count\n");
-    return EXIT_USAGE;
+  const char *rep = Cli_value(c, &a, "--repeat");
+  if (rep) { /* whole, 1..10^6 (atoi read 2.5 as 2 and 1e999 as 1) */
+    char *end;
+    errno = 0;
+    long x = strtol(rep, &end, 10);
+    if (end == rep || *end || errno || x < 1 || x > 1000000) {
+      fprintf(stderr, "spadmap bench: --repeat \"%s\": expected a count from 1 to 1000000\n", Cli_safe(rep));
+      return EXIT_USAGE;
+    }
+    b.repeat = (int)x;
   }
   const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
   const char *only = Cli_value(c, &a, "--network");
@@ -235,6 +242,17 @@ static int Bench_run(int argc, char **argv) {
     fprintf(stderr, "spadmap bench: no *.json networks in %s\n", dir);
     free(files);
     return EXIT_INVALID;
+  }
+  bool found = !only;
+  for (int i = 0; i < n && !found; i++) {
+    char stem[256];
+    found = strcmp(FileIO_stem(files[i], stem, sizeof stem), only) == 0;
+  }
+  if (!found) { /* it printed "0 network(s)" and exited 0 */
+    fprintf(stderr, "spadmap bench: --network \"%s\": no %s/%s.json\n", Cli_safe(only), dir, Cli_safe(only));
+    for (int i = 0; i < n; i++) free(files[i]);
+    free(files);
+    return EXIT_USAGE;
   }
   if (b.csv)
     printf("network,params,budget,budget_bytes,schedule,replacement,allocator,noncompulsory_bytes,spills,retrievals,"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "pack/pack.h"
@@ -188,6 +189,16 @@ static int BenchPack_run(int argc, char **argv) {
     fprintf(stderr, "spadmap bench pack: --time-limit, --seeds and --max-buffers (>= 100) need positive values, "
                     "--pinwheel a percentage\n");
     return EXIT_USAGE;
+  }
+  const char *only = Cli_value(c, &a, "--network");
+  if (only && !Cli_value(c, &a, "--tight-only")) { /* before any table: it ran them all, then "0 of 0 runs", exit 0 */
+    const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.json", dir, only);
+    if (strchr(only, '/') || access(path, R_OK) != 0) {
+      fprintf(stderr, "spadmap bench pack: --network \"%s\": no %s\n", Cli_safe(only), Cli_safe(path));
+      return EXIT_USAGE;
+    }
   }
   int invalid = 0;
   if (!Cli_value(c, &a, "--nets-only")) {

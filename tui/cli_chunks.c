@@ -62,8 +62,9 @@ static int Chunks_run(int argc, char **argv) {
       fprintf(stderr, "spadmap chunks: --strides \"%s\": expected %d non-negative integers\n", strides, r);
       return EXIT_USAGE;
     }
-  } else {
-    Tiles_rowMajor(r, full, v.strides);
+  } else if (!Tiles_rowMajor(r, full, v.strides)) {
+    fprintf(stderr, "spadmap chunks: --shape \"%s\": the row-major strides overflow 64 bits\n", Cli_safe(Cli_value(c, &a, "--shape")));
+    return EXIT_USAGE;
   }
   for (int d = 0; d < r; d++)
     if (v.origin[d] + v.shape[d] > full[d]) {

@@ -58,8 +58,9 @@ typedef enum {
   TILES_LAYOUT_COUNT
 } TilesLayout;
 
-/* Row-major (CHW / NCHW) strides for a shape, in elements. */
-void Tiles_rowMajor(int rank, const int64_t *shape, int64_t *strides);
+/* Row-major (CHW / NCHW) strides for a shape, in elements; false when one
+ * would pass int64 (the strides set before it are written). */
+bool Tiles_rowMajor(int rank, const int64_t *shape, int64_t *strides);
 /* Strides of a shape in a layout, in elements. */
 void Tiles_layoutStrides(TilesLayout layout, int rank, const int64_t *shape, int64_t *strides);
 const char *TilesLayout_name(TilesLayout l);

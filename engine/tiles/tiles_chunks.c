@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void Tiles_rowMajor(int rank, const int64_t *shape, int64_t *strides) {
+bool Tiles_rowMajor(int rank, const int64_t *shape, int64_t *strides) {
   int64_t s = 1;
   for (int d = rank - 1; d >= 0; d--) {
     strides[d] = s;
-    s *= shape[d];
+    if (d > 0 && __builtin_mul_overflow(s, shape[d], &s)) return false;
   }
+  return true;
 }
 
 static int Chunks_cmp(const void *a, const void *b) {
