@@ -571,8 +571,45 @@ TEST(tiled_networks_solve_below_mr) {
   CHECK(nets >= 30);
 }
 
+/* The file's "bytes" and "strides" as formats.md means them: a larger "bytes"
+ * is the buffer allocated; a smaller one cannot hold the elements (both were
+ * ignored: 65536 either way); a stride of 0 aliases elements (it made a chunk
+ * per byte). */
+TEST(bytes_override_and_aliasing_strides) {
+  static const char *const ys[] = {"\"bytes\": 100000", "\"bytes\": 10", "\"strides\": [0, 128, 1]"};
+  for (int c = 0; c < 3; c++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"c\", \"tensors\": ["
+             "{\"name\": \"x\", \"shape\": [4,128,128], \"kind\": \"input\"},"
+             "{\"name\": \"y\", \"shape\": [4,128,128], %s},"
+             "{\"name\": \"z\", \"shape\": [4,128,128], \"kind\": \"output\"}],"
+             "\"ops\": [{\"name\": \"a\", \"type\": \"relu\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
+             "{\"name\": \"b\", \"type\": \"relu\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
+             ys[c]);
+    Net *net = NULL;
+    SpError err;
+    CHECK_EQ(Net_parse(text, strlen(text), "c", &net, &err), SP_OK);
+    if (!net) continue;
+    TilesOptions o;
+    TilesOptions_init(&o);
+    o.capacity = 65536;
+    TilesModel *m = NULL;
+    Status st = Tiles_build(net, &o, &m, &err);
+    if (c == 0) {
+      CHECK_EQ(st, SP_OK);
+      if (m) CHECK_EQ(m->tensors[1].bytes, 100000); /* x, y, z: y is the second */
+    } else {
+      CHECK_EQ(st, SP_ERR_ARG);
+      CHECK_HAS(err.text, c == 1 ? "\"bytes\" 10 is less than its elements span (65536 bytes" : "strides[0] is 0");
+    }
+    Tiles_free(m);
+    Net_free(net);
+  }
+}
+
 TEST_MAIN("tiles", T(paper_render_chunks), T(paper_collision_size), T(paper_tensor_allocate_channel_tiles),
           T(paper_tensor_allocate_row_tiles), T(tensor_allocate_shifts), T(render_chunks_brute_force),
           T(tensor_allocate_brute_force), T(tiling_rule), T(lifetimes_of_a_tiled_chain),
           T(plan_json_round_trip_and_tampering), T(bundled_networks_validate),
-          T(tiled_networks_solve_below_mr))
+          T(tiled_networks_solve_below_mr), T(bytes_override_and_aliasing_strides))

@@ -136,12 +136,24 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto fail;
   }
-  for (int t = 0; t < net->ntensors; t++)
-    if (net->tensors[t].rank > TILES_MAX_RANK) {
-      st = SpError_set(err, SP_ERR_ARG, "tensor \"%s\" has rank %d (tiling supports up to %d)", net->tensors[t].name,
-                       net->tensors[t].rank, TILES_MAX_RANK);
+  for (int t = 0; t < net->ntensors; t++) {
+    const Tensor *x = &net->tensors[t];
+    if (x->rank > TILES_MAX_RANK) {
+      st = SpError_set(err, SP_ERR_ARG, "tensor \"%s\" has rank %d (tiling supports up to %d)", x->name, x->rank,
+                       TILES_MAX_RANK);
       goto fail;
     }
+    /* a stride of 0 puts many elements at one address: no layout (it made one
+     * chunk per byte, 25 s for a 1 KB network) */
+    for (int d = 0; x->strides && x->kind != TK_PARAM && d < x->rank; d++)
+      if (x->strides[d] == 0 && x->shape[d] > 1) {
+        st = SpError_set(err, SP_ERR_ARG,
+                         "tensor \"%s\": strides[%d] is 0 on a dimension of %lld: its elements share addresses "
+                         "(a layout needs a stride of at least 1)",
+                         x->name, d, (long long)x->shape[d]);
+        goto fail;
+      }
+  }
 
   /* 1. Tiles per op: the file's count, or the capacity rule over the split
    * extent of its largest output. */
@@ -221,6 +233,21 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
     int64_t extent = 1; /* last element's offset + 1 */
     for (int d = 0; d < t->rank; d++) extent += (t->shape[d] - 1) * strides[d];
     tt->bytes = extent * t->elem_bytes;
+    /* the file's "bytes" overrides shape x dtype (formats.md): a larger buffer
+     * is allocated whole; a smaller one cannot hold the elements the tiles
+     * address (it was ignored: the plan said 65536 for "bytes": 10) */
+    int64_t dense = t->elem_bytes;
+    for (int d = 0; d < t->rank; d++) dense *= t->shape[d];
+    if (t->bytes != dense) {
+      if (t->bytes < tt->bytes) {
+        st = SpError_set(err, SP_ERR_ARG,
+                         "tensor \"%s\": \"bytes\" %lld is less than its elements span (%lld bytes from shape, "
+                         "strides and dtype): the tiles address every element",
+                         t->name, (long long)t->bytes, (long long)tt->bytes);
+        goto fail;
+      }
+      tt->bytes = t->bytes;
+    }
     tt->axis = Tiles_splitAxis(t->rank, t->shape);
     int64_t ext = Tiles_extent(t, tt->axis);
     tt->tile0 = b.ntiles;
