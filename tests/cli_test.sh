@@ -301,7 +301,17 @@ expect 0 "plan           valid" "$bin" offchip "$sq" --budget M_R/4 --layout nhw
 expect 0 "off-chip plan (taa)" "$bin" validate "$sq" "$tmp/off.json"
 sed 's/"base": 0,/"base": 1,/' "$tmp/off.json" >"$tmp/off_bad.json"
 expect 1 "peak_bytes is" "$bin" validate "$sq" "$tmp/off_bad.json"
-expect 1 "expected tensor" "$bin" validate "$net" "$tmp/off.json"
+expect 1 'the plan is for "squeezenet1_0", not fig1' "$bin" validate "$net" "$tmp/off.json"
+# the off-chip validator checks what the on-chip one does: the network's name, each
+# tile's op, "seconds" a number, a known method (each was accepted, exit 0)
+sed 's/"network": "squeezenet1_0"/"network": "resnet50"/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 'the plan is for "resnet50", not squeezenet1_0' "$bin" validate "$sq" "$tmp/off_bad.json"
+sed '0,/"op": "features.0"/s//"op": "nope"/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 'op "nope", but the network.s tiling gives "features.0"' "$bin" validate "$sq" "$tmp/off_bad.json"
+sed 's/"seconds": [0-9.e-]*/"seconds": "fast"/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 "seconds: expected a number of seconds" "$bin" validate "$sq" "$tmp/off_bad.json"
+sed 's/"method": "taa"/"method": "zzz"/' "$tmp/off.json" >"$tmp/off_bad.json"
+expect 1 "method: expected taa, so-size" "$bin" validate "$sq" "$tmp/off_bad.json"
 expect 0 '"format": "spadmap-offchip"' "$bin" offchip "$sq" --budget 64K --order peers --json
 expect 0 "order lifetime" "$bin" offchip "$sq" --budget 64K --order lifetime
 expect 2 "--order \"frob\": expected size, lifetime or peers" "$bin" offchip "$sq" --budget 64K --order frob

@@ -149,8 +149,17 @@ Status OffchipPlan_parse(const char *text, size_t len, const char *label, Offchi
     goto out;
   }
   p->fallback = cJSON_IsTrue(fb);
+  OffchipMethod meth;
+  if (!OffchipMethod_parse(p->method, &meth)) { /* it echoed any name ("off-chip plan (zzz)") */
+    st = Reader_fail(&rd, "method", "taa, so-size, so-breadth, so-improved or offset-size");
+    goto out;
+  }
   const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
-  p->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
+  if (secs && !(cJSON_IsNumber(secs) && secs->valuedouble >= 0)) { /* "fast" was taken as 0 */
+    st = Reader_fail(&rd, "seconds", "a number of seconds >= 0");
+    goto out;
+  }
+  p->seconds = secs ? secs->valuedouble : 0;
   const cJSON *tensors = cJSON_GetObjectItemCaseSensitive(root, "tensors");
   if (!cJSON_IsArray(tensors)) {
     st = Reader_fail(&rd, "tensors", "an array");

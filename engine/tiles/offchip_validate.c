@@ -32,6 +32,8 @@ static bool V_sameView(const TilesView *a, const TilesView *b) {
 }
 
 Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) {
+  if (net && strcmp(p->network, net->name) != 0) /* as the on-chip validator */
+    return SpError_set(err, SP_ERR_FORMAT, "network: the plan is for \"%s\", not %s", p->network, net->name);
   if (net) { /* the plan's tensors are the network's non-param tensors, in order */
     int k = 0;
     for (int t = 0; t < net->ntensors; t++) {
@@ -66,7 +68,13 @@ Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) 
     for (int k = 0; !st && k < p->ntiles; k++) {
       const OffchipPlanTile *a = &p->tiles[k];
       const TilesTile *b = &m->tiles[k];
-      if (a->role != b->role || a->index != b->index || a->count != b->count || a->first != b->first ||
+      bool same_op = b->op < 0 ? a->op == NULL : a->op && strcmp(a->op, net->ops[b->op].name) == 0;
+      if (!same_op) {
+        char lab[256];
+        st = SpError_set(err, SP_ERR_FORMAT, "%s: op \"%s\", but the network's tiling gives %s%s%s", V_label(p, k, lab, sizeof lab),
+                         a->op ? a->op : "(none)", b->op < 0 ? "none (a whole tile)" : "\"",
+                         b->op < 0 ? "" : net->ops[b->op].name, b->op < 0 ? "" : "\"");
+      } else if (a->role != b->role || a->index != b->index || a->count != b->count || a->first != b->first ||
           a->last != b->last || !V_sameView(&a->view, &b->view)) {
         char lab[256];
         st = SpError_set(err, SP_ERR_FORMAT, "%s: the network's tiling gives %s tile %d/%d over ticks %lld..%lld",
