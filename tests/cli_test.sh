@@ -201,6 +201,14 @@ expect 2 "the row-major strides overflow 64 bits" "$bin" chunks --shape 99999999
 expect 2 'no .*/nope.json' "$bin" bench --network nope
 expect 2 "expected a count from 1 to 1000000" "$bin" bench --repeat 2.5
 expect 2 'no .*/nope.json' "$bin" bench pack --nets-only --network nope
+# counts and seconds are read whole and in range (atoi/atof read 2.5 as 2, 1e999 as 1, took inf)
+expect 2 'expected a byte count from 1 to 2^62' "$bin" pack "$net" --capacity 99999999999999999999
+expect 2 'expected seconds, more than 0' "$bin" pack "$net" --time-limit inf
+expect 2 'count from 2 to 10000 (got "2.5")' "$bin" sweep "$net" --points 2.5
+expect 2 'factor from 1 to 100 (got "1.5abc")' "$bin" sweep "$net" --to 1.5abc
+expect 2 '--divisor "2.5": expected a positive integer' "$bin" bench taa --divisor 2.5
+expect 2 '"1e999": --time-limit takes' "$bin" bench pack --seeds 1e999
+expect 2 'count from 1 to 1000000 (got "2.5")' "$bin" bench-render --repeat 2.5
 empty_dir=$(mktemp -d)
 expect 1 "no \*.json networks in" "$bin" bench --dir "$empty_dir"
 rmdir "$empty_dir"
@@ -367,7 +375,7 @@ printf 'id,lower,upper,size\nb0,0,3\n' >"$tmp/e5.csv"
 expect 1 "e5.csv:2:1: expected 4 fields as in the header, found 3" "$bin" pack "$tmp/e5.csv"
 expect 1 "cannot" "$bin" pack "$tmp/nonexistent.csv"
 expect 2 "--method \"frob\": expected one of" "$bin" pack "$tmp/p.csv" --method frob
-expect 2 "--capacity \"-3\": expected a positive" "$bin" pack "$tmp/p.csv" --capacity -3
+expect 2 "--capacity \"-3\": expected a byte count from 1" "$bin" pack "$tmp/p.csv" --capacity -3
 expect 2 "apply to a network" "$bin" pack "$tmp/p.csv" --budget M_P
 expect 0 "height         1,806,336" "$bin" pack "$data/networks/densenet121.json" --budget M_P
 expect 0 "allocator pack" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack

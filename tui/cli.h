@@ -84,6 +84,11 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
 const char *Cli_safe(const char *s);
 /* "1.23 MiB"-style size into buf. */
 const char *Cli_bytes(int64_t bytes, char *buf, int n);
+/* A whole number (all of s, in lo..hi) or a real (finite, in lo..hi): false
+ * for junk, a fraction where a count is wanted, or out of range (atoi read
+ * "2.5" as 2 and "1e999" as 1; atof took "inf"). */
+bool Cli_int(const char *s, long long lo, long long hi, long long *out);
+bool Cli_real(const char *s, double lo, double hi, double *out);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
 

@@ -181,13 +181,15 @@ static int BenchPack_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchPack;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
-  double tl = Cli_value(c, &a, "--time-limit") ? atof(Cli_value(c, &a, "--time-limit")) : 10;
-  int seeds = Cli_value(c, &a, "--seeds") ? atoi(Cli_value(c, &a, "--seeds")) : 5;
-  int max_n = Cli_value(c, &a, "--max-buffers") ? atoi(Cli_value(c, &a, "--max-buffers")) : 500;
-  int pinwheel = Cli_value(c, &a, "--pinwheel") ? atoi(Cli_value(c, &a, "--pinwheel")) : 0;
-  if (!(tl > 0) || seeds < 1 || max_n < 100 || pinwheel < 0 || pinwheel > 100) {
-    fprintf(stderr, "spadmap bench pack: --time-limit, --seeds and --max-buffers (>= 100) need positive values, "
-                    "--pinwheel a percentage\n");
+  double tl = 10;
+  long long seeds = 5, max_n = 500, pinwheel = 0;
+  const char *v;
+  if (((v = Cli_value(c, &a, "--time-limit")) && !Cli_real(v, 0.001, 1e7, &tl)) ||
+      ((v = Cli_value(c, &a, "--seeds")) && !Cli_int(v, 1, 100000, &seeds)) ||
+      ((v = Cli_value(c, &a, "--max-buffers")) && !Cli_int(v, 100, 1000000, &max_n)) ||
+      ((v = Cli_value(c, &a, "--pinwheel")) && !Cli_int(v, 0, 100, &pinwheel))) {
+    fprintf(stderr, "spadmap bench pack: \"%s\": --time-limit takes 0.001..1e7 seconds, --seeds 1..100000, "
+                    "--max-buffers 100..1000000, --pinwheel a whole percentage 0..100\n", Cli_safe(v));
     return EXIT_USAGE;
   }
   const char *only = Cli_value(c, &a, "--network");

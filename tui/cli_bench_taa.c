@@ -180,11 +180,12 @@ static int BenchTaa_run(int argc, char **argv) {
   int divisor = 4, repeat = 5;
   TilesLayout layout = TILES_LAYOUT_NHWC;
   const char *v;
-  if ((v = Cli_value(c, &a, "--divisor")) && ((divisor = atoi(v)) < 1 || divisor > 1 << 20)) {
+  long long x;
+  if ((v = Cli_value(c, &a, "--divisor")) && !(Cli_int(v, 1, 1 << 20, &x) && (divisor = (int)x))) {
     fprintf(stderr, "spadmap bench taa: --divisor \"%s\": expected a positive integer\n", v);
     return EXIT_USAGE;
   }
-  if ((v = Cli_value(c, &a, "--repeat")) && ((repeat = atoi(v)) < 1 || repeat > 1000)) {
+  if ((v = Cli_value(c, &a, "--repeat")) && !(Cli_int(v, 1, 1000, &x) && (repeat = (int)x))) {
     fprintf(stderr, "spadmap bench taa: --repeat \"%s\": expected 1 to 1000\n", v);
     return EXIT_USAGE;
   }

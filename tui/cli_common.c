@@ -1,5 +1,7 @@
 #include <signal.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -158,6 +160,26 @@ const char *Cli_bytes(int64_t b, char *buf, int n) {
   else if (b < 1024LL * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", (double)b / (1024.0 * 1024));
   else snprintf(buf, (size_t)n, "%.2f GiB", (double)b / (1024.0 * 1024 * 1024));
   return buf;
+}
+
+bool Cli_int(const char *s, long long lo, long long hi, long long *out) {
+  if (!s) return false;
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (end == s || *end || errno || x < lo || x > hi) return false;
+  *out = x;
+  return true;
+}
+
+bool Cli_real(const char *s, double lo, double hi, double *out) {
+  if (!s) return false;
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno || !(x >= lo && x <= hi)) return false; /* NaN fails both */
+  *out = x;
+  return true;
 }
 
 const char *Cli_count(int64_t v, char *buf, int n) {

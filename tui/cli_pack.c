@@ -23,10 +23,10 @@ static const CliOption Pack_options[] = {
   {NULL, NULL, NULL},
 };
 
+/* 1..2^62: the packer adds offsets and sizes in int64 (20 nines clamped to INT64_MAX). */
 static bool Pack_parseInt(const char *text, int64_t *v) {
-  char *end;
-  long long x = strtoll(text, &end, 10);
-  if (!*text || *end || x <= 0) return false;
+  long long x;
+  if (!Cli_int(text, 1, (long long)1 << 62, &x)) return false;
   *v = x;
   return true;
 }
@@ -73,7 +73,12 @@ static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in,
   SolveSettings_init(&s);
   s.params = Cli_value(c, a, "--params") != NULL;
   if (Cli_value(c, a, "--schedule")) s.schedule = Cli_value(c, a, "--schedule");
-  if (Cli_value(c, a, "--time-limit")) s.time_limit = atof(Cli_value(c, a, "--time-limit"));
+  const char *tlv = Cli_value(c, a, "--time-limit");
+  if (tlv && !Cli_real(tlv, 0, 1e7, &s.time_limit)) { /* as solve's; atof took inf and 5x */
+    fprintf(stderr, "spadmap pack: --time-limit \"%s\": expected seconds from 0 to 1e7\n", Cli_safe(tlv));
+    Net_free(net);
+    return EXIT_USAGE;
+  }
   int rc = EXIT_INVALID;
   SpError err;
   int *order = malloc(sizeof(int) * (size_t)(net->nops + 1)), *tensor = NULL;
@@ -123,7 +128,7 @@ static int Pack_run(int argc, char **argv) {
   int64_t capacity = 0;
   const char *cap_text = Cli_value(c, &a, "--capacity");
   if (cap_text && !Pack_parseInt(cap_text, &capacity)) {
-    fprintf(stderr, "spadmap pack: --capacity \"%s\": expected a positive byte count\n", cap_text);
+    fprintf(stderr, "spadmap pack: --capacity \"%s\": expected a byte count from 1 to 2^62\n", Cli_safe(cap_text));
     return EXIT_USAGE;
   }
   if (Cli_value(c, &a, "--check")) {
@@ -141,13 +146,9 @@ static int Pack_run(int argc, char **argv) {
   PackOptions_init(&o);
   o.time_limit = 60;
   const char *tl = Cli_value(c, &a, "--time-limit");
-  if (tl) {
-    char *end;
-    o.time_limit = strtod(tl, &end);
-    if (*end || !(o.time_limit > 0)) {
-      fprintf(stderr, "spadmap pack: --time-limit \"%s\": expected a positive number of seconds\n", tl);
-      return EXIT_USAGE;
-    }
+  if (tl && !(Cli_real(tl, 0, 1e7, &o.time_limit) && o.time_limit > 0)) { /* inf was taken */
+    fprintf(stderr, "spadmap pack: --time-limit \"%s\": expected seconds, more than 0 and at most 1e7\n", Cli_safe(tl));
+    return EXIT_USAGE;
   }
   const char *method = Cli_value(c, &a, "--method");
   if (method && !PackMethod_parse(method, &o.method)) {

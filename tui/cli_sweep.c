@@ -26,12 +26,14 @@ static int Sweep_runCli(int argc, char **argv) {
   SweepOptions_init(&o);
   o.params = Cli_value(c, &a, "--params") != NULL;
   const char *pts = Cli_value(c, &a, "--points"), *to = Cli_value(c, &a, "--to");
-  if (pts && ((o.budgets = atoi(pts)) < 2 || o.budgets > 10000)) {
-    fprintf(stderr, "spadmap sweep: --points wants a count from 2 to 10000 (got \"%s\")\n", pts);
+  long long npts = 0;
+  if (pts && !Cli_int(pts, 2, 10000, &npts)) {
+    fprintf(stderr, "spadmap sweep: --points wants a count from 2 to 10000 (got \"%s\")\n", Cli_safe(pts));
     return EXIT_USAGE;
   }
-  if (to && !((o.past_mp = atof(to)) >= 1 && o.past_mp <= 100)) {
-    fprintf(stderr, "spadmap sweep: --to wants a factor from 1 to 100 (got \"%s\")\n", to);
+  if (pts) o.budgets = (int)npts;
+  if (to && !Cli_real(to, 1, 100, &o.past_mp)) {
+    fprintf(stderr, "spadmap sweep: --to wants a factor from 1 to 100 (got \"%s\")\n", Cli_safe(to));
     return EXIT_USAGE;
   }
   Net *net = Cli_loadNet(a.pos[0]);

@@ -246,10 +246,12 @@ static int BenchRender_run(int argc, char **argv) {
   int w, h, n = 200;
   const char *rep = Cli_value(c, &a, "--repeat");
   if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
-  if (rep && (n = atoi(rep)) < 1) {
-    fprintf(stderr, "spadmap bench-render: --repeat wants a positive count (got \"%s\")\n", Cli_safe(rep));
+  long long reps = n;
+  if (rep && !Cli_int(rep, 1, 1000000, &reps)) {
+    fprintf(stderr, "spadmap bench-render: --repeat wants a count from 1 to 1000000 (got \"%s\")\n", Cli_safe(rep));
     return EXIT_USAGE;
   }
+  n = (int)reps;
   App app;
   if ((rc = Tui_app(&Cli_benchRender, &a, &app, a.npos ? a.pos[0] : SPADMAP_DATA_DIR "/networks/nasnet_a.json")) >= 0) return rc;
   app.deterministic = true;
