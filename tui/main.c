@@ -31,8 +31,9 @@ static void Main_usage(FILE *out) {
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
     fprintf(out, "  %-10s %s\n", Main_commands[i]->name, Main_commands[i]->summary);
   fprintf(out, "\nexit codes: 0 ok, 1 invalid input or plan (or a file that cannot be read or written), 2 usage,\n"
-               "            3 a solver limit (no plan or no proof within the time, memory or state limits;\n"
-               "              numerical failure), 130 interrupted (solve keeps the best plan found so far)\n");
+               "            3 a solver limit (no plan within the time, memory or state limits; numerical\n"
+               "              failure; a plan found before a limit exits 0 and prints its gap),\n"
+               "            130 interrupted (solve keeps the best plan found so far)\n");
 }
 
 int main(int argc, char **argv) {
