@@ -325,7 +325,7 @@ void LayerView_draw(App *app, Grid *g) {
   bool grouping = v->method > LayerMap_nmethods + 1; /* row, zigzag, ilp: G patches per step */
   char close[16]; /* the layer key as bound, not a hard-coded letter */
   Key_name(Actions_keyOf("layer"), close, sizeof close);
-  char quit[16]; /* quit closes the view, as in the other sub-views */
+  char quit[16]; /* the quit key closes this view (the hint did not say so) */
   Key_name(Actions_keyOf("quit"), quit, sizeof quit);
   char hint[160];
   snprintf(hint, sizeof hint, " %s  %s%sC cancel  Esc/%s/%s close ", stepping ? "m/M method" : "m/M/Left/Right method",
