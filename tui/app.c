@@ -229,7 +229,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   bool dropped = app->pinned && !same;
   App_release(app, same);
   AppSettings set = app->set;
-  bool det = app->deterministic, mouse = app->mouse;
+  bool det = app->deterministic, mouse = app->mouse, staging = app->staging; /* staging.c loads through here */
   Picker picker = app->picker;
   Grid *grid = app->grid;
   Plan *pinned = app->pinned;
@@ -242,6 +242,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   app->set.preset = 'R';
   app->deterministic = det;
   app->mouse = mouse;
+  app->staging = staging;
   app->picker = picker;
   app->grid = grid;
   app->pinned = pinned;
