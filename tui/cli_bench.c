@@ -2,7 +2,6 @@
  * and M_P. Times are wall-clock minima over --repeat runs; speed targets live
  * here, never in unit tests. */
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,16 +223,12 @@ static int Bench_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   Bench b = {.csv = Cli_value(c, &a, "--csv") != NULL, .repeat = 5, .params = Cli_value(c, &a, "--params") != NULL};
   const char *rep = Cli_value(c, &a, "--repeat");
-  if (rep) { /* whole, 1..10^6 (atoi read 2.5 as 2 and 1e999 as 1) */
-    char *end;
-    errno = 0;
-    long x = strtol(rep, &end, 10);
-    if (end == rep || *end || errno || x < 1 || x > 1000000) {
-      fprintf(stderr, "spadmap bench: --repeat \"%s\": expected a count from 1 to 1000000\n", Cli_safe(rep));
-      return EXIT_USAGE;
-    }
-    b.repeat = (int)x;
+  long long reps = b.repeat;
+  if (rep && !Cli_int(rep, 1, 1000000, &reps)) { /* atoi read 2.5 as 2 and 1e999 as 1 */
+    fprintf(stderr, "spadmap bench: --repeat \"%s\": expected a count from 1 to 1000000\n", Cli_safe(rep));
+    return EXIT_USAGE;
   }
+  b.repeat = (int)reps;
   const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
   const char *only = Cli_value(c, &a, "--network");
   int n;

@@ -3,7 +3,6 @@
  * 2 .. 10 patches; the duration delta = sum |I_slice| + n (tl = tacc = 1) of
  * Row-by-Row, ZigZag, S1-baseline and the ILP (GLPK, time limit per solve). Every
  * plan also runs through the functional check. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,14 +52,10 @@ static int BenchSteps_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   int max_loads = 2, threads = 0;
   double limit = 10;
-  if (Cli_value(c, &a, "--time-limit")) { /* seconds, fractions too (as layer's) */
-    const char *v = Cli_value(c, &a, "--time-limit");
-    char *end;
-    limit = strtod(v, &end);
-    if (end == v || *end || !isfinite(limit) || limit < 0.01 || limit > 86400) {
-      fprintf(stderr, "spadmap bench steps: --time-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
-      return EXIT_USAGE;
-    }
+  const char *v = Cli_value(c, &a, "--time-limit"); /* seconds, fractions too (as layer's) */
+  if (v && !Cli_real(v, 0.01, 86400, &limit)) {
+    fprintf(stderr, "spadmap bench steps: --time-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
+    return EXIT_USAGE;
   }
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
     return EXIT_USAGE;
