@@ -155,8 +155,9 @@ Status OffchipPlan_parse(const char *text, size_t len, const char *label, Offchi
     goto out;
   }
   const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
-  if (secs && !(cJSON_IsNumber(secs) && secs->valuedouble >= 0)) { /* "fast" was taken as 0 */
-    st = Reader_fail(&rd, "seconds", "a number of seconds >= 0");
+  /* "fast" was taken as 0; 1e308 was read, then written as 309 digits no reader takes back */
+  if (secs && !(cJSON_IsNumber(secs) && secs->valuedouble >= 0 && secs->valuedouble <= 1e9)) {
+    st = Reader_fail(&rd, "seconds", "a number of seconds from 0 to 1e9");
     goto out;
   }
   p->seconds = secs ? secs->valuedouble : 0;

@@ -76,8 +76,9 @@ Status Tiles_renderChunks(const TilesView *view, TilesChunk **chunks, int *n, Sp
     if (__builtin_mul_overflow(v->shape[d] - 1, v->strides[d], &x) || __builtin_add_overflow(span, x, &span))
       return SpError_set(err, SP_ERR_ARG, "tile span overflows 64 bits");
   }
-  int64_t end;
-  if (__builtin_add_overflow(off0, span + len, &end) || __builtin_mul_overflow(end, v->esize, &end))
+  int64_t end; /* span + len checked too: a span of 2^63 - 2 passed and then wrapped (UBSan) */
+  if (__builtin_add_overflow(span, len, &end) || __builtin_add_overflow(off0, end, &end) ||
+      __builtin_mul_overflow(end, v->esize, &end))
     return SpError_set(err, SP_ERR_ARG, "tile span overflows 64 bits");
 
   TilesChunk *out = malloc(sizeof(TilesChunk) * (size_t)count);

@@ -37,6 +37,10 @@ const FuzzTarget *Fuzz_target(const char *name);
 /* The targets (one line each; defined in target_<name>.c). */
 int Fuzz_net(const uint8_t *data, size_t size, char *why, size_t why_size);
 int Fuzz_plan(const uint8_t *data, size_t size, char *why, size_t why_size);
+int Fuzz_csv(const uint8_t *data, size_t size, char *why, size_t why_size);
+int Fuzz_arch(const uint8_t *data, size_t size, char *why, size_t why_size);
+int Fuzz_offchip(const uint8_t *data, size_t size, char *why, size_t why_size);
+int Fuzz_layer(const uint8_t *data, size_t size, char *why, size_t why_size);
 
 /* Records why an input is a finding (printf-style) and returns FUZZ_FINDING. */
 int Fuzz_found(char *why, size_t why_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
