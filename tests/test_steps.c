@@ -501,6 +501,29 @@ TEST(executor_cancel_within_a_step) {
   StepsPlan_free(&p);
 }
 
+/* The time limit bounds the check as it bounds the search (the check of this
+ * one-step plan, 5e9 multiply-adds, ran for seconds past --time-limit 0.05):
+ * it stops within a step and says it was skipped, no verdict on the plan. */
+TEST(executor_time_limit_within_a_step) {
+  Layer l = Ts_layer(256, 256, 3, 96, 96, 1);
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.group_size = 96 * 96;
+  StepsPlan p;
+  SpError err;
+  CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
+  o.time_limit = 0.05;
+  double t0 = Clock_now();
+  CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_LIMIT);
+  double took = Clock_now() - t0;
+  CHECK_HAS(err.text, "skipped (the check passed the time limit of 0.05 s");
+  if (!Test_underValgrind()) {
+    if (took >= 1.0) printf("  the check took %.2f s to stop\n", took);
+    CHECK(took < 1.0);
+  }
+  StepsPlan_free(&p);
+}
+
 /* Counts and durations past int64 are refused (a 1024x1024 kernel over 16384
  * channels at 1e9 cycles an element lasted -5e18 cycles); without the cycles the
  * plan is made, and its check is skipped, not attempted (it asked for 2 PiB). */
@@ -566,5 +589,5 @@ TEST(plan_building_cancels) {
 TEST_MAIN("steps", T(example2_row_vs_zigzag), T(functional_check_every_strategy), T(executor_catches_a_bad_plan),
           T(ilp_matches_brute_force), T(exact_search_matches_brute_force), T(exact_search_in_the_papers_range),
           T(exact_search_time_limit), T(ilp_more_steps_than_kmin), T(ilp_start_downward_strips),
-          T(ilp_infeasible_memory), T(executor_cancel_within_a_step), T(overflow_refused_check_skipped),
+          T(ilp_infeasible_memory), T(executor_cancel_within_a_step), T(executor_time_limit_within_a_step), T(overflow_refused_check_skipped),
           T(plan_building_cancels))

@@ -2,11 +2,13 @@
  * layer (used by the layer command). */
 #include "shuttle_methods.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "text.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
@@ -176,6 +178,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   o.tl = mo->tl, o.tw = mo->tw, o.tacc = mo->tacc;
   StepsPlan p;
   SpError err;
+  const double t0 = Clock_now();
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
@@ -186,6 +189,9 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
    * stops it, and set again after (the caller reads it for the exit code). */
   bool ilp_cancelled = strategy == STEPS_ILP && p.ilp_status == ILP_CANCELLED && mo->cancel &&
                        atomic_exchange(mo->cancel, 0);
+  /* --time-limit bounds the run, the check included: it gets what the plan left
+   * (at least a moment, so a plan found at the limit is still checked if small) */
+  if (o.time_limit > 0) o.time_limit = fmax(o.time_limit - (Clock_now() - t0), 0.05);
   Status check = Steps_execute(l, &o, &p, 1, &err);
   if (ilp_cancelled) atomic_store(mo->cancel, 1);
   /* skipped (too large to simulate, no memory): no verdict on the plan, not a failure */

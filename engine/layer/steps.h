@@ -127,8 +127,10 @@ void StepsPlan_free(StepsPlan *plan);
  * convolution. SP_OK when every output matches; SP_ERR_FORMAT naming the first
  * step that reads a pixel not on chip, overflows size_mem or the first wrong
  * output. The check did not run, which says nothing against the plan:
- * SP_ERR_LIMIT when its buffers would pass STEPS_EXEC_MAX_ELEMENTS, SP_ERR_NOMEM
- * when they cannot be allocated (both messages begin "skipped (");
+ * SP_ERR_LIMIT when its buffers would pass STEPS_EXEC_MAX_ELEMENTS or it runs
+ * past o->time_limit seconds (> 0; measured from this call: a caller bounding the
+ * whole run passes what is left), SP_ERR_NOMEM when they cannot be allocated
+ * (all three messages begin "skipped (");
  * SP_ERR_CANCELLED when o->cancel is set (read about every millisecond). */
 Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *plan, uint64_t seed,
                      SpError *err);

@@ -5,8 +5,11 @@
  * written-back output with the direct convolution. Exact in 64-bit integers. */
 #include "steps.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "clock.h"
 
 /* splitmix64: small, seedable, the same on every machine */
 static uint64_t Exec_next(uint64_t *s) {
@@ -23,12 +26,17 @@ static int32_t Exec_value(uint64_t *s) { return (int32_t)(Exec_next(s) % 2001) -
 
 typedef struct {
   atomic_int *cancel;
-  int64_t work; /* done since the flag was last read */
+  int64_t work;    /* done since the flag was last read */
+  double deadline; /* Clock_now() past which the check stops (0: none) */
+  bool timed_out;
 } ExecPoll;
 
+/* The cancel flag and the time limit, both read at the same rate (the check
+ * of a big layer ran for minutes past --time-limit: it was not bounded). */
 static bool Exec_cancelled(ExecPoll *c, int64_t work) {
   if ((c->work += work) < EXEC_POLL) return false;
   c->work = 0;
+  if (c->deadline > 0 && Clock_now() > c->deadline) return c->timed_out = true;
   return c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed);
 }
 
@@ -58,7 +66,8 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   int max_group = 1;
   for (int k = 0; k < p->nsteps; k++)
     if (p->steps[k].npatches > max_group) max_group = p->steps[k].npatches;
-  ExecPoll poll = {o->cancel, EXEC_POLL}; /* the first call reads the flag */
+  const double t0 = Clock_now();
+  ExecPoll poll = {o->cancel, EXEC_POLL, o->time_limit > 0 ? t0 + o->time_limit : 0, false}; /* the first call reads the flag */
   if (Exec_cancelled(&poll, 0))
     return SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
   /* a simulation of every element: past the cap it would take gigabytes and hours */
@@ -209,7 +218,11 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   }
   goto done;
 cancelled:
-  if (step == 0) st = SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
+  if (poll.timed_out)
+    st = SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s %s %d of %d)",
+                     o->time_limit, step > p->nsteps ? "comparing, after step" : "at step",
+                     step > p->nsteps ? p->nsteps : step, p->nsteps);
+  else if (step == 0) st = SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
   else if (step <= p->nsteps) st = SpError_set(err, SP_ERR_CANCELLED, "cancelled at step %d of %d", step, p->nsteps);
   else st = SpError_set(err, SP_ERR_CANCELLED, "cancelled after the %d steps, comparing with the direct convolution",
                         p->nsteps);
