@@ -682,9 +682,159 @@ TEST(joint_through_solve_run_and_its_errors) {
   Net_free(net);
 }
 
+/* ---- the checkpoint bound over every order ---- */
+
+/* The optimum without addresses (capacity per step only, a relaxation of every
+ * plan) over every topological order and every eviction pattern: each gap between
+ * two events of a tensor is kept or evicted (a retrieval, and a spill at an
+ * activation's first eviction). -1 if the case is too big. */
+static int64_t brute_capacity_order(const Net *net, bool params, int64_t budget, const int *order) {
+  int n = net->nops, pos[16], ev[64][17], nev[64] = {0}, gt[16], gs[16], ge[16], ng = 0;
+  if (n > 16 || net->ntensors > 64) return -1;
+  for (int q = 0; q < n; q++) pos[order[q]] = q;
+  int64_t base[16] = {0}; /* bytes resident at each step with every gap kept */
+  for (int t = 0; t < net->ntensors; t++) {
+    const Tensor *tt = &net->tensors[t];
+    if (!Net_onChip(net, t, params) || (tt->producer < 0 && tt->nconsumers == 0)) continue;
+    if (tt->producer >= 0) ev[t][nev[t]++] = pos[tt->producer];
+    for (int c = 0; c < tt->nconsumers; c++) {
+      int p = pos[tt->consumers[c]], k = nev[t]++;
+      while (k > 0 && ev[t][k - 1] > p) ev[t][k] = ev[t][k - 1], k--;
+      ev[t][k] = p;
+    }
+    for (int q = ev[t][0]; q <= ev[t][nev[t] - 1]; q++) base[q] += tt->bytes;
+    for (int i = 0; i + 1 < nev[t]; i++)
+      if (ev[t][i + 1] > ev[t][i] + 1) { /* a gap with steps inside */
+        if (ng == 14) return -1;
+        gt[ng] = t, gs[ng] = ev[t][i] + 1, ge[ng++] = ev[t][i + 1] - 1;
+      }
+  }
+  int64_t best = -1;
+  for (long mask = 0; mask < (1L << ng); mask++) {
+    int64_t cost = 0, live[16];
+    memcpy(live, base, sizeof live);
+    bool spilled[64] = {false};
+    for (int k = 0; k < ng; k++)
+      if (mask >> k & 1) {
+        const Tensor *tt = &net->tensors[gt[k]];
+        cost += tt->bytes;
+        if (tt->kind == TK_ACTIVATION && !spilled[gt[k]]) spilled[gt[k]] = true, cost += tt->bytes;
+        for (int q = gs[k]; q <= ge[k]; q++) live[q] -= tt->bytes;
+      }
+    if (best >= 0 && cost >= best) continue;
+    bool fits = true;
+    for (int q = 0; q < n && fits; q++) fits = live[q] <= budget;
+    if (fits) best = cost;
+  }
+  return best;
+}
+
+static int64_t brute_capacity_rec(const Net *net, bool params, int64_t budget, int *order, int k, bool *done) {
+  int n = net->nops;
+  if (k == n) return brute_capacity_order(net, params, budget, order);
+  int64_t best = -2;
+  for (int v = 0; v < n; v++) {
+    if (done[v]) continue;
+    bool ready = true;
+    for (int i = 0; i < net->ops[v].ninputs && ready; i++) {
+      int p = net->tensors[net->ops[v].inputs[i]].producer;
+      ready = p < 0 || done[p];
+    }
+    if (!ready) continue;
+    done[v] = true, order[k] = v;
+    int64_t c = brute_capacity_rec(net, params, budget, order, k + 1, done);
+    done[v] = false;
+    if (c == -1) return -1;
+    if (best == -2 || c < best) best = c;
+  }
+  return best;
+}
+
+/* One sweep: every bound (plus bias) against the brute force. Returns how many
+ * cases broke bound <= optimum; *equal counts bound == optimum, *tight those
+ * above 0. */
+static int order_bound_sweep(int64_t bias, int *compared, int *equal, int *tight, int *positive) {
+  int broken = 0;
+  *compared = *equal = *tight = *positive = 0;
+  for (uint64_t seed = 1; seed <= 260; seed++) {
+    Net *net = RandNet_make(seed, 4 + (int)(seed % 5), seed % 3 == 0);
+    if (!net) continue;
+    bool params = seed % 2 == 0;
+    int64_t b[3];
+    budgets_of(net, params, b);
+    int64_t budgets[5] = {b[0], b[1], b[2], b[0] + 256, (b[0] + b[1]) / 2};
+    for (int k = 0; k < 5; k++) {
+      int order[16];
+      bool done[16] = {false};
+      int64_t bf = brute_capacity_rec(net, params, budgets[k], order, 0, done);
+      if (bf < 0) continue;
+      CosmaBoundOptions o;
+      CosmaBoundOptions_init(&o);
+      o.test_bias = bias;
+      CosmaBoundResult r;
+      SpError err;
+      CHECK_EQ(Cosma_orderBound(net, params, budgets[k], &o, &r, &err), SP_OK);
+      CHECK(r.complete);
+      (*compared)++;
+      *positive += r.bound - bias > 0;
+      *equal += r.bound - bias == bf;
+      *tight += r.bound - bias == bf && bf > 0;
+      if (r.bound > bf) {
+        broken++;
+        if (!bias)
+          printf("  %s params %d budget %lld: bound %lld > brute force %lld\n", net->name, params,
+                 (long long)budgets[k], (long long)r.bound, (long long)bf);
+      }
+    }
+    Net_free(net);
+  }
+  return broken;
+}
+
+TEST(order_bound_never_exceeds_brute_force_on_random_dags) {
+  int compared, equal, tight, positive;
+  CHECK_EQ(order_bound_sweep(0, &compared, &equal, &tight, &positive), 0);
+  printf("  %d cases: bound > 0 on %d, equal to the optimum on %d (%d of them above 0)\n", compared, positive, equal,
+         tight);
+  CHECK(compared >= 1000);
+  CHECK(positive >= 200);
+  CHECK(tight >= 150);
+  /* a bound one byte too high must be caught: every case where it was exact breaks */
+  int c2, e2, t2, p2;
+  CHECK_EQ(order_bound_sweep(1, &c2, &e2, &t2, &p2), equal);
+}
+
+/* The bound on the bundled networks where the joint relaxation gives (almost)
+ * nothing: equal to the best plan's traffic, so cosma proves these. */
+TEST(order_bound_on_bundled_transformer_vit_deeplabv3) {
+  static const struct {
+    const char *name;
+    bool params;
+    int which; /* 0: M_R, 1: M_H */
+    int64_t bound;
+  } cases[] = {
+    {"vit_b_16", false, 0, 48 * 151296},   {"vit_b_16", false, 1, 24 * 151296},
+    {"transformer", false, 1, 24 * 163840}, {"transformer", true, 0, 30 * 163840},
+    {"deeplabv3_resnet50", true, 0, 4 * 200704}, {"deeplabv3_resnet50", true, 1, 2 * 200704},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    Net *net = Bundled_load(cases[i].name);
+    if (!net) continue;
+    int64_t b[3];
+    budgets_of(net, cases[i].params, b);
+    CosmaBoundResult r;
+    SpError err;
+    CHECK_EQ(Cosma_orderBound(net, cases[i].params, b[cases[i].which], NULL, &r, &err), SP_OK);
+    CHECK_EQ(r.bound, cases[i].bound);
+    CHECK(r.complete);
+    Net_free(net);
+  }
+}
+
 TEST_MAIN("cosma", T(minpeak_ilp_equals_exact_search_on_teaching_graphs), T(minpeak_ilp_equals_exact_search_on_random_dags),
           T(minpeak_ilp_is_a_schedule_policy), T(replacement_ilp_on_teaching_graphs),
           T(replacement_ilp_on_random_dags_matches_brute_force), T(replacement_ilp_through_solve_run),
           T(progress_and_cancel_reach_the_pipeline), T(benders_cut_closes_fragmentation), T(joint_on_teaching_graphs),
           T(joint_on_random_dags_matches_brute_force), T(joint_reaches_zero_at_m_p_on_bundled_networks),
-          T(paper_model_agrees_on_tiny_graphs), T(joint_through_solve_run_and_its_errors))
+          T(paper_model_agrees_on_tiny_graphs), T(joint_through_solve_run_and_its_errors),
+          T(order_bound_never_exceeds_brute_force_on_random_dags), T(order_bound_on_bundled_transformer_vit_deeplabv3))

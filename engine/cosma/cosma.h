@@ -27,6 +27,7 @@
 #ifndef SPADMAP_COSMA_H
 #define SPADMAP_COSMA_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -98,6 +99,9 @@ typedef struct {
   bool full_warm_accepted;      /* the incumbent was a valid warm start for it */
   bool full_plan;               /* the returned plan is the joint model's solution */
   int full_cols, full_rows;
+  int64_t order_bound;          /* the checkpoint bound over every order (Cosma_orderBound) */
+  double seconds_order_bound;
+  char stop_reason[160];        /* why the pipeline stopped short of a proof ("" when optimal) */
   double seconds;
 } CosmaJointStats;
 
@@ -110,6 +114,7 @@ Status Cosma_joint(const Net *net, const SolveSettings *s, Plan **out, CosmaJoin
 typedef struct {
   bool force_full;       /* skip the shortcuts and COSMA FS: always solve the joint model (tests) */
   bool no_warm_start;    /* do not hand the heuristic incumbent to the models */
+  int64_t bound_bias;    /* tests only: added to the checkpoint bound (a wrong bound must be caught) */
 } CosmaJointOptions;
 Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointOptions *opt, Plan **out,
                        CosmaJointStats *stats, SpError *err);
@@ -124,5 +129,33 @@ Status Cosma_jointPlan(const Net *net, const SolveSettings *s, Plan **out, SpErr
 Status Cosma_breakNodes(const Net *net, bool params, int max_segment, int *nodes, int *count, SpError *err);
 /* The "dnc" schedule policy (JointFn): s->break_nodes or automatic ones. */
 Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError *err);
+
+/* ============ a lower bound over every order (cosma_bound.c) ============ */
+
+typedef struct {
+  int max_checkpoints;   /* ops considered as checkpoints, the costliest first (default 48) */
+  int max_antichain;     /* tight parallel ops whose relative orders are enumerated (default 5: 120 orders) */
+  double deadline;       /* Clock_now() seconds; 0: none. Past it, the bound found so far (complete = false) */
+  atomic_int *cancel;
+  int64_t test_bias;     /* tests only: added to the bound, so a wrong bound must fail the brute-force test */
+} CosmaBoundOptions;
+void CosmaBoundOptions_init(CosmaBoundOptions *o);
+
+typedef struct {
+  int64_t bound;         /* bytes of non-compulsory traffic every plan (any order, any placement) pays */
+  int checkpoints;       /* ops on the chain that gave it */
+  int antichain;         /* ops whose relative orders were enumerated (0: none) */
+  int orders;            /* relative orders tried */
+  bool complete;         /* false: stopped at the deadline or cancel (the bound still holds) */
+  long cuts;             /* minimum cuts computed */
+  double seconds;
+} CosmaBoundResult;
+
+/* The checkpoint bound (see cosma_bound.c): a chain of ops that run in that order in
+ * every schedule; at each, the tensors that must cross it and cannot all stay pay a
+ * retrieval (and a spill where it cannot be shared). Cheap (max flows), valid for
+ * the joint problem, exact on many transformer-like graphs. */
+Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const CosmaBoundOptions *opt,
+                        CosmaBoundResult *res, SpError *err);
 
 #endif

@@ -669,6 +669,22 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   stats->heuristic_bytes = Joint_cost(best);
   relay.incumbent = (double)(Joint_cost(best) / j.g), relay.has_incumbent = true;
   if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
+  /* 1b. the checkpoint bound over every order (max flows, no ILP): often exact
+   * where the relaxation's LP is weak (transformers, parallel branches) */
+  if (!opt->force_full) {
+    CosmaBoundOptions bo;
+    CosmaBoundOptions_init(&bo);
+    bo.deadline = tl > 0 ? t0 + tl * 0.15 : 0;
+    bo.cancel = s->cancel;
+    bo.test_bias = opt->bound_bias;
+    CosmaBoundResult br;
+    if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
+    stats->order_bound = br.bound;
+    stats->seconds_order_bound = br.seconds;
+    if (br.bound > bound) bound = br.bound;
+    relay.bound = (double)(bound / j.g), relay.has_bound = true;
+    if (Joint_cost(best) <= bound) goto proven;
+  }
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
   IlpOptions o;
@@ -688,8 +704,8 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     st = SpError_set(err, SP_ERR_SOLVER, "joint relaxation: infeasible, but a plan exists");
     goto out;
   }
-  if (rr.has_bound && rr.status != ILP_ERROR) bound = (int64_t)llround(rr.bound) * j.g;
-  stats->relax_bound = bound;
+  if (rr.has_bound && rr.status != ILP_ERROR) stats->relax_bound = (int64_t)llround(rr.bound) * j.g;
+  if (stats->relax_bound > bound) bound = stats->relax_bound;
   relay.bound = (double)(bound / j.g), relay.has_bound = true;
   have[CAND_RELAX] = rr.has_solution && Jm_order(&j, rr.x, cand[CAND_RELAX]);
   if (Joint_cost(best) <= bound && !opt->force_full) goto proven;
@@ -725,11 +741,16 @@ fs:
     goto done;
   }
   /* 4. the joint model with addresses, warm-started */
-  if (tl > 0 && Clock_now() - t0 >= tl) goto done; /* status stays timeout */
+  if (tl > 0 && Clock_now() - t0 >= tl) { /* status stays timeout */
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "time limit reached before the joint model with addresses");
+    goto done;
+  }
   Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl > 0 ? tl - (Clock_now() - t0) : 0, s->cancel);
   full = Jm_build(&j, true, &too_big);
   if (!full && j.lim.hit) {
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses could not be built "
+             "within the time limit");
     goto done;
   }
   if (!full) {
@@ -738,12 +759,16 @@ fs:
       goto out;
     }
     status = SOLVER_FEASIBLE; /* too large to build: the FS plan stands, with its gap */
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has over %d "
+             "address-ordering pairs (too large for GLPK)", JOINT_MAX_PAIRS);
     goto done;
   }
   stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
   if (stats->full_cols > JOINT_MAX_FULL_COLS) { /* measured: GLPK's node LPs there take minutes each and
                                                   cannot be interrupted; the FS plan stands, with its gap */
     status = SOLVER_FEASIBLE;
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has %d columns (over "
+             "%d, where GLPK's node LPs take minutes and cannot be interrupted)", stats->full_cols, JOINT_MAX_FULL_COLS);
     goto done;
   }
   stats->full_ran = true;
@@ -791,6 +816,8 @@ fs:
   status = Joint_cost(best) <= bound         ? SOLVER_OPTIMAL
            : fr.status == ILP_CANCELLED || Joint_cancelled(s) ? SOLVER_CANCELLED
                                                               : SOLVER_TIMEOUT;
+  if (status == SOLVER_TIMEOUT)
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses reached the time limit");
   goto done;
 proven:
   status = SOLVER_OPTIMAL;
@@ -798,6 +825,14 @@ proven:
 done:
   stats->seconds = Clock_now() - t0;
   Cosma_finish(best, status, bound, stats->seconds, &relay);
+  if (status != SOLVER_OPTIMAL) { /* say why it stopped and where the bound comes from */
+    const char *src = bound <= 0                       ? "no bound above 0"
+                      : bound == stats->order_bound     ? "bound from the checkpoint bound"
+                      : bound == stats->relax_bound     ? "bound from the joint relaxation"
+                                                        : "bound from the joint model";
+    snprintf(best->solver.note, sizeof best->solver.note, "%s; %s (%lld bytes)",
+             stats->stop_reason[0] ? stats->stop_reason : "stopped", src, (long long)(bound > 0 ? bound : 0));
+  }
   *out = best;
   best = NULL;
 out:

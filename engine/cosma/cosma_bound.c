@@ -1,0 +1,657 @@
+/* A lower bound on non-compulsory traffic over every order (the "checkpoint
+ * bound"): what the joint model's LP relaxation does not give in GLPK.
+ *
+ * Take ops v_1 < v_2 < ... < v_k that run in this order in every schedule (a
+ * chain: each an ancestor of the next). At v_i the op's own tensors are resident,
+ * so every other tensor live across v_i beyond budget - own(v_i) bytes is off
+ * chip. Count only tensors "live' " at v_i: started before v_i and read by a
+ * consumer that runs after v_i and no later than v_{i+1}. Such a tensor, if off
+ * chip at v_i, is retrieved before that consumer, so the off-chip interval that
+ * covers v_i is not the one covering any later checkpoint (at v_{i+1} itself the
+ * tensor is an input, not counted): each counted eviction is its own retrieval,
+ * at least its bytes. Its spill (an activation's first eviction) is counted only
+ * where no other checkpoint can share it.
+ *
+ * Which tensors are live' at v_i depends on the order; the bound takes the worst
+ * case for each checkpoint separately (a relaxation):
+ *   - "must" tensors are live' in every order (started by an ancestor, read by a
+ *     descendant of v_i); the choice of which of them leave is enumerated;
+ *   - the others ("optional") contribute at least r_i bytes, the minimum over the
+ *     sets of ops that can have run before v_i, a minimum cut (closure problem);
+ *     the evicted optional bytes are a sum of their sizes, so at least the
+ *     smallest one and a multiple of their sizes' GCD.
+ * Optional evictions pay a spill too where every candidate is an activation that
+ * is "must" nowhere: one spill per group of checkpoints whose candidates overlap.
+ * The chain is chosen among ops that need an eviction on their own, by a longest
+ * path over pairs (which checkpoint follows which). Parallel ops that are each
+ * tight (several ASPP branches that each fill the budget) are on no chain; their
+ * relative orders are enumerated (an antichain H: each permutation adds edges
+ * that make H a chain, every schedule obeys exactly one permutation), and the
+ * bound is the minimum over the permutations.
+ *
+ * Exact on chains of tensors that each cross one checkpoint; tested against a
+ * brute force over every order and every eviction pattern (tests/test_cosma.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitset.h"
+#include "clock.h"
+#include "cosma.h"
+
+enum { MAX_MUST = 12 };
+#define FLOW_INF ((int64_t)1 << 60)
+
+/* ---------- Dinic max flow ---------- */
+typedef struct {
+  int *head, *next, *to;
+  int64_t *cap;
+  int nnodes, nedges, capedges;
+  int *level, *it, *queue;
+  bool nomem;
+} Flow;
+
+static void Flow_reset(Flow *f, int nnodes) {
+  if (nnodes > f->nnodes) {
+    int *h = realloc(f->head, sizeof(int) * (size_t)nnodes), *l = realloc(f->level, sizeof(int) * (size_t)nnodes);
+    int *it = realloc(f->it, sizeof(int) * (size_t)nnodes), *q = realloc(f->queue, sizeof(int) * (size_t)nnodes);
+    if (h) f->head = h;
+    if (l) f->level = l;
+    if (it) f->it = it;
+    if (q) f->queue = q;
+    if (!h || !l || !it || !q) {
+      f->nomem = true;
+      return;
+    }
+  }
+  f->nnodes = nnodes;
+  for (int i = 0; i < nnodes; i++) f->head[i] = -1;
+  f->nedges = 0;
+}
+
+static void Flow_edge1(Flow *f, int a, int b, int64_t c) {
+  if (f->nedges == f->capedges) {
+    int nc = f->capedges ? 2 * f->capedges : 1024;
+    int *nx = realloc(f->next, sizeof(int) * (size_t)nc), *to = realloc(f->to, sizeof(int) * (size_t)nc);
+    int64_t *cp = realloc(f->cap, sizeof(int64_t) * (size_t)nc);
+    if (nx) f->next = nx;
+    if (to) f->to = to;
+    if (cp) f->cap = cp;
+    if (!nx || !to || !cp) {
+      f->nomem = true;
+      return;
+    }
+    f->capedges = nc;
+  }
+  int e = f->nedges++;
+  f->to[e] = b, f->cap[e] = c, f->next[e] = f->head[a], f->head[a] = e;
+}
+
+static void Flow_add(Flow *f, int a, int b, int64_t c) {
+  if (f->nomem) return;
+  Flow_edge1(f, a, b, c);
+  Flow_edge1(f, b, a, 0); /* edge e's reverse is e ^ 1 */
+}
+
+static int64_t Flow_dfs(Flow *f, int u, int t, int64_t push) {
+  if (u == t) return push;
+  for (; f->it[u] >= 0; f->it[u] = f->next[f->it[u]]) {
+    int e = f->it[u], v = f->to[e];
+    if (f->cap[e] <= 0 || f->level[v] != f->level[u] + 1) continue;
+    int64_t d = Flow_dfs(f, v, t, push < f->cap[e] ? push : f->cap[e]);
+    if (d > 0) {
+      f->cap[e] -= d, f->cap[e ^ 1] += d;
+      return d;
+    }
+  }
+  return 0;
+}
+
+static int64_t Flow_max(Flow *f, int s, int t) {
+  int64_t total = 0;
+  for (;;) {
+    for (int i = 0; i < f->nnodes; i++) f->level[i] = -1;
+    int qh = 0, qt = 0;
+    f->level[s] = 0, f->queue[qt++] = s;
+    while (qh < qt) {
+      int u = f->queue[qh++];
+      for (int e = f->head[u]; e >= 0; e = f->next[e])
+        if (f->cap[e] > 0 && f->level[f->to[e]] < 0) f->level[f->to[e]] = f->level[u] + 1, f->queue[qt++] = f->to[e];
+    }
+    if (f->level[t] < 0) return total;
+    for (int i = 0; i < f->nnodes; i++) f->it[i] = f->head[i];
+    int64_t d;
+    while ((d = Flow_dfs(f, s, t, FLOW_INF)) > 0) {
+      total += d;
+      if (total >= FLOW_INF) return FLOW_INF;
+    }
+  }
+}
+
+static void Flow_free(Flow *f) {
+  free(f->head), free(f->next), free(f->to), free(f->cap), free(f->level), free(f->it), free(f->queue);
+}
+
+/* ---------- the bound ---------- */
+typedef struct {
+  const Net *net;
+  bool params;
+  int64_t budget;
+  int n, nt, w;
+  bool *on;
+  int64_t *own;
+  int **pred, *npred, *predcap; /* the net's producers plus the antichain's edges */
+  int nbase;                    /* pred counts without the antichain's edges */
+  uint64_t *anc, *desc;         /* n x w bitsets */
+  int *topo;                    /* a topological order of the (augmented) DAG */
+  Flow flow;
+  int *tmark;                   /* per tensor: last op whose own set marked it */
+  long cuts;
+  double deadline;
+  atomic_int *cancel;
+  bool stopped, nomem;
+} Cb;
+
+typedef struct {
+  int64_t r;          /* optional bytes live' in every order (min cut) */
+  int64_t opt_min, opt_gcd; /* smallest size and GCD of the optional candidates */
+  bool opt_spill;     /* every optional candidate is an activation (pays a spill) */
+  int nmust;
+  int must[MAX_MUST];
+  int *optc;          /* optional candidates (tensor ids) */
+  int nopt;
+} Term;
+
+static int64_t Cb_gcd(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+static bool Cb_anc(const Cb *c, int v, int a) { return Bitset_has(c->anc + (size_t)v * c->w, a); }
+static bool Cb_desc(const Cb *c, int v, int d) { return Bitset_has(c->desc + (size_t)v * c->w, d); }
+static bool Cb_spills(const Cb *c, int t) { return c->net->tensors[t].kind == TK_ACTIVATION; }
+
+static bool Cb_over(Cb *c) {
+  if (c->stopped) return true;
+  if ((c->deadline > 0 && Clock_now() > c->deadline) || (c->cancel && atomic_load(c->cancel))) c->stopped = true;
+  return c->stopped;
+}
+
+/* anc/desc and a topological order of the augmented DAG (false: a cycle). */
+static bool Cb_closure(Cb *c) {
+  int n = c->n, w = c->w;
+  int *indeg = calloc((size_t)n, sizeof(int)), **succ = calloc((size_t)n, sizeof(int *)), *nsucc = calloc((size_t)n, sizeof(int));
+  bool ok = indeg && succ && nsucc;
+  for (int v = 0; ok && v < n; v++)
+    for (int k = 0; k < c->npred[v]; k++) nsucc[c->pred[v][k]]++;
+  for (int v = 0; ok && v < n; v++) ok = !nsucc[v] || (succ[v] = malloc(sizeof(int) * (size_t)nsucc[v]));
+  if (ok) {
+    memset(nsucc, 0, sizeof(int) * (size_t)n);
+    for (int v = 0; v < n; v++)
+      for (int k = 0; k < c->npred[v]; k++) succ[c->pred[v][k]][nsucc[c->pred[v][k]]++] = v, indeg[v]++;
+    int qt = 0;
+    for (int v = 0; v < n; v++)
+      if (!indeg[v]) c->topo[qt++] = v;
+    for (int qh = 0; qh < qt; qh++)
+      for (int k = 0; k < nsucc[c->topo[qh]]; k++)
+        if (--indeg[succ[c->topo[qh]][k]] == 0) c->topo[qt++] = succ[c->topo[qh]][k];
+    ok = qt == n;
+  }
+  if (ok) {
+    memset(c->anc, 0, sizeof(uint64_t) * (size_t)n * (size_t)w);
+    memset(c->desc, 0, sizeof(uint64_t) * (size_t)n * (size_t)w);
+    for (int i = 0; i < n; i++) {
+      int v = c->topo[i];
+      uint64_t *a = c->anc + (size_t)v * w;
+      for (int k = 0; k < c->npred[v]; k++) {
+        int p = c->pred[v][k];
+        const uint64_t *ap = c->anc + (size_t)p * w;
+        for (int x = 0; x < w; x++) a[x] |= ap[x];
+        Bitset_set(a, p);
+      }
+    }
+    for (int v = 0; v < n; v++)
+      for (int a = 0; a < n; a++)
+        if (Cb_anc(c, v, a)) Bitset_set(c->desc + (size_t)a * w, v);
+  }
+  for (int v = 0; succ && v < n; v++) free(succ[v]);
+  free(indeg), free(succ), free(nsucc);
+  return ok;
+}
+
+static bool Cb_isOwn(const Cb *c, int v, int t) {
+  const Op *op = &c->net->ops[v];
+  for (int k = 0; k < op->ninputs; k++)
+    if (op->inputs[k] == t) return true;
+  for (int k = 0; k < op->noutputs; k++)
+    if (op->outputs[k] == t) return true;
+  return false;
+}
+
+/* The checkpoint v followed by nxt (-1: the last one). */
+static bool Term_build(Cb *c, int v, int nxt, Term *tm) {
+  const Net *net = c->net;
+  int n = c->n, S = n + 2 * c->nt, T = S + 1;
+  memset(tm, 0, sizeof *tm);
+  tm->opt_spill = true;
+  tm->optc = malloc(sizeof(int) * (size_t)(c->nt + 1));
+  if (!tm->optc) return false;
+  Flow *f = &c->flow;
+  Flow_reset(f, T + 1);
+  for (int a = 0; a < n; a++) {
+    if (Cb_anc(c, v, a)) Flow_add(f, S, a, FLOW_INF);
+    if (a == v || Cb_desc(c, v, a)) Flow_add(f, a, T, FLOW_INF);
+    for (int k = 0; k < c->npred[a]; k++) Flow_add(f, a, c->pred[a][k], FLOW_INF); /* a ran: its preds ran */
+  }
+  int64_t demoted = 0;
+  int mustall[256], nmustall = 0;
+  for (int t = 0; t < c->nt; t++) {
+    if (!c->on[t] || Cb_isOwn(c, v, t)) continue;
+    const Tensor *tt = &net->tensors[t];
+    const int *starts = tt->producer >= 0 ? &tt->producer : tt->consumers;
+    int nstarts = tt->producer >= 0 ? 1 : tt->nconsumers;
+    bool any_after = false, sure_after = false, sure_start = false, may_start = false;
+    for (int k = 0; k < tt->nconsumers; k++) {
+      int cc = tt->consumers[k];
+      if (cc == v || Cb_anc(c, v, cc) || (nxt >= 0 && cc != nxt && !Cb_anc(c, nxt, cc))) continue;
+      any_after = true;
+      sure_after |= Cb_desc(c, v, cc);
+    }
+    if (!any_after) continue;
+    for (int k = 0; k < nstarts; k++) {
+      int st = starts[k];
+      sure_start |= Cb_anc(c, v, st);
+      if (st == v || Cb_desc(c, v, st)) continue;
+      /* an input or param crosses v only between two different reads */
+      for (int q = 0; q < tt->nconsumers && !may_start; q++) {
+        int cc = tt->consumers[q];
+        may_start = (tt->producer >= 0 || cc != st) && cc != v && !Cb_anc(c, v, cc) &&
+                    (nxt < 0 || cc == nxt || Cb_anc(c, nxt, cc));
+      }
+    }
+    if (!may_start) continue;
+    if (sure_start && sure_after) {
+      if (nmustall < 256) mustall[nmustall++] = t;
+      else demoted += tt->bytes, tm->opt_spill &= Cb_spills(c, t); /* counted as optional mass */
+      continue;
+    }
+    tm->optc[tm->nopt++] = t;
+    tm->opt_spill &= Cb_spills(c, t);
+    tm->opt_min = tm->opt_min && tm->opt_min < tt->bytes ? tm->opt_min : tt->bytes;
+    tm->opt_gcd = Cb_gcd(tm->opt_gcd, tt->bytes);
+    int u = n + 2 * t, wn = u + 1;
+    for (int k = 0; k < nstarts; k++) Flow_add(f, starts[k], u, FLOW_INF);
+    Flow_add(f, u, wn, tt->bytes);
+    for (int k = 0; k < tt->nconsumers; k++) {
+      int cc = tt->consumers[k];
+      if (cc == v || Cb_anc(c, v, cc) || (nxt >= 0 && cc != nxt && !Cb_anc(c, nxt, cc))) continue;
+      Flow_add(f, wn, cc, FLOW_INF);
+    }
+  }
+  if (f->nomem) return false;
+  c->cuts++;
+  tm->r = Flow_max(f, S, T) + demoted;
+  /* the largest must tensors are enumerated, the rest join the optional mass */
+  for (int a = 1; a < nmustall; a++)
+    for (int b = a; b > 0 && net->tensors[mustall[b]].bytes > net->tensors[mustall[b - 1]].bytes; b--) {
+      int x = mustall[b];
+      mustall[b] = mustall[b - 1], mustall[b - 1] = x;
+    }
+  for (int k = 0; k < nmustall; k++) {
+    int t = mustall[k];
+    if (k < MAX_MUST) {
+      tm->must[tm->nmust++] = t;
+      continue;
+    }
+    int64_t b = net->tensors[t].bytes;
+    tm->r += b;
+    tm->optc[tm->nopt++] = t;
+    tm->opt_spill &= Cb_spills(c, t);
+    tm->opt_min = tm->opt_min && tm->opt_min < b ? tm->opt_min : b;
+    tm->opt_gcd = Cb_gcd(tm->opt_gcd, b);
+  }
+  if (demoted) tm->opt_min = 1, tm->opt_gcd = 1; /* sizes not tracked: no rounding */
+  return true;
+}
+
+/* The cheapest way to fit checkpoint v: *cost (retrievals, and the spills of must
+ * tensors with spill_ok), *fmin the least optional bytes any choice evicts. */
+static void Term_cost(const Cb *c, int v, const Term *tm, const bool *spill_ok, bool opt_spill_here, int64_t *cost,
+                      int64_t *fmin) {
+  int64_t room = c->budget - c->own[v], best = -1, bestf = -1;
+  for (unsigned mask = 0; mask < 1u << tm->nmust; mask++) {
+    int64_t kept = 0, pay = 0;
+    for (int k = 0; k < tm->nmust; k++) {
+      int t = tm->must[k];
+      int64_t b = c->net->tensors[t].bytes;
+      if (mask >> k & 1) pay += b + (Cb_spills(c, t) && spill_ok[t] ? b : 0);
+      else kept += b;
+    }
+    if (kept > room) continue;
+    int64_t f = tm->r + kept - room;
+    if (f > 0) {
+      if (f < tm->opt_min) f = tm->opt_min;
+      if (tm->opt_gcd > 1) f = (f + tm->opt_gcd - 1) / tm->opt_gcd * tm->opt_gcd;
+    } else {
+      f = 0;
+    }
+    if (opt_spill_here) pay += f; /* the optional tensors' own spills: no other checkpoint shares them */
+    if (best < 0 || pay + f < best) best = pay + f;
+    if (bestf < 0 || f < bestf) bestf = f;
+  }
+  *cost = best < 0 ? 0 : best; /* no choice fits: cannot happen at budget >= M_R */
+  *fmin = bestf < 0 ? 0 : bestf;
+}
+
+static void Term_free(Term *tm) { free(tm->optc), tm->optc = NULL; }
+
+static int Cb_find(int *parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+/* The best chain over the candidate checkpoints cand[0..ncand) (any order) and its
+ * bound. -1 when stopped. */
+static int64_t Cb_chain(Cb *c, const int *cand, int ncand, int *chain_len) {
+  int n = c->n, nt = c->nt;
+  *chain_len = 0;
+  int *pos = malloc(sizeof(int) * (size_t)n), *P = malloc(sizeof(int) * (size_t)(ncand + 1));
+  int64_t *best = malloc(sizeof(int64_t) * (size_t)(ncand + 1));
+  int *next = malloc(sizeof(int) * (size_t)(ncand + 1)), *chain = malloc(sizeof(int) * (size_t)(ncand + 1));
+  bool *spill_ok = malloc(sizeof(bool) * (size_t)nt);
+  int *count = calloc((size_t)nt, sizeof(int)), *parent = malloc(sizeof(int) * (size_t)nt);
+  int64_t *compf = calloc((size_t)nt, sizeof(int64_t));
+  Term *terms = calloc((size_t)(ncand + 1), sizeof(Term));
+  int64_t result = -1;
+  if (!pos || !P || !best || !next || !chain || !spill_ok || !count || !parent || !compf || !terms) {
+    c->nomem = true;
+    goto out;
+  }
+  for (int i = 0; i < n; i++) pos[c->topo[i]] = i;
+  for (int t = 0; t < nt; t++) spill_ok[t] = true;
+  int np = 0;
+  for (int i = 0; i < ncand; i++) P[np++] = cand[i];
+  for (int a = 1; a < np; a++) /* topological order of the augmented DAG */
+    for (int b = a; b > 0 && pos[P[b]] < pos[P[b - 1]]; b--) {
+      int x = P[b];
+      P[b] = P[b - 1], P[b - 1] = x;
+    }
+  /* longest path over (checkpoint, next checkpoint) pairs, from the end */
+  for (int i = np - 1; i >= 0; i--) {
+    Term tm;
+    int64_t cost, fm;
+    if (Cb_over(c) || !Term_build(c, P[i], -1, &tm)) goto out;
+    Term_cost(c, P[i], &tm, spill_ok, false, &cost, &fm);
+    Term_free(&tm);
+    best[i] = cost, next[i] = -1;
+    for (int j = i + 1; j < np; j++) {
+      if (!Cb_desc(c, P[i], P[j]) || best[j] <= 0) continue;
+      if (Cb_over(c) || !Term_build(c, P[i], P[j], &tm)) goto out;
+      Term_cost(c, P[i], &tm, spill_ok, false, &cost, &fm);
+      Term_free(&tm);
+      if (cost + best[j] > best[i]) best[i] = cost + best[j], next[i] = j;
+    }
+  }
+  int start = -1;
+  for (int i = 0; i < np; i++)
+    if (best[i] > 0 && (start < 0 || best[i] > best[start])) start = i;
+  if (start < 0) {
+    result = 0;
+    goto out;
+  }
+  int k = 0;
+  for (int i = start; i >= 0; i = next[i]) chain[k++] = i;
+  *chain_len = k;
+  /* the chain's terms again, now with spills shared across checkpoints counted once */
+  for (int i = 0; i < k; i++) {
+    if (!Term_build(c, P[chain[i]], i + 1 < k ? P[chain[i + 1]] : -1, &terms[i])) {
+      c->nomem = true;
+      goto out;
+    }
+    for (int m = 0; m < terms[i].nmust; m++) count[terms[i].must[m]]++;
+  }
+  for (int t = 0; t < nt; t++) spill_ok[t] = count[t] == 1, parent[t] = t;
+  int64_t total = 0;
+  int64_t *fmins = malloc(sizeof(int64_t) * (size_t)k);
+  int *csize = calloc((size_t)nt, sizeof(int));
+  bool *elig = malloc(sizeof(bool) * (size_t)k);
+  if (!fmins || !csize || !elig) {
+    free(fmins), free(csize), free(elig);
+    c->nomem = true;
+    goto out;
+  }
+  /* optional spills: a checkpoint whose candidates are all activations "must"
+   * nowhere pays them; checkpoints whose candidates overlap share one (the largest) */
+  for (int i = 0; i < k; i++) {
+    Term *tm = &terms[i];
+    elig[i] = tm->opt_spill && tm->nopt > 0;
+    for (int m = 0; elig[i] && m < tm->nopt; m++) elig[i] = count[tm->optc[m]] == 0;
+    for (int m = 1; elig[i] && m < tm->nopt; m++) parent[Cb_find(parent, tm->optc[m])] = Cb_find(parent, tm->optc[0]);
+  }
+  for (int i = 0; i < k; i++)
+    if (elig[i]) csize[Cb_find(parent, terms[i].optc[0])]++;
+  for (int i = 0; i < k; i++) {
+    bool alone = elig[i] && csize[Cb_find(parent, terms[i].optc[0])] == 1;
+    int64_t cost;
+    Term_cost(c, P[chain[i]], &terms[i], spill_ok, alone, &cost, &fmins[i]);
+    total += cost;
+    if (elig[i] && !alone) {
+      int r = Cb_find(parent, terms[i].optc[0]);
+      if (fmins[i] > compf[r]) compf[r] = fmins[i];
+    }
+  }
+  for (int t = 0; t < nt; t++) total += compf[t];
+  free(csize), free(elig);
+  free(fmins);
+  result = total;
+out:
+  for (int i = 0; terms && i <= ncand; i++) Term_free(&terms[i]);
+  free(pos), free(P), free(best), free(next), free(chain), free(spill_ok), free(count), free(parent), free(compf);
+  free(terms);
+  return result;
+}
+
+void CosmaBoundOptions_init(CosmaBoundOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->max_checkpoints = 48;
+  o->max_antichain = 5;
+}
+
+static bool Cb_addPred(Cb *c, int v, int p) {
+  if (c->npred[v] == c->predcap[v]) {
+    int nc = c->predcap[v] ? 2 * c->predcap[v] : 4;
+    int *np = realloc(c->pred[v], sizeof(int) * (size_t)nc);
+    if (!np) return false;
+    c->pred[v] = np, c->predcap[v] = nc;
+  }
+  c->pred[v][c->npred[v]++] = p;
+  return true;
+}
+
+static bool Cb_nextPerm(int *a, int k) {
+  int i = k - 2;
+  while (i >= 0 && a[i] >= a[i + 1]) i--;
+  if (i < 0) return false;
+  int j = k - 1;
+  while (a[j] <= a[i]) j--;
+  int x = a[i];
+  a[i] = a[j], a[j] = x;
+  for (int l = i + 1, r = k - 1; l < r; l++, r--) x = a[l], a[l] = a[r], a[r] = x;
+  return true;
+}
+
+Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const CosmaBoundOptions *opt,
+                        CosmaBoundResult *res, SpError *err) {
+  CosmaBoundOptions defaults;
+  if (!opt) CosmaBoundOptions_init(&defaults), opt = &defaults;
+  memset(res, 0, sizeof *res);
+  double t0 = Clock_now();
+  Cb c = {.net = net, .params = params, .budget = budget, .n = net->nops, .nt = net->ntensors,
+          .w = Bitset_words(net->nops), .deadline = opt->deadline, .cancel = opt->cancel};
+  int n = c.n, nt = c.nt;
+  Status st = SP_OK;
+  int *cand = NULL, *H = NULL, *perm = NULL, *order = NULL;
+  int64_t *key = NULL;
+  c.on = malloc(sizeof(bool) * (size_t)(nt + 1));
+  c.own = calloc((size_t)n + 1, sizeof(int64_t));
+  c.pred = calloc((size_t)n + 1, sizeof(int *));
+  c.npred = calloc((size_t)n + 1, sizeof(int));
+  c.predcap = calloc((size_t)n + 1, sizeof(int));
+  c.anc = malloc(sizeof(uint64_t) * ((size_t)n * (size_t)c.w + 1));
+  c.desc = malloc(sizeof(uint64_t) * ((size_t)n * (size_t)c.w + 1));
+  c.topo = malloc(sizeof(int) * ((size_t)n + 1));
+  c.tmark = malloc(sizeof(int) * ((size_t)nt + 1));
+  cand = malloc(sizeof(int) * ((size_t)n + 1));
+  key = malloc(sizeof(int64_t) * ((size_t)n + 1));
+  H = malloc(sizeof(int) * ((size_t)n + 1)), perm = malloc(sizeof(int) * ((size_t)n + 1));
+  order = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!c.on || !c.own || !c.pred || !c.npred || !c.predcap || !c.anc || !c.desc || !c.topo || !c.tmark || !cand ||
+      !key || !H || !perm || !order) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  for (int t = 0; t < nt; t++) {
+    const Tensor *tt = &net->tensors[t];
+    c.on[t] = Net_onChip(net, t, params) && !(tt->producer < 0 && tt->nconsumers == 0);
+    c.tmark[t] = -1;
+  }
+  for (int v = 0; v < n; v++) {
+    const Op *op = &net->ops[v];
+    for (int k = 0; k < op->ninputs + op->noutputs; k++) {
+      int t = k < op->ninputs ? op->inputs[k] : op->outputs[k - op->ninputs];
+      if (c.on[t] && c.tmark[t] != v) c.tmark[t] = v, c.own[v] += net->tensors[t].bytes;
+      if (k < op->ninputs) {
+        int p = net->tensors[t].producer;
+        bool dup = p < 0;
+        for (int q = 0; !dup && q < c.npred[v]; q++) dup = c.pred[v][q] == p;
+        if (!dup && !Cb_addPred(&c, v, p)) {
+          st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+          goto out;
+        }
+      }
+    }
+  }
+  if (!Cb_closure(&c)) {
+    st = SpError_set(err, SP_ERR_FORMAT, "%s: the ops form a cycle", net->name);
+    goto out;
+  }
+  /* checkpoints: ops that need an eviction on their own, the most costly first */
+  bool *all_ok = malloc(sizeof(bool) * (size_t)(nt + 1));
+  if (!all_ok) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  for (int t = 0; t < nt; t++) all_ok[t] = true;
+  int ncand = 0;
+  for (int v = 0; v < n && !Cb_over(&c); v++) {
+    Term tm;
+    int64_t cost, fm;
+    if (!Term_build(&c, v, -1, &tm)) {
+      c.nomem = true;
+      break;
+    }
+    Term_cost(&c, v, &tm, all_ok, false, &cost, &fm);
+    Term_free(&tm);
+    if (cost > 0) key[v] = cost, cand[ncand++] = v;
+  }
+  free(all_ok);
+  if (c.nomem) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  if (c.stopped) goto stopped;
+  for (int a = 1; a < ncand; a++)
+    for (int b = a; b > 0 && key[cand[b]] > key[cand[b - 1]]; b--) {
+      int x = cand[b];
+      cand[b] = cand[b - 1], cand[b - 1] = x;
+    }
+  if (ncand > opt->max_checkpoints) ncand = opt->max_checkpoints;
+  int len = 0;
+  int64_t base = Cb_chain(&c, cand, ncand, &len);
+  if (c.nomem) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  if (base < 0) goto stopped;
+  res->bound = base, res->checkpoints = len, res->complete = true;
+  /* tight parallel ops: the antichain whose relative orders are enumerated */
+  int64_t maxsz = 0;
+  for (int t = 0; t < nt; t++)
+    if (c.on[t] && net->tensors[t].bytes > maxsz) maxsz = net->tensors[t].bytes;
+  for (int v = 0; v < n; v++) order[v] = v;
+  for (int a = 1; a < n; a++) /* by slack, ascending */
+    for (int b = a; b > 0 && c.own[order[b]] > c.own[order[b - 1]]; b--) {
+      int x = order[b];
+      order[b] = order[b - 1], order[b - 1] = x;
+    }
+  int nh = 0;
+  for (int i = 0; i < n && nh < opt->max_antichain; i++) {
+    int v = order[i];
+    if (budget - c.own[v] >= 2 * maxsz) break;
+    bool free_of = true;
+    for (int k = 0; k < nh && free_of; k++) free_of = !Cb_anc(&c, v, H[k]) && !Cb_desc(&c, v, H[k]);
+    if (free_of) H[nh++] = v;
+  }
+  if (nh >= 2) {
+    int64_t lowest = -1;
+    int nc2 = 0;
+    for (int i = 0; i < ncand && i < 16; i++) cand[nc2++] = cand[i];
+    for (int k = 0; k < nh; k++) {
+      bool dup = false;
+      for (int i = 0; i < nc2 && !dup; i++) dup = cand[i] == H[k];
+      if (!dup) cand[nc2++] = H[k];
+    }
+    for (int k = 0; k < nh; k++) perm[k] = k;
+    c.nbase = 0;
+    int *saved = malloc(sizeof(int) * (size_t)n);
+    if (!saved) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    memcpy(saved, c.npred, sizeof(int) * (size_t)n);
+    do {
+      memcpy(c.npred, saved, sizeof(int) * (size_t)n);
+      bool okp = true;
+      for (int k = 1; k < nh && okp; k++) okp = Cb_addPred(&c, H[perm[k]], H[perm[k - 1]]);
+      if (!okp) {
+        free(saved);
+        st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+        goto out;
+      }
+      if (!Cb_closure(&c)) continue; /* cannot happen for an antichain */
+      int l2 = 0;
+      int64_t b2 = Cb_chain(&c, cand, nc2, &l2);
+      res->orders++;
+      if (b2 < 0) {
+        lowest = -1;
+        break;
+      }
+      if (lowest < 0 || b2 < lowest) lowest = b2;
+    } while (Cb_nextPerm(perm, nh) && lowest != 0);
+    memcpy(c.npred, saved, sizeof(int) * (size_t)n);
+    free(saved);
+    if (c.nomem) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    res->antichain = nh;
+    if (lowest < 0) res->complete = false; /* stopped: the chain bound alone stands */
+    else if (lowest > res->bound) res->bound = lowest;
+  }
+  goto done;
+stopped:
+  res->complete = false;
+done:
+  res->bound += opt->test_bias;
+  if (res->bound < 0) res->bound = 0;
+out:
+  res->seconds = Clock_now() - t0;
+  res->cuts = c.cuts;
+  for (int v = 0; c.pred && v < n; v++) free(c.pred[v]);
+  free(c.on), free(c.own), free(c.pred), free(c.npred), free(c.predcap), free(c.anc), free(c.desc), free(c.topo);
+  free(c.tmark), free(cand), free(key), free(H), free(perm), free(order);
+  Flow_free(&c.flow);
+  return st;
+}
