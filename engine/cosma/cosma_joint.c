@@ -525,6 +525,32 @@ static void Joint_fsProgress(const SolveProgress *p, void *user) {
 
 static bool Joint_cancelled(const SolveSettings *s) { return s->cancel && atomic_load(s->cancel); }
 
+/* COSMA FS on one candidate order (15 % of the time limit); *best keeps the cheaper plan. */
+static Status Joint_fsOn(const Net *net, const SolveSettings *s, const int *order, const char *label,
+                         const char *short_name, double tl, Relay *relay, Plan **best, CosmaJointStats *stats,
+                         SpError *err) {
+  SolveSettings sub = *s;
+  FsRelay fsr = {relay, label};
+  sub.time_limit = tl * 0.15;
+  sub.progress = s->progress ? Joint_fsProgress : NULL;
+  sub.progress_user = &fsr;
+  Plan *p = NULL;
+  CosmaFsOptions fso = {.proximity = true};
+  Status st = Cosma_replacement(net, &sub, order, &fso, &p, NULL, err);
+  if (st) return st;
+  if (!stats->fs_schedule[0] || Joint_cost(p) < stats->fs_bytes) {
+    stats->fs_bytes = Joint_cost(p);
+    snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "%s", short_name);
+  }
+  if (Joint_cost(p) < Joint_cost(*best)) {
+    Plan_free(*best);
+    *best = p, p = NULL;
+  }
+  Plan_free(p);
+  relay->incumbent = (double)Joint_cost(*best) / relay->scale;
+  return SP_OK;
+}
+
 static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err) {
   double t0 = Clock_now();
   Jm j;
@@ -635,7 +661,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, NCAND };
   static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
   int *cand[NCAND] = {0};
-  bool have[NCAND] = {false, false, true};
+  bool have[NCAND] = {false, false, true}, fs_done[NCAND] = {false, false, false};
   Plan *best = NULL;
   Jm j;
   IlpModel *relax = NULL, *full = NULL;
@@ -684,6 +710,17 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     if (br.bound > bound) bound = br.bound;
     relay.bound = (double)(bound / j.g), relay.has_bound = true;
     if (Joint_cost(best) <= bound) goto proven;
+    /* with a bound above 0, COSMA FS on the mpmf and default orders first: on the
+     * networks where the checkpoint bound is exact, one of them meets it, and the
+     * relaxation (30 % of the time limit) is not needed */
+    for (int c = CAND_MPMF; br.bound > 0 && c < NCAND; c++) {
+      if (!have[c] || Joint_cancelled(s) || (c == CAND_DEFAULT && have[CAND_MPMF] &&
+                                             memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
+        continue;
+      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, &relay, &best, stats, err))) goto out;
+      fs_done[c] = true;
+      if (Joint_cost(best) <= bound) goto proven;
+    }
   }
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
@@ -712,28 +749,14 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
 fs:
   /* 3. COSMA FS on each candidate schedule */
   for (int c = 0; c < NCAND && !opt->force_full; c++) {
-    if (!have[c] || Joint_cancelled(s)) continue;
+    if (!have[c] || fs_done[c] || Joint_cancelled(s)) continue;
     bool seen = false;
-    for (int d = 0; d < c; d++) seen |= have[d] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+    for (int d = 0; d < NCAND; d++) /* an order already solved (earlier here, or before the relaxation) */
+      seen |= d != c && have[d] && (d < c || fs_done[d]) && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
     if (seen) continue;
-    SolveSettings sub = *s;
-    FsRelay fsr = {&relay, cand_name[c]};
-    sub.time_limit = tl * 0.15;
-    sub.progress = s->progress ? Joint_fsProgress : NULL;
-    sub.progress_user = &fsr;
-    Plan *p = NULL;
-    CosmaFsOptions fso = {.proximity = true};
-    if ((st = Cosma_replacement(net, &sub, cand[c], &fso, &p, NULL, err))) goto out;
-    if (!stats->fs_schedule[0] || Joint_cost(p) < stats->fs_bytes) {
-      stats->fs_bytes = Joint_cost(p);
-      snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "%s", c == CAND_RELAX ? "relaxation" : cand_name[c]);
-    }
-    if (Joint_cost(p) < Joint_cost(best)) {
-      Plan_free(best);
-      best = p, p = NULL;
-    }
-    Plan_free(p);
-    relay.incumbent = (double)(Joint_cost(best) / j.g);
+    if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], tl, &relay,
+                         &best, stats, err)))
+      goto out;
     if (Joint_cost(best) <= bound) goto proven;
   }
   if (Joint_cancelled(s)) {
