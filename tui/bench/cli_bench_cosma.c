@@ -172,7 +172,9 @@ static void BenchCosma_progressEnd(const BenchRun *r) {
   case RUN_VALID:
     fprintf(stderr, "%.1f KiB, %s", (double)r->bytes / 1024, SolverStatus_name(r->solver.status));
     if (gap >= 0) fprintf(stderr, ", gap %.2f%%", gap * 100);
-    fprintf(stderr, ", %.2f s\n", r->seconds);
+    fprintf(stderr, ", %.2f s", r->seconds);
+    if (r->solver.status != SOLVER_OPTIMAL && r->solver.note[0]) fprintf(stderr, " (%s)", r->solver.note);
+    fputc('\n', stderr);
     break;
   }
 }
@@ -567,10 +569,26 @@ static const char *BenchCosma_cpuModel(char *buf, size_t n) {
   return buf;
 }
 
+/* Why each unproven run stopped and where its bound comes from (the solver's note). */
+static void BenchCosma_unproven(const BenchCosma *b) {
+  for (int i = 0; i < b->nrows; i++) {
+    const BenchCosmaRow *row = &b->rows[i];
+    if (row->budget < 0) continue;
+    int nschemes = row->nas ? NAS_SCHEMES : 1;
+    for (int k = 0; k < nschemes; k++) {
+      const BenchRun *r = row->nas ? &row->cosma[k] : &row->cosma[0];
+      if (r->kind != RUN_VALID || r->solver.status == SOLVER_OPTIMAL || !r->solver.note[0]) continue;
+      printf("- not proven: %s, %s, %s, %s: %s\n", row->net, BenchCosma_setting(row->params),
+             BenchCosma_budgetNames[row->budget], BenchCosma_scheme(row->nas, k)->key, r->solver.note);
+    }
+  }
+}
+
 static void BenchCosma_summary(const BenchCosma *b, double total_s) {
   printf("\n## Summary\n\n");
   BenchCosma_summaryLine(b, false, 0);
   for (int k = 0; k < NAS_SCHEMES; k++) BenchCosma_summaryLine(b, true, k);
+  BenchCosma_unproven(b);
   bool inexact = false;
   for (int i = 0; i < b->nrows; i++) inexact |= b->rows[i].budget >= 0 && !b->rows[i].mp_exact;
   if (inexact) printf("- M_P*: the exact search hit its state limit; this M_P is an upper bound\n");
