@@ -331,6 +331,23 @@ expect 0 "validator      valid" "$bin" solve "$tmp/tiled.json" --budget 373248
 expect 1 "cannot be tiled under 1000 bytes" "$bin" offchip "$sq" --budget 1000 --tiled-net "$tmp/tiled2.json"
 expect 0 "| squeezenet1_0 | 373248 |" "$bin" bench taa --repeat 1
 check "bench taa: all eight paper networks validated" '[ "$(grep -c "| yes |" "$tmp/out")" -eq 8 ]'
+# the gain split (issue 24; default nchw, rows, M_R/4): offsets vs objects, tile-awareness, total, and at M_R
+check "bench taa: resnet's gain is all tile-awareness" 'grep -q "| resnet_v2_101 | +0.00% | -33.33% | -33.33% | 1605632 | 1605632 | 1605632 | +0.00% | +0.00% |" "$tmp/out"'
+check "bench taa: inception v4's is all offsets" 'grep -q "| inception_v4 | -28.68% | +0.00% | -28.68% | 2134880 | 1724032 | 1724032 | -19.24% | +0.00% |" "$tmp/out"'
+check "bench taa: TAA as published never above SO here" 'grep -q "above the best Shared Objects strategy on 0 of 8 networks and above offset-size on 0" "$tmp/out"'
+mkdir "$tmp/nets" && cp "$data/networks/fsrcnn.json" "$tmp/nets/"
+expect 0 "| fsrcnn | M_R/16 = 213248 | 8 | 4471 (56) | 3411968 (so-size) | 3411968 | 3261440 | +0.00% | -4.41% | -4.41% | 2809856 | yes |" "$bin" bench taa --budget-sweep --all --dir "$tmp/nets"
+check "bench taa --budget-sweep: five budgets" '[ "$(grep -c "^| fsrcnn | M_R/" "$tmp/out")" -eq 5 ]'
+expect 0 "| fsrcnn | 852992 | 8/8 | 57 | 1201 (56) | 3411968 (so-size) | 3411968 | 3261440 (size)" "$bin" bench taa --all --dir "$tmp/nets" --repeat 1
+expect 0 "| fsrcnn | 852992 | 8/8 | 57 | 57 (1) | 3411968 (so-size) | 3411968 | 2809856 (size)" "$bin" bench taa --all --dir "$tmp/nets" --repeat 1 --tile-shape outer
+expect 2 "drop --divisor" "$bin" bench taa --budget-sweep --divisor 2
+expect 2 '--tile-shape "cols": expected rows or outer' "$bin" bench taa --tile-shape cols
+# the tile shape rule travels with the off-chip plan and is validated
+expect 0 "layout nchw, tiles cut outer" "$bin" offchip "$sq" --budget M_R/4 --tile-shape outer --out "$tmp/off_outer.json"
+expect 0 "off-chip plan (taa), peak 1140576" "$bin" validate "$sq" "$tmp/off_outer.json"
+sed 's/"tile_shape": "outer"/"tile_shape": "rows"/' "$tmp/off_outer.json" >"$tmp/off_bad.json"
+expect 1 "(layout nchw, tiles cut rows) has 121 over 120" "$bin" validate "$sq" "$tmp/off_bad.json"
+expect 2 '--tile-shape "cols": expected rows or outer' "$bin" offchip "$sq" --budget 64K --tile-shape cols
 expect 2 "--divisor \"0\"" "$bin" bench taa --divisor 0
 expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
 # Names carrying terminal escapes (issue 13): every path prints them escaped

@@ -437,11 +437,135 @@ TEST(plan_json_round_trip_and_tampering) {
   Net_free(net);
 }
 
+/* The tile shape rule's dimension, by hand: rows cut H whatever the layout;
+ * outer cuts the dimension of largest stride (C of NCHW, H of NHWC, the
+ * block axis of the paper's Table 3 tensors), skipping extents of 1. */
+TEST(tile_shape_axis) {
+  int64_t nchw[4] = {1, 32, 55, 55}, s[4];
+  Tiles_layoutStrides(TILES_LAYOUT_ROW_MAJOR, 4, nchw, s);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_ROWS, 4, nchw, s), 2);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_OUTER, 4, nchw, s), 1);
+  Tiles_layoutStrides(TILES_LAYOUT_NHWC, 4, nchw, s);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_ROWS, 4, nchw, s), 2);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_OUTER, 4, nchw, s), 2); /* H: stride 55*32 */
+  const int64_t t3[4] = {4, 55, 55, 32}, t3s[4] = {96800, 1760, 32, 1}; /* Table 3's fire3/concat */
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_OUTER, 4, t3, t3s), 0);
+  int64_t chw[3] = {4, 128, 128};
+  Tiles_layoutStrides(TILES_LAYOUT_ROW_MAJOR, 3, chw, s);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_ROWS, 3, chw, s), 1);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_OUTER, 3, chw, s), 0);
+  int64_t ones[2] = {1, 1};
+  Tiles_layoutStrides(TILES_LAYOUT_ROW_MAJOR, 2, ones, s);
+  CHECK_EQ(Tiles_tileAxis(TILES_SHAPE_OUTER, 2, ones, s), -1);
+  TilesShape sh;
+  CHECK(TilesShape_parse("outer", &sh) && sh == TILES_SHAPE_OUTER);
+  CHECK(TilesShape_parse("rows", &sh) && sh == TILES_SHAPE_ROWS);
+  CHECK(!TilesShape_parse("cols", &sh));
+  CHECK_EQ(strcmp(TilesShape_name(TILES_SHAPE_OUTER), "outer"), 0);
+}
+
+/* III.C.3's network (one unary op on a 4x128x128 int8 tensor, four tiles) under
+ * both rules: the paper's (outer: tile j is plane j, one chunk at 16384*j) and
+ * ours (rows: 4x32x128, four chunks of 4096). TAA puts O at 0 in both (peak
+ * 65536 = the lower bound); offset-size and Shared Objects, which see I and O
+ * live together, need both (131072): all tile-awareness, no offset gain. */
+static const char Unary_net[] =
+    "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"u\", \"tensors\": ["
+    "{\"name\": \"I\", \"shape\": [4,128,128], \"kind\": \"input\"},"
+    "{\"name\": \"O\", \"shape\": [4,128,128], \"kind\": \"output\"}],"
+    "\"ops\": [{\"name\": \"a\", \"type\": \"relu\", \"inputs\": [\"I\"], \"outputs\": [\"O\"]}]}";
+
+TEST(tile_shape_paper_example) {
+  Net *net = NULL;
+  SpError err;
+  CHECK_EQ(Net_parse(Unary_net, strlen(Unary_net), "u", &net, &err), SP_OK);
+  if (!net) return;
+  for (int shape = 0; shape < TILES_SHAPE_COUNT; shape++) {
+    TilesOptions o;
+    TilesOptions_init(&o);
+    o.capacity = 32768; /* 131072 working bytes: four tiles */
+    o.shape = (TilesShape)shape;
+    TilesModel *m;
+    CHECK_EQ(Tiles_build(net, &o, &m, &err), SP_OK);
+    CHECK_EQ(m->ops[0].ntiles, 4);
+    CHECK_EQ(m->tensors[0].axis, shape == TILES_SHAPE_OUTER ? 0 : 1);
+    CHECK_EQ(m->tensors[0].ntiles, 5); /* whole + four in tiles */
+    const TilesTile *i1 = &m->tiles[m->tensors[0].tile0 + 2]; /* in tile 1 (after the whole tile) */
+    CHECK_EQ(i1->role, TILES_ROLE_IN);
+    CHECK_EQ(i1->index, 1);
+    if (shape == TILES_SHAPE_OUTER) {
+      CHECK_EQ(i1->nchunks, 1);
+      CHECK_EQ(i1->chunks[0].offset, 16384); /* "tile i2 has an offset of 16384" */
+      CHECK_EQ(i1->chunks[0].size, 16384);
+      CHECK_EQ(m->nchunks, 2 + 4 + 4);
+    } else {
+      CHECK_EQ(i1->nchunks, 4);
+      CHECK_EQ(i1->chunks[0].offset, 32 * 128);
+      CHECK_EQ(i1->chunks[1].offset, 16384 + 32 * 128);
+      CHECK_EQ(i1->chunks[0].size, 4096);
+      CHECK_EQ(m->nchunks, 2 + 16 + 16);
+    }
+    const int64_t want[OFFCHIP_METHOD_COUNT] = {65536, 131072, 131072, 131072, 131072};
+    for (int k = 0; k < OFFCHIP_METHOD_COUNT; k++) {
+      OffchipOptions oo;
+      OffchipOptions_init(&oo);
+      oo.method = (OffchipMethod)k;
+      oo.fallback = false;
+      OffchipResult r;
+      if (Offchip_allocate(m, &oo, &r, &err)) { /* engine/pack not built: only TAA runs */
+        CHECK(k != OFFCHIP_TAA);
+        continue;
+      }
+      CHECK_EQ(r.peak_bytes, want[k]);
+      CHECK_EQ(r.lower_bound, 65536);
+      OffchipPlan *p;
+      CHECK_EQ(OffchipPlan_fromModel(m, &r, &oo, &p, &err), SP_OK);
+      CHECK_EQ(p->shape, (TilesShape)shape);
+      CHECK_EQ(OffchipPlan_validate(p, net, &err), SP_OK);
+      if (k == OFFCHIP_TAA) { /* the rule travels with the plan: JSON and back, and a plan cut the other way is refused */
+        char *text;
+        CHECK_EQ(OffchipPlan_toJson(p, &text, &err), SP_OK);
+        CHECK_HAS(text, shape == TILES_SHAPE_OUTER ? "\"tile_shape\": \"outer\"" : "\"tile_shape\": \"rows\"");
+        OffchipPlan *q;
+        CHECK_EQ(OffchipPlan_parse(text, strlen(text), "rt", &q, &err), SP_OK);
+        if (q) {
+          CHECK_EQ(q->shape, (TilesShape)shape);
+          CHECK_EQ(OffchipPlan_validate(q, net, &err), SP_OK);
+          q->shape = shape == TILES_SHAPE_OUTER ? TILES_SHAPE_ROWS : TILES_SHAPE_OUTER;
+          CHECK_EQ(OffchipPlan_validate(q, net, &err), SP_ERR_FORMAT);
+          OffchipPlan_free(q);
+        }
+        char *bad = strstr(text, shape == TILES_SHAPE_OUTER ? "\"outer\"" : "\"rows\"");
+        if (bad) memcpy(bad + 1, "xx", 2);
+        CHECK_EQ(OffchipPlan_parse(text, strlen(text), "bad", &q, &err), SP_ERR_FORMAT);
+        CHECK_HAS(err.text, "tile_shape");
+        free(text);
+      }
+      OffchipPlan_free(p);
+      OffchipResult_free(&r);
+    }
+    Tiles_free(m);
+    /* the tiled network cuts the same dimension: four sub-steps, each a quarter */
+    Net *tn;
+    CHECK_EQ(Tiles_tiledNet(net, &o, &tn, NULL, &err), SP_OK);
+    if (tn) {
+      CHECK_EQ(tn->nops, 4);
+      CHECK_EQ(tn->ntensors, 8);
+      CHECK_EQ(tn->tensors[0].shape[0], shape == TILES_SHAPE_OUTER ? 1 : 4);
+      CHECK_EQ(tn->tensors[0].shape[1], shape == TILES_SHAPE_OUTER ? 128 : 32);
+      CHECK(Figures_minRequired(tn, false) <= 32768);
+      Net_free(tn);
+    }
+  }
+  Net_free(net);
+}
+
 /* Keeps the test fast (and under valgrind): a network tiled into more chunks is
  * left to `spadmap bench taa`, which validates every plan it makes. */
 enum { TEST_MAX_CHUNKS = 60000 };
 
-/* Every bundled network, two on-chip sizes, both layouts: TAA in all three
+/* Every bundled network, two on-chip sizes, both layouts (and the paper's tile
+ * shape in NCHW at M_R/16): TAA in all three
  * orders and every baseline give plans the validator accepts; TAA (with its
  * fallback) is never above the best Shared Objects strategy. */
 TEST(bundled_networks_validate) {
@@ -456,11 +580,12 @@ TEST(bundled_networks_validate) {
     if (!net) continue;
     nets++;
     int64_t mr = Figures_minRequired(net, false);
-    for (int setting = 0; setting < 4; setting++) {
+    for (int setting = 0; setting < 5; setting++) {
       TilesOptions o;
       TilesOptions_init(&o);
       o.capacity = setting % 2 ? mr / 4 : mr / 16;
-      o.layout = setting / 2 ? TILES_LAYOUT_NHWC : TILES_LAYOUT_ROW_MAJOR;
+      o.layout = setting / 2 == 1 ? TILES_LAYOUT_NHWC : TILES_LAYOUT_ROW_MAJOR;
+      if (setting == 4) o.shape = TILES_SHAPE_OUTER; /* the paper's rule in NCHW: channel tiles, one chunk each */
       TilesModel *m;
       SpError err;
       if (Tiles_build(net, &o, &m, &err)) {
@@ -611,5 +736,6 @@ TEST(bytes_override_and_aliasing_strides) {
 TEST_MAIN("tiles", T(paper_render_chunks), T(paper_collision_size), T(paper_tensor_allocate_channel_tiles),
           T(paper_tensor_allocate_row_tiles), T(tensor_allocate_shifts), T(render_chunks_brute_force),
           T(tensor_allocate_brute_force), T(tiling_rule), T(lifetimes_of_a_tiled_chain),
-          T(plan_json_round_trip_and_tampering), T(bundled_networks_validate),
+          T(plan_json_round_trip_and_tampering), T(tile_shape_axis), T(tile_shape_paper_example),
+          T(bundled_networks_validate),
           T(tiled_networks_solve_below_mr), T(bytes_override_and_aliasing_strides))

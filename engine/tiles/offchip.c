@@ -38,6 +38,7 @@ Status OffchipPlan_fromModel(const TilesModel *m, const OffchipResult *r, const 
   p->order = Offchip_strdup(o->method == OFFCHIP_TAA ? TaaOrder_name(o->order) : "-");
   p->capacity = m->capacity;
   p->layout = m->layout;
+  p->shape = m->shape;
   p->fallback = r->fell_back;
   p->nticks = m->nticks;
   p->peak_bytes = r->peak_bytes;
@@ -92,8 +93,8 @@ Status OffchipPlan_toJson(const OffchipPlan *p, char **text, SpError *err) {
   StrBuf b = {0};
   StrBuf_printf(&b, "{\n\"format\": \"spadmap-offchip\", \"version\": 1,\n\"network\": ");
   StrBuf_jsonString(&b, p->network);
-  StrBuf_printf(&b, ", \"onchip_budget\": %lld, \"layout\": \"%s\", \"method\": ", (long long)p->capacity,
-            TilesLayout_name(p->layout));
+  StrBuf_printf(&b, ", \"onchip_budget\": %lld, \"layout\": \"%s\", \"tile_shape\": \"%s\", \"method\": ",
+                (long long)p->capacity, TilesLayout_name(p->layout), TilesShape_name(p->shape));
   StrBuf_jsonString(&b, p->method);
   StrBuf_printf(&b, ", \"order\": ");
   StrBuf_jsonString(&b, p->order);

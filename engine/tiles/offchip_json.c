@@ -143,6 +143,12 @@ Status OffchipPlan_parse(const char *text, size_t len, const char *label, Offchi
     st = Reader_fail(&rd, "layout", "\"nchw\" or \"nhwc\"");
     goto out;
   }
+  const cJSON *shape = cJSON_GetObjectItemCaseSensitive(root, "tile_shape");
+  p->shape = TILES_SHAPE_ROWS; /* plans written before the option cut rows */
+  if (shape && !(cJSON_IsString(shape) && TilesShape_parse(shape->valuestring, &p->shape))) {
+    st = Reader_fail(&rd, "tile_shape", "\"rows\" or \"outer\"");
+    goto out;
+  }
   const cJSON *fb = cJSON_GetObjectItemCaseSensitive(root, "fallback");
   if (!cJSON_IsBool(fb)) {
     st = Reader_fail(&rd, "fallback", "true or false");

@@ -52,14 +52,17 @@ Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) 
     TilesOptions_init(&to);
     to.capacity = p->capacity;
     to.layout = p->layout;
+    to.shape = p->shape;
     TilesModel *m;
     SpError e2;
     if (Tiles_build(net, &to, &m, &e2))
       return SpError_set(err, SP_ERR_FORMAT, "the network cannot be tiled at the plan's budget: %s", e2.text);
     Status st = SP_OK;
     if (m->ntiles != p->ntiles || m->nticks != p->nticks)
-      st = SpError_set(err, SP_ERR_FORMAT, "%d tiles over %lld ticks, but the network tiled at %lld bytes has %d over %lld",
-                       p->ntiles, (long long)p->nticks, (long long)p->capacity, m->ntiles, (long long)m->nticks);
+      st = SpError_set(err, SP_ERR_FORMAT,
+                       "%d tiles over %lld ticks, but the network tiled at %lld bytes (layout %s, tiles cut %s) has %d over %lld",
+                       p->ntiles, (long long)p->nticks, (long long)p->capacity, TilesLayout_name(p->layout),
+                       TilesShape_name(p->shape), m->ntiles, (long long)m->nticks);
     for (int i = 0; !st && i < p->ntensors; i++)
       if (p->tensors[i].tile0 != m->tensors[i].tile0 || p->tensors[i].ntiles != m->tensors[i].ntiles ||
           p->tensors[i].bytes != m->tensors[i].bytes)

@@ -65,6 +65,25 @@ bool Tiles_rowMajor(int rank, const int64_t *shape, int64_t *strides);
 void Tiles_layoutStrides(TilesLayout layout, int rank, const int64_t *shape, int64_t *strides);
 const char *TilesLayout_name(TilesLayout l);
 bool TilesLayout_parse(const char *s, TilesLayout *l);
+
+/* Which dimension a tensor's tiles cut. The paper gives no rule (its compiler,
+ * ONE, chose); its worked example (III.C: tile i2 of a 4x128x128 CHW tensor at
+ * offset 16384, one 128x128 plane) and its Table 3 (tensors as blocks of 32
+ * channels, the block axis outermost) cut the layout's outermost dimension, so
+ * every tile is one contiguous chunk. Ours cuts rows whatever the layout: in
+ * NCHW a row tile is one chunk per channel, the case Algorithms 2 and 3 exist for. */
+typedef enum {
+  TILES_SHAPE_ROWS,  /* "rows": H of CHW / NCHW (Tiles_splitAxis); the default */
+  TILES_SHAPE_OUTER, /* "outer": the dimension of largest stride with extent >= 2 (the paper's) */
+  TILES_SHAPE_COUNT
+} TilesShape;
+const char *TilesShape_name(TilesShape s);
+bool TilesShape_parse(const char *s, TilesShape *out);
+/* The dimension a rule cuts, given the tensor's strides; -1 when no dimension
+ * has extent >= 2. */
+int Tiles_tileAxis(TilesShape s, int rank, const int64_t *shape, const int64_t *strides);
+/* The same for a network tensor: its file strides, else the layout's. */
+int Tiles_tensorAxis(const Tensor *t, TilesLayout layout, TilesShape s);
 /* The contiguous chunks of a tile, by ascending offset, adjacent ones merged;
  * offsets include the origin's offset off(t) (Eq. 1) times esize. *chunks is
  * malloc'd. SP_ERR_ARG for a bad view or more than TILES_MAX_CHUNKS chunks. */
@@ -113,6 +132,7 @@ typedef struct {
 typedef struct {
   int64_t capacity;      /* on-chip bytes the tiling rule targets (<= 0: no tiling) */
   TilesLayout layout;    /* default TILES_LAYOUT_ROW_MAJOR */
+  TilesShape shape;      /* default TILES_SHAPE_ROWS */
   const int *order;      /* the schedule: order[step] = op (a topological order); NULL: file order */
   bool file_tiles_at_least; /* an op's file "tiles" is a minimum, the rule may cut finer (default false) */
 } TilesOptions;
@@ -121,6 +141,7 @@ typedef struct {
   const Net *net;
   int64_t capacity;
   TilesLayout layout;
+  TilesShape shape;
   TilesOp *ops;          /* net->nops, in file order */
   int nsubsteps;
   int64_t nticks;        /* ticks 0 .. nticks-1 */
@@ -233,6 +254,7 @@ typedef struct {
   char *network;
   int64_t capacity;
   TilesLayout layout;    /* "layout": how tensors without file strides lie (default nchw) */
+  TilesShape shape;      /* "tile_shape": the dimension tiles cut (default rows) */
   char *method, *order;
   bool fallback;
   int64_t nticks, peak_bytes;
@@ -262,7 +284,7 @@ bool Offchip_isPlanFile(const char *path);
  * chunks re-rendered from its view, every chunk inside its tensor, lifetimes
  * inside the ticks, no two chunks of different tensors sharing a byte while
  * both live, peak_bytes equal to max(base + bytes). With the network, also
- * that the tiles are the ones its tiling at the plan's budget and layout gives
+ * that the tiles are the ones its tiling at the plan's budget, layout and tile shape gives
  * (file order): the same views and lifetimes, so a plan cannot free a tile
  * early. SP_OK, or SP_ERR_FORMAT
  * with the first problem in err (a collision names the tick, bytes and tiles). */

@@ -8,6 +8,7 @@
 void TilesOptions_init(TilesOptions *o) {
   o->capacity = 0;
   o->layout = TILES_LAYOUT_ROW_MAJOR;
+  o->shape = TILES_SHAPE_ROWS;
   o->order = NULL;
   o->file_tiles_at_least = false;
 }
@@ -17,6 +18,14 @@ const char *TilesLayout_name(TilesLayout l) { return (unsigned)l < TILES_LAYOUT_
 bool TilesLayout_parse(const char *s, TilesLayout *l) {
   for (int i = 0; i < TILES_LAYOUT_COUNT; i++)
     if (strcmp(s, Tiles_layoutNames[i]) == 0) return *l = (TilesLayout)i, true;
+  return false;
+}
+
+static const char *const Tiles_shapeNames[TILES_SHAPE_COUNT] = {"rows", "outer"};
+const char *TilesShape_name(TilesShape s) { return (unsigned)s < TILES_SHAPE_COUNT ? Tiles_shapeNames[s] : "?"; }
+bool TilesShape_parse(const char *s, TilesShape *out) {
+  for (int i = 0; i < TILES_SHAPE_COUNT; i++)
+    if (strcmp(s, Tiles_shapeNames[i]) == 0) return *out = (TilesShape)i, true;
   return false;
 }
 
@@ -44,6 +53,25 @@ int Tiles_splitAxis(int rank, const int64_t *shape) {
   for (int d = rank - 3; d >= 0; d--)
     if (shape[d] >= 2) return d;
   return -1;
+}
+
+int Tiles_tileAxis(TilesShape s, int rank, const int64_t *shape, const int64_t *strides) {
+  if (s != TILES_SHAPE_OUTER) return Tiles_splitAxis(rank, shape);
+  int best = -1; /* the largest stride; ties to the outer index (a stride-equal pair only with extents of 1) */
+  for (int d = 0; d < rank; d++)
+    if (shape[d] >= 2 && (best < 0 || strides[d] > strides[best])) best = d;
+  return best;
+}
+
+int Tiles_tensorAxis(const Tensor *t, TilesLayout layout, TilesShape s) {
+  if (s == TILES_SHAPE_ROWS) return Tiles_splitAxis(t->rank, t->shape);
+  int64_t strides[TILES_MAX_RANK];
+  if (t->rank > TILES_MAX_RANK) return -1;
+  if (t->strides)
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->rank);
+  else
+    Tiles_layoutStrides(layout, t->rank, t->shape, strides);
+  return Tiles_tileAxis(s, t->rank, t->shape, strides);
 }
 
 int Tiles_opTileCount(int64_t working_bytes, int64_t capacity, int64_t split_extent) {
@@ -128,6 +156,7 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
   m->net = net;
   m->capacity = o->capacity;
   m->layout = o->layout;
+  m->shape = o->shape;
   Builder b = {0};
   Status st = SP_OK;
   m->ops = calloc((size_t)(net->nops ? net->nops : 1), sizeof *m->ops);
@@ -188,7 +217,7 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
     int64_t ext = 1;
     for (int k = 0; k < op->noutputs; k++) {
       const Tensor *t = &net->tensors[op->outputs[k]];
-      int64_t e = Tiles_extent(t, Tiles_splitAxis(t->rank, t->shape));
+      int64_t e = Tiles_extent(t, Tiles_tensorAxis(t, o->layout, o->shape));
       if (e > ext) ext = e;
     }
     to->from_file = op->tiles > 0;
@@ -208,7 +237,7 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
         for (int q = 0; q < k && !seen; q++) seen = list[q] == list[k];
         for (int q = 0; pass && q < op->ninputs && !seen; q++) seen = op->inputs[q] == list[k];
         if (seen) continue;
-        int axis = Tiles_splitAxis(t->rank, t->shape);
+        int axis = Tiles_tensorAxis(t, o->layout, o->shape);
         int64_t e = Tiles_extent(t, axis), kt = to->ntiles < e ? to->ntiles : e;
         tb += t->bytes / e * ((e + kt - 1) / kt);
       }
@@ -248,7 +277,7 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
       }
       tt->bytes = t->bytes;
     }
-    tt->axis = Tiles_splitAxis(t->rank, t->shape);
+    tt->axis = Tiles_tileAxis(o->shape, t->rank, t->shape, strides);
     int64_t ext = Tiles_extent(t, tt->axis);
     tt->tile0 = b.ntiles;
 

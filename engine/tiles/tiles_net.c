@@ -28,7 +28,7 @@ static int Tn_opTiles(const Net *net, const TilesModel *m, int op) {
   int64_t ext = 1;
   for (int k = 0; k < net->ops[op].noutputs; k++) {
     const Tensor *t = &net->tensors[net->ops[op].outputs[k]];
-    int a = Tiles_splitAxis(t->rank, t->shape);
+    int a = Tiles_tensorAxis(t, m->layout, m->shape);
     if (a >= 0 && t->shape[a] > ext) ext = t->shape[a];
   }
   return m->ops[op].ntiles < ext ? m->ops[op].ntiles : (int)ext;
@@ -85,7 +85,7 @@ static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int
   }
   for (int t = 0; t < net->ntensors; t++) {
     const Tensor *T = &net->tensors[t];
-    axis[t] = T->kind == TK_PARAM ? -1 : Tiles_splitAxis(T->rank, T->shape);
+    axis[t] = T->kind == TK_PARAM ? -1 : Tiles_tensorAxis(T, m->layout, m->shape);
     int64_t ext = axis[t] < 0 ? 1 : T->shape[axis[t]];
     int ncuts = 2;
     if (axis[t] >= 0) {

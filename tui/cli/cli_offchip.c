@@ -14,6 +14,8 @@
 static const CliOption Offchip_options[] = {
   {"--budget", "SIZE", "on-chip bytes (K/M/G suffix), M_R, or M_R/N (required): ops above it are tiled"},
   {"--layout", "nchw|nhwc", "DRAM layout of tensors without file strides (default nchw: row-major)"},
+  {"--tile-shape", "rows|outer", "dimension tiles cut: rows (default; in nchw a tile is one chunk per channel) or outer "
+                                 "(the layout's outermost: one chunk per tile, as in the TAA paper)"},
   {"--order", "size|lifetime|peers", "TAA's sort order (default size)"},
   {"--method", "NAME", "taa (default), so-size, so-breadth, so-improved, offset-size"},
   {"--no-fallback", NULL, "taa: keep TAA's own placement even when a Shared Objects strategy is lower"},
@@ -80,6 +82,12 @@ static int Offchip_run(int argc, char **argv) {
     exit_code = EXIT_USAGE;
     goto out;
   }
+  const char *tshape = Cli_value(c, &a, "--tile-shape");
+  if (tshape && !TilesShape_parse(tshape, &to.shape)) {
+    fprintf(stderr, "spadmap offchip: --tile-shape \"%s\": expected rows or outer\n", Cli_safe(tshape));
+    exit_code = EXIT_USAGE;
+    goto out;
+  }
   if (!Offchip_budget(net, budget, &to.capacity, &err)) {
     fprintf(stderr, "spadmap offchip: %s\n", err.text);
     exit_code = EXIT_USAGE;
@@ -120,8 +128,9 @@ static int Offchip_run(int argc, char **argv) {
     char b1[32], b2[32];
     printf("network        %s (%d ops, %d DRAM tensors, %d tiles, %lld chunks)\n", net->name, net->nops, m->ntensors,
            m->ntiles, (long long)m->nchunks);
-    printf("on-chip        %s bytes: %d op%s tiled, %d sub-steps, layout %s\n", Cli_count(to.capacity, b1, sizeof b1),
-           tiled, tiled == 1 ? "" : "s", m->nsubsteps, TilesLayout_name(to.layout));
+    printf("on-chip        %s bytes: %d op%s tiled, %d sub-steps, layout %s, tiles cut %s\n",
+           Cli_count(to.capacity, b1, sizeof b1), tiled, tiled == 1 ? "" : "s", m->nsubsteps,
+           TilesLayout_name(to.layout), TilesShape_name(to.shape));
     printf("method         %s", OffchipMethod_name(oo.method));
     if (oo.method == OFFCHIP_TAA) printf(", order %s", TaaOrder_name(oo.order));
     if (r.fell_back)
