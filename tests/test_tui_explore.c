@@ -259,7 +259,7 @@ TEST(after_a_failed_solve_later_messages_show_and_save_says_which_plan) {
   Test_keys(&app, "b8<Enter>"); /* below M_R the network is tiled (staging.c); 8 bytes cannot be */
   CHECK(app.error[0] != '\0');
   char *t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "failed: showing the plan for 10.0K");
+  CHECK_HAS(t, "failed: showing the last good plan (10.0K)");
   free(t);
   Test_keys(&app, "g3<Enter>k"); /* a later message is not hidden behind the error */
   CHECK_HAS(app.message, "the peak");

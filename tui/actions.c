@@ -35,29 +35,18 @@ static int Act_setBudget(App *app, int64_t b, char preset) {
   app->message[0] = '\0';
   return ACT_REDRAW | ACT_RESOLVE;
 }
-/* While a tiled network is shown (staging.c), the presets are the original's. */
-static const NetFigures *Act_presetFigures(App *app, bool *ready) {
-  if (app->untiled_path[0]) {
-    *ready = app->untiled_fig_ok[app->set.params];
-    return &app->untiled_fig[app->set.params];
-  }
-  *ready = App_figuresReady(app);
-  return App_figures(app);
-}
+/* Presets always mean the network the user opened (App_presetFigures): below
+ * M_R its tiled network is shown, but r/h/p, "b M_P" and +/- keep its M_R, M_H, M_P. */
 static int Act_budgetMR(App *app) {
   app->await_preset = 0;
-  if (app->untiled_path[0]) return Act_setBudget(app, app->untiled_mr, 'R'); /* the original comes back */
-  return Act_setBudget(app, App_figures(app)->m_r, 'R');
+  bool ready;
+  return Act_setBudget(app, App_presetFigures(app, app->set.params, &ready)->m_r, 'R');
 }
 /* M_H and M_P need the figures: while the worker computes them, the preset waits
  * for them (App_poll applies it and solves). */
 static int Act_budgetPreset(App *app, char which) {
   bool ready;
-  const NetFigures *f = Act_presetFigures(app, &ready);
-  if (!ready && app->untiled_path[0]) {
-    App_setMessage(app, true, "M_%c is the untiled network's: press r to go back to it first", which);
-    return ACT_REDRAW;
-  }
+  const NetFigures *f = App_presetFigures(app, app->set.params, &ready);
   if (!ready) {
     app->await_preset = which;
     App_setMessage(app, false, "computing figures... M_%c follows when they arrive", which);
@@ -71,7 +60,8 @@ static int Act_budgetMP(App *app) { return Act_budgetPreset(app, 'P'); }
 
 /* Steps of M_R / 16: fine enough to walk from M_R to M_P on every shipped network. */
 static int64_t Act_budgetStep(App *app) {
-  int64_t s = App_figures(app)->m_r / 16;
+  bool ready;
+  int64_t s = App_presetFigures(app, app->set.params, &ready)->m_r / 16;
   return s > 0 ? s : 1;
 }
 static int Act_budgetUp(App *app) {
@@ -132,10 +122,11 @@ static int Act_params(App *app) {
   const char *preset = App_settingPreset(app, &app->set);
   if (app->await_preset) preset = app->await_preset == 'H' ? "M_H" : "M_P";
   app->set.params = !app->set.params;
-  const NetFigures *f = App_figures(app);
+  bool ready;
+  const NetFigures *f = App_presetFigures(app, app->set.params, &ready);
   const char *what = app->set.params ? "params held on chip" : "activations only";
   app->await_preset = 0;
-  if (preset && preset[2] != 'R' && !App_figuresReady(app)) { /* never wait here: the worker computes them */
+  if (preset && preset[2] != 'R' && !ready) { /* never wait here: the worker computes them */
     app->await_preset = preset[2];
     App_setMessage(app, false, "%s; computing figures... %s follows", what, preset);
     return ACT_REDRAW;
@@ -426,11 +417,13 @@ static int Actions_enter(App *app) {
     int64_t b;
     SpError err;
     const char *preset = NULL;
-    if (strstr(text, "M_") && strncasecmp(text, "M_R", 3) != 0 && !App_figuresReady(app)) {
+    bool ready;
+    const NetFigures *pf = App_presetFigures(app, app->set.params, &ready); /* the opened network's, tiled or not */
+    if (strstr(text, "M_") && strncasecmp(text, "M_R", 3) != 0 && !ready) {
       App_setMessage(app, true, "computing figures... type %s again in a moment", text);
       return ACT_REDRAW;
     }
-    if (Budget_parse(text, App_figures(app), &b, &preset, &err)) {
+    if (Budget_parse(text, pf, &b, &preset, &err)) {
       App_setMessage(app, true, "%s", err.text);
       return ACT_REDRAW;
     }

@@ -89,6 +89,19 @@ bool App_figuresReady(App *app) {
   return app->fig_ok[app->set.params];
 }
 
+const NetFigures *App_presetFigures(App *app, bool params, bool *ready) {
+  if (app->untiled_path[0]) {
+    *ready = app->untiled_fig_ok[params];
+    return &app->untiled_fig[params];
+  }
+  if (params == app->set.params) {
+    *ready = App_figuresReady(app);
+    return App_figures(app);
+  }
+  *ready = app->fig_ok[params];
+  return &app->fig[params];
+}
+
 /* The app around a loaded network (settings and worker kept by the caller). */
 /* The file's own name without folder and ".json", every byte that is not a
  * letter, digit, '-', '_' or '.' replaced by '_' and no leading '.': file names
@@ -185,7 +198,8 @@ static void App_release(App *app, bool keep_pin) {
   SweepView_close(app);
   Worker_stop(app->worker); /* at most WORKER_GRACE_MS each: never a frozen screen */
   Worker_stop(app->figworker);
-  app->worker = app->figworker = NULL;
+  Worker_stop(app->untiled_figworker);
+  app->worker = app->figworker = app->untiled_figworker = NULL;
   if (!keep_pin) {
     if (app->pinned != app->plan) Plan_free(app->pinned);
     app->pinned = NULL;
@@ -386,13 +400,26 @@ bool App_poll(App *app) {
     if (!Worker_takeFigures(App_figWorker(app), p, &f, &order, &st)) continue;
     App_takeFigures(app, p, st, &f, order);
     changed = true;
-    if (p == app->set.params && app->await_preset) { /* the preset asked for while they were computed */
-      app->set.budget = app->await_preset == 'H' ? app->fig[p].m_h : app->fig[p].m_p;
-      char b[16];
-      App_setMessage(app, false, "figures ready: M_%c = %s", app->await_preset, App_bytes(app->set.budget, b, sizeof b));
-      app->await_preset = 0;
-      App_resolve(app);
-    }
+  }
+  for (int p = 0; app->untiled_figworker && p < 2; p++) { /* below M_R: the original's, for the presets */
+    NetFigures f;
+    int *order;
+    Status st;
+    if (!Worker_takeFigures(app->untiled_figworker, p, &f, &order, &st)) continue;
+    free(order);
+    if (st == SP_OK) app->untiled_fig[p] = f; /* else M_R stands for every preset, as App_takeFigures does */
+    app->untiled_fig_ok[p] = true;
+    changed = true;
+  }
+  bool ready;
+  const NetFigures *pf = app->await_preset ? App_presetFigures(app, app->set.params, &ready) : NULL;
+  if (pf && ready) { /* the preset asked for while they were computed */
+    app->set.budget = app->await_preset == 'H' ? pf->m_h : pf->m_p;
+    app->set.preset = app->await_preset;
+    char b[16];
+    App_setMessage(app, false, "figures ready: M_%c = %s", app->await_preset, App_bytes(app->set.budget, b, sizeof b));
+    app->await_preset = 0;
+    App_resolve(app);
   }
   if (app->solving && Worker_progress(app->worker, &app->progress, app->progress_stage, sizeof app->progress_stage))
     app->has_progress = changed = true;

@@ -154,6 +154,7 @@ typedef struct App {
   int64_t untiled_capacity; /* the on-chip bytes its tiling aimed at (offchip_view.c tiles it the same) */
   NetFigures untiled_fig[2]; /* the original's figures (r/h/p keep meaning its presets) */
   bool untiled_fig_ok[2];
+  Worker *untiled_figworker; /* still computing the original's figures (staging.c took it over), or NULL */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */
@@ -173,6 +174,10 @@ void App_free(App *app);
  * one, here, once per setting. */
 const NetFigures *App_figures(App *app);
 bool App_figuresReady(App *app);
+/* The figures of the network the user opened, whatever is shown: below M_R the
+ * tiled network is shown (staging.c) but r/h/p, "b M_P" and the status line keep
+ * meaning the original's. *ready: false while they are being computed. */
+const NetFigures *App_presetFigures(App *app, bool params, bool *ready);
 /* Asks the worker for both params settings' figures now (no-op without one). */
 void App_prefetchFigures(App *app);
 /* Loads another network in place (settings kept, budget M_R, view reset); on

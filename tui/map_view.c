@@ -156,8 +156,10 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   const PlanSteps *ps = App_shownSteps(app);
   int mw = w - MAP_LABEL_W - 1, mh = h - 7, mx = x + MAP_LABEL_W;
   app->map_geom.valid = false;
-  int tw = Grid_text(g, x, y, w, app->show_pinned ? ROLE_WARN : ROLE_TITLE, ATTR_BOLD,
-                     app->show_pinned ? "PINNED plan (v: back)" : "memory map");
+  /* a failed solve leaves the last good plan on screen: the title says so */
+  bool stale = !app->show_pinned && app->error[0] && app->plan;
+  int tw = Grid_text(g, x, y, w, app->show_pinned || stale ? ROLE_WARN : ROLE_TITLE, ATTR_BOLD,
+                     app->show_pinned ? "PINNED plan (v: back)" : stale ? "LAST GOOD plan" : "memory map");
   if (!p || mw < 4 || mh < 2) {
     Grid_text(g, x + 2, y + 2, w - 2, ROLE_DIM, 0, app->solving ? "solving..." : "no plan (see the status line)");
     return;

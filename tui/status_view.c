@@ -41,7 +41,9 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   /* tiled (staging.c): the budget is below the original's M_R; the tiled
    * network's own presets are no presets of the network the user opened */
   bool tiled = app->untiled_path[0] != '\0';
-  const char *preset = tiled ? "tiled, < M_R" : App_settingPreset(app, s);
+  char tiled_preset[48], mrb[16];
+  if (tiled) snprintf(tiled_preset, sizeof tiled_preset, "< M_R %s, tiled", App_bytes(app->untiled_mr, mrb, sizeof mrb));
+  const char *preset = tiled ? tiled_preset : App_settingPreset(app, s);
   /* the elapsed time counts here, between the solver's own reports */
   if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %.1f s", Clock_now() - app->solve_t0);
   if (app->solving && app->has_progress) {
@@ -61,7 +63,7 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   else if (app->error[0]) {
     char pb[16];
     if (app->plan)
-      snprintf(state, sizeof state, "%s failed: showing the plan for %s", g->unicode ? "\u2717" : "x",
+      snprintf(state, sizeof state, "%s failed: showing the last good plan (%s)", g->unicode ? "\u2717" : "x",
                App_bytes(app->plan->budget, pb, sizeof pb));
     else snprintf(state, sizeof state, "%s failed: no plan", g->unicode ? "\u2717" : "x");
   } else if (app->plan) StatusView_result(app, app->plan, g->unicode, state, sizeof state);

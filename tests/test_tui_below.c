@@ -1,0 +1,157 @@
+/* The explorer below M_R (issue 26, points 5-7): presets keep one meaning (the
+ * opened network's M_R / M_H / M_P, shown on the status line) whether the tiled
+ * network is shown or not, with the figures computed on the worker too; a budget
+ * no tiling reaches keeps the last good plan on screen with the tiler's reason. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actions.h"
+#include "app.h"
+#include "clock.h"
+#include "snapshot.h"
+#include "test.h"
+#include "views.h"
+#include "worker.h"
+
+#define NETS SPADMAP_DATA_DIR "/networks/"
+
+/* amoebanet_d's figures (spadmap info), activations only */
+enum { AMOEBA_MR = 3211264, AMOEBA_MH = 3738112, AMOEBA_MP = 4264960 };
+
+static char *Test_screen(App *app, int w, int h) {
+  Grid *g = Grid_new(w, h, true);
+  View_draw(app, g);
+  char *t = Grid_toText(g);
+  app->grid = NULL;
+  Grid_free(g);
+  return t;
+}
+
+static void Test_open(App *app, const char *net) {
+  SpError err;
+  char path[512];
+  snprintf(path, sizeof path, "%s%s.json", NETS, net);
+  CHECK_EQ(App_init(app, path, &err), SP_OK);
+  app->deterministic = true;
+}
+
+static void Test_keys(App *app, const char *keys) {
+  const char *bad = NULL;
+  CHECK(Snapshot_keys(app, keys, &bad));
+}
+
+static bool Test_tiled(const App *app) { return app->untiled_path[0] != '\0'; }
+
+static void Test_at(App *app, int64_t budget) {
+  app->set.budget = budget;
+  app->set.preset = 0;
+  App_resolve(app);
+}
+
+TEST(below_m_r_every_preset_is_the_opened_networks) {
+  const struct {
+    const char *keys;
+    int64_t want;
+  } cases[] = {{"p", AMOEBA_MP}, {"h", AMOEBA_MH}, {"r", AMOEBA_MR}, {"bM_P<Enter>", AMOEBA_MP},
+               {"bM_R<Enter>", AMOEBA_MR}, {"bM_H<Enter>", AMOEBA_MH}, {"bM_R*0.5<Enter>", AMOEBA_MR / 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    App app;
+    Test_open(&app, "amoebanet_d");
+    Test_at(&app, 1572864); /* 1.5M */
+    CHECK(Test_tiled(&app));
+    char *t = Test_screen(&app, 140, 45);
+    CHECK_HAS(t, "budget 1.50M < M_R 3.06M, tiled"); /* the status line says which M_R */
+    free(t);
+    Test_keys(&app, cases[i].keys);
+    if (app.set.budget != cases[i].want) printf("  keys %s: budget %lld\n", cases[i].keys, (long long)app.set.budget);
+    CHECK_EQ(app.set.budget, cases[i].want);
+    CHECK_EQ(Test_tiled(&app), cases[i].want < AMOEBA_MR);
+    CHECK(app.plan != NULL);
+    App_free(&app);
+  }
+}
+
+TEST(below_m_r_plus_and_minus_step_by_the_opened_networks_m_r) {
+  App app;
+  Test_open(&app, "amoebanet_d");
+  Test_at(&app, 1572864);
+  CHECK(Test_tiled(&app));
+  Test_keys(&app, "-");
+  CHECK_EQ(app.set.budget, 1572864 - AMOEBA_MR / 16);
+  CHECK(Test_tiled(&app));
+  Test_keys(&app, "++");
+  CHECK_EQ(app.set.budget, 1572864 + AMOEBA_MR / 16);
+  App_free(&app);
+}
+
+static bool Test_idle(App *app) {
+  return !app->solving && !app->await_preset && (!app->worker || !Worker_busy(app->worker));
+}
+static bool Test_wait(App *app, bool (*done)(App *), double seconds) {
+  double t0 = Clock_now();
+  while (!done(app) && Clock_now() - t0 < seconds) {
+    App_poll(app);
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+  }
+  return done(app);
+}
+
+/* In a terminal the figures come from a worker: the tiled network is shown before
+ * the original's M_P is known. p must wait for it, not refuse. */
+TEST(with_workers_p_below_m_r_waits_for_the_opened_networks_m_p) {
+  App app;
+  Test_open(&app, "amoebanet_d");
+  app.deterministic = false;
+  App_startWorkers(&app);
+  App_prefetchFigures(&app);
+  Test_at(&app, 1572864);
+  CHECK(Test_tiled(&app));
+  int flags = Actions_key(&app, 'p');
+  if (flags & ACT_RESOLVE) App_resolve(&app);
+  CHECK(!app.message_warn); /* it refused: "M_P is the untiled network's" */
+  CHECK(Test_wait(&app, Test_idle, 30));
+  CHECK_EQ(app.set.budget, AMOEBA_MP);
+  CHECK(!Test_tiled(&app));
+  CHECK(app.plan && app.plan->budget == AMOEBA_MP);
+  App_free(&app);
+}
+
+/* nasnet_a at 100K: no tiling reaches it (its largest tile needs 103200 bytes).
+ * The map keeps the last good plan, titled as such, and the reason is the
+ * tiler's, from the original network or from a tiled one. */
+TEST(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why) {
+  const char *before[] = {"", "b300K<Enter>"};
+  for (int k = 0; k < 2; k++) {
+    App app;
+    Test_open(&app, "nasnet_a");
+    App_resolve(&app);
+    Test_keys(&app, before[k]);
+    CHECK(app.plan != NULL);
+    int64_t good = app.plan ? app.plan->budget : 0;
+    int nops = app.net->nops;
+    Test_keys(&app, "b100K<Enter>");
+    CHECK(app.plan != NULL);
+    CHECK_EQ(app.plan ? app.plan->budget : 0, good);
+    CHECK_EQ(app.net->nops, nops); /* the network shown stays */
+    CHECK_EQ(app.set.budget, 102400);
+    CHECK_HAS(app.error, "largest tile still needs 103200");
+    CHECK(strstr(app.error, "< M_R") == NULL);
+    char *t = Test_screen(&app, 160, 40);
+    CHECK_HAS(t, "LAST GOOD plan");
+    CHECK_HAS(t, "failed: showing the last good plan");
+    CHECK_HAS(t, "largest tile still needs 103200");
+    free(t);
+    /* and a budget that works again replaces it */
+    Test_keys(&app, "r");
+    CHECK(app.error[0] == '\0');
+    CHECK(app.plan && app.plan->budget == 795680);
+    App_free(&app);
+  }
+}
+
+TEST_MAIN("tui_below", T(below_m_r_every_preset_is_the_opened_networks),
+          T(below_m_r_plus_and_minus_step_by_the_opened_networks_m_r),
+          T(with_workers_p_below_m_r_waits_for_the_opened_networks_m_p),
+          T(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why))
