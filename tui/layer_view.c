@@ -8,13 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "actions.h"
 #include "layer/layer_map.h"
 #include "shuttle_pane.h"
-
-#ifndef SPADMAP_DATA_DIR
-#define SPADMAP_DATA_DIR "data"
-#endif
 
 static const char *const LayerView_archs[] = {"cosa_baseline", "cosa_4xpe", "cosa_sram"};
 enum { LV_NARCH = 3 };
@@ -152,7 +149,7 @@ int LayerView_open(App *app) {
   pthread_mutex_init(&v->lock, NULL);
   for (int i = 0; i < LV_NARCH; i++) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/arch/%s.json", SPADMAP_DATA_DIR, LayerView_archs[i]);
+    snprintf(path, sizeof path, "%s/arch/%s.json", Data_dir(), LayerView_archs[i]);
     SpError e = {0};
     v->arch_ok[i] = Arch_load(path, &v->archs[i], &e) == SP_OK;
     snprintf(v->arch_err[i], sizeof v->arch_err[i], "%s", e.text);

@@ -12,12 +12,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "datadir.h"
 #include "actions.h"
 #include "views.h"
-
-#ifndef SPADMAP_DATA_DIR
-#define SPADMAP_DATA_DIR "data"
-#endif
 
 static bool Picker_isModel(const char *name) {
   size_t n = strlen(name);
@@ -151,7 +148,7 @@ static void Picker_fill(App *app) {
     snprintf(suffixes[nd], sizeof suffixes[nd], " (%.58s/)", b && b[1] ? b + 1 : pk->dirs[i]);
     dirs[nd++] = pk->dirs[i];
   }
-  dirs[nd] = SPADMAP_DATA_DIR "/networks", snprintf(suffixes[nd], sizeof suffixes[nd], " (bundled)"), nd++;
+  dirs[nd] = Data_file("networks"), snprintf(suffixes[nd], sizeof suffixes[nd], " (bundled)"), nd++;
   for (int i = 0; i < nd; i++) { /* each folder once */
     char real[PATH_MAX];
     if (!realpath(dirs[i], real)) continue;

@@ -7,16 +7,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "clock.h"
 #include "text.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
-
-#ifndef SPADMAP_DATA_DIR
-#define SPADMAP_DATA_DIR "data"
-#endif
 
 const char *const ShuttleMethod_names[] = {"smartshuttle", "steps-s1", "steps-row", "steps-zigzag", "steps-ilp", NULL};
 
@@ -94,7 +91,7 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   o.time_limit = mo->time_limit > 0 ? mo->time_limit / SHUTTLE_SCHEMES : 0; /* the oracle runs once per scheme */
   Arch arch;
   SpError err;
-  const char *path = mo->arch_path ? mo->arch_path : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
+  const char *path = mo->arch_path ? mo->arch_path : Data_file("arch/smartshuttle.json");
   if (Arch_load(path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
     fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
     return EXIT_INVALID;

@@ -4,15 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "datadir.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
 #include "shuttle_methods.h"
 #include "steps_view.h"
-
-#ifndef SPADMAP_DATA_DIR
-#define SPADMAP_DATA_DIR "data"
-#endif
 
 struct ShuttlePaneResult {
   bool steps;
@@ -42,7 +39,7 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, 
     Arch arch;
     ShuttleOptions_init(&r->sopt);
     r->sopt.cancel = cancel;
-    st = Arch_load(SPADMAP_DATA_DIR "/arch/smartshuttle.json", &arch, &e);
+    st = Arch_load(Data_file("arch/smartshuttle.json"), &arch, &e);
     if (st == SP_OK) st = Shuttle_optionsFromArch(&arch, &r->sopt, &e);
     if (st == SP_OK) st = Shuttle_analyze(l, &r->sopt, &r->shuttle, &e);
   } else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "clock.h"
 #include "cli.h"
 #include "policy.h"
@@ -229,7 +230,7 @@ static int Bench_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   b.repeat = (int)reps;
-  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
   const char *only = Cli_value(c, &a, "--network");
   int n;
   char **files = Bench_listDir(dir, &n);

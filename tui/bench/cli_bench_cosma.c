@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "fileio.h"
 #include "clock.h"
@@ -699,7 +700,7 @@ static int BenchCosma_parseTimeLimit(const char *text, double *out) {
 /* Options into b; EXIT_USAGE (message printed) or -1 to go on. */
 static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char **argv) {
   const CliCommand *c = &Cli_benchCosma;
-  b->dir = Cli_value(c, a, "--dir") ? Cli_value(c, a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  b->dir = Cli_value(c, a, "--dir") ? Cli_value(c, a, "--dir") : Data_file("networks");
   b->time_limit = 60;
   if (Cli_value(c, a, "--time-limit") && BenchCosma_parseTimeLimit(Cli_value(c, a, "--time-limit"), &b->time_limit))
     return EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "cli_layer.h"
 #include "ilp.h"
@@ -154,7 +155,7 @@ static int BenchLayer_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   if (!csv) printf("method %s: %s\n", method->name, method->help);
-  if (a.npos == 0) BenchLayer_net(&arch, SPADMAP_DATA_DIR "/networks/resnet50.json", &o, big, csv, method, &sum);
+  if (a.npos == 0) BenchLayer_net(&arch, Data_file("networks/resnet50.json"), &o, big, csv, method, &sum);
   for (int i = 0; i < a.npos; i++) BenchLayer_net(&arch, a.pos[i], &o, big, csv, method, &sum);
   if (!csv && sum.cosa_ok) {
     printf("\nCoSA: %d of %d layers mapped, CPU time mean %.2f s, max %.2f s; wall clock mean %.2f s, max %.2f s "

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "pack/pack.h"
 #include "policy.h"
@@ -194,7 +195,7 @@ static int BenchPack_run(int argc, char **argv) {
   }
   const char *only = Cli_value(c, &a, "--network");
   if (only && !Cli_value(c, &a, "--tight-only")) { /* before any table: it ran them all, then "0 of 0 runs", exit 0 */
-    const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+    const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.json", dir, only);
     if (strchr(only, '/') || access(path, R_OK) != 0) {
@@ -208,7 +209,7 @@ static int BenchPack_run(int argc, char **argv) {
     if (pinwheel) invalid += BenchPack_tight(tl, seeds, max_n, pinwheel);
   }
   if (!Cli_value(c, &a, "--tight-only")) {
-    const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+    const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
     int r = BenchPack_nets(tl, dir, Cli_value(c, &a, "--network"));
     if (r < 0) return EXIT_INVALID;
     invalid += r;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "clock.h"
 #include "layer/shuttle.h"
@@ -140,8 +141,8 @@ static int BenchShuttle_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
-  const char *arch_path = Cli_value(c, &a, "--arch") ? Cli_value(c, &a, "--arch") : SPADMAP_DATA_DIR "/arch/smartshuttle.json";
-  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  const char *arch_path = Cli_value(c, &a, "--arch") ? Cli_value(c, &a, "--arch") : Data_file("arch/smartshuttle.json");
+  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
   ShuttleOptions o;
   ShuttleOptions_init(&o);
   const char *cap = Cli_value(c, &a, "--capacity");

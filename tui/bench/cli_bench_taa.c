@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "figures.h"
 #include "tiles/tiles.h"
@@ -324,7 +325,7 @@ static int BenchTaa_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchTaa;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
-  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : SPADMAP_DATA_DIR "/networks";
+  const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
   int divisor = 4, repeat = 5;
   TilesLayout layout = TILES_LAYOUT_ROW_MAJOR;
   TilesShape shape = TILES_SHAPE_ROWS;

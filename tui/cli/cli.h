@@ -114,7 +114,5 @@ extern const CliCommand Cli_offchip;
 extern const CliCommand Cli_benchTaa;
 extern const CliCommand Cli_pack;
 extern const CliCommand Cli_benchPack;
-/* The network the explorer opens when none is given. */
-extern const char *const Cli_defaultNet;
 
 #endif

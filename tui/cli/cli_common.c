@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "datadir.h"
 #include "clock.h"
 #include "cli.h"
 #include "import.h"
@@ -136,7 +137,7 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
   if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0) return NULL;
   Net *net;
   SpError err;
-  if (Import_open(path, &o, &net, &err)) {
+  if (Import_open(Data_net(path), &o, &net, &err)) {
     fprintf(stderr, "spadmap: %s\n", err.text);
     *exit_code = EXIT_INVALID;
     return NULL;
@@ -147,7 +148,7 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
 Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;
-  if (Import_open(path, NULL, &net, &err)) {
+  if (Import_open(Data_net(path), NULL, &net, &err)) {
     fprintf(stderr, "spadmap: %s\n", err.text);
     return NULL;
   }

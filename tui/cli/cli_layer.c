@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "cli.h"
 #include "cli_layer.h"
 #include "cli_layer_shuttle.h"
@@ -103,9 +104,9 @@ static const CliOption Layer_options[] = {
 
 Status CliLayer_archPath(const char *name, const char *dflt, char *buf, size_t n, SpError *err) {
   if (!name) name = dflt;
-  if (!*name) return SpError_set(err, SP_ERR_ARG, "--arch: empty (a file, or a bundled name: ls %s/arch)", SPADMAP_DATA_DIR);
+  if (!*name) return SpError_set(err, SP_ERR_ARG, "--arch: empty (a file, or a bundled name: ls %s/arch)", Data_dir());
   if (strchr(name, '/') || strstr(name, ".json") || access(name, F_OK) == 0) snprintf(buf, n, "%s", name);
-  else snprintf(buf, n, "%s/arch/%s.json", SPADMAP_DATA_DIR, name);
+  else snprintf(buf, n, "%s/arch/%s.json", Data_dir(), name);
   return SP_OK;
 }
 

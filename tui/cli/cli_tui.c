@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "clock.h"
 #include "policy.h"
 #include "actions.h"
@@ -13,8 +14,6 @@
 #include "solve.h"
 #include "term.h"
 #include "views.h"
-
-const char *const Cli_defaultNet = SPADMAP_DATA_DIR "/networks/resnet50.json";
 
 /* Opens the network with the command's model options (--dtype, --fold, --dim);
  * -1 to go on, else the exit code after printing why. */
@@ -135,7 +134,7 @@ static int Tui_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   if (!Tui_keys()) return EXIT_USAGE;
   App app;
-  if ((rc = Tui_app(&Cli_tui, &a, &app, a.npos ? a.pos[0] : Cli_defaultNet)) >= 0) return rc;
+  if ((rc = Tui_app(&Cli_tui, &a, &app, a.npos ? Data_net(a.pos[0]) : Data_file("networks/resnet50.json"))) >= 0) return rc;
   if ((rc = Tui_settings(&Cli_tui, &a, &app)) >= 0) {
     App_free(&app);
     return rc;
@@ -183,7 +182,7 @@ static int Snapshot_run(int argc, char **argv) {
   int w, h;
   if (!Tui_size(c, Cli_value(c, &a, "--size"), &w, &h)) return EXIT_USAGE;
   App app;
-  if ((rc = Tui_app(c, &a, &app, a.pos[0])) >= 0) return rc;
+  if ((rc = Tui_app(c, &a, &app, Data_net(a.pos[0]))) >= 0) return rc;
   app.deterministic = true;
   app.mono = Cli_value(c, &a, "--mono") != NULL;
   if ((rc = Tui_settings(c, &a, &app)) >= 0) {
@@ -253,7 +252,7 @@ static int BenchRender_run(int argc, char **argv) {
   }
   n = (int)reps;
   App app;
-  if ((rc = Tui_app(&Cli_benchRender, &a, &app, a.npos ? a.pos[0] : SPADMAP_DATA_DIR "/networks/nasnet_a.json")) >= 0) return rc;
+  if ((rc = Tui_app(&Cli_benchRender, &a, &app, a.npos ? Data_net(a.pos[0]) : Data_file("networks/nasnet_a.json"))) >= 0) return rc;
   app.deterministic = true;
   const char *btext = Cli_value(c, &a, "--budget");
   if (btext) {
