@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "actions.h"
 #include "app.h"
 #include "clock.h"
+#include "import.h"
+#include "offchip_view.h"
 #include "snapshot.h"
+#include "tiles/tiles.h"
 #include "test.h"
 #include "views.h"
 #include "worker.h"
@@ -151,7 +155,88 @@ TEST(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why) {
   }
 }
 
+/* The off-chip view below M_R: a budget that re-tiles stays in it; its panel
+ * gives the budget in force (not the one the tiles were first cut for); its
+ * address labels are round and its addresses in K/M like the sizes. */
+TEST(the_offchip_view_stays_through_retiling_and_its_figures_follow_the_budget) {
+  App app;
+  Test_open(&app, "squeezenet1_0");
+  App_resolve(&app);
+  Test_keys(&app, "D-");
+  CHECK(Test_tiled(&app));
+  CHECK(app.offchip_map); /* it dropped back to the on-chip map */
+  Test_keys(&app, "-");
+  CHECK(app.offchip_map);
+  char b[16], want[64];
+  snprintf(want, sizeof want, "on-chip %s:", App_bytes(app.set.budget, b, sizeof b));
+  char *t = Test_screen(&app, 120, 30);
+  CHECK_HAS(t, want);
+  free(t);
+  Test_keys(&app, "b300K<Enter><Right><Right>");
+  CHECK(app.offchip_map);
+  t = Test_screen(&app, 100, 30);
+  CHECK_HAS(t, "on-chip 300.0K: 18 ops tiled");
+  CHECK_HAS(t, "    1M ");  /* round labels ... */
+  CHECK_HAS(t, "  512K ");
+  CHECK(strstr(t, "1008.9") == NULL); /* ... not a fraction of the peak */
+  CHECK(strstr(t, "756.7K") == NULL);
+  CHECK_HAS(t, " @1.07M"); /* x at 1121128 bytes, in the sizes' units */
+  CHECK(strstr(t, "@1121128") == NULL);
+  free(t);
+  App_free(&app);
+}
+
+/* S in the off-chip view writes the TAA plan (spadmap-offchip), and it passes
+ * the off-chip validator against the network opened. */
+TEST(save_in_the_offchip_view_writes_a_valid_taa_plan) {
+  const char *before[] = {"D", "b300K<Enter>D"};
+  for (int k = 0; k < 2; k++) {
+    App app;
+    Test_open(&app, "squeezenet1_0");
+    App_resolve(&app);
+    Test_keys(&app, before[k]);
+    Test_keys(&app, "S");
+    CHECK(app.prompt);
+    CHECK_HAS(app.prompt_buf, "squeezenet1_0.offchip.json");
+    char path[] = "/tmp/spadmap-test-offchip-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    CHECK(fd >= 0);
+    close(fd);
+    remove(path); /* S never overwrites without a yes */
+    snprintf(app.prompt_buf, sizeof app.prompt_buf, "%s", path);
+    Test_keys(&app, "<Enter>");
+    CHECK(!app.message_warn);
+    CHECK_HAS(app.message, "saved the off-chip (TAA) plan");
+    CHECK_HAS(app.message, "validated)");
+    OffchipPlan *plan = NULL;
+    SpError err;
+    CHECK_EQ(OffchipPlan_load(path, &plan, &err), SP_OK);
+    Net *net = NULL;
+    ImportOptions io;
+    ImportOptions_init(&io);
+    CHECK_EQ(Import_open(NETS "squeezenet1_0.json", &io, &net, &err), SP_OK);
+    if (plan && net) {
+      Status st = OffchipPlan_validate(plan, net, &err);
+      if (st) printf("  %s\n", err.text);
+      CHECK_EQ(st, SP_OK);
+      CHECK_EQ(plan->capacity, k == 0 ? 1492992 : app.untiled_capacity); /* M_R, or what staging tiled for */
+      CHECK(strcmp(plan->method, "taa") == 0);
+    }
+    /* the on-chip map saves the on-chip plan, as before */
+    Test_keys(&app, "D");
+    Test_keys(&app, "S");
+    CHECK_HAS(app.prompt_buf, ".plan.json");
+    Test_keys(&app, "<Esc>");
+    OffchipPlan_free(plan);
+    Net_free(net);
+    remove(path);
+    App_free(&app);
+  }
+}
+
 TEST_MAIN("tui_below", T(below_m_r_every_preset_is_the_opened_networks),
           T(below_m_r_plus_and_minus_step_by_the_opened_networks_m_r),
           T(with_workers_p_below_m_r_waits_for_the_opened_networks_m_p),
-          T(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why))
+          T(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why),
+          T(the_offchip_view_stays_through_retiling_and_its_figures_follow_the_budget),
+          T(save_in_the_offchip_view_writes_a_valid_taa_plan))

@@ -276,6 +276,14 @@ static int Act_flip(App *app) {
 /* Save asks where (default NAME.plan.json after the file's own name), never
  * overwrites without a yes, and saves the plan the map shows. */
 static int Act_save(App *app) {
+  if (app->offchip_map) { /* the off-chip view saves its own (TAA) plan, of the network opened */
+    char def[256], stem[sizeof app->stem];
+    snprintf(stem, sizeof stem, "%s", app->stem);
+    size_t n = strlen(stem);
+    if (app->untiled_path[0] && n > 6 && strcmp(stem + n - 6, ".tiled") == 0) stem[n - 6] = '\0';
+    snprintf(def, sizeof def, "%s.offchip.json", stem);
+    return Act_prompt(app, PROMPT_SAVE, def);
+  }
   if (!App_shownPlan(app)) {
     App_setMessage(app, true, "no plan to save yet");
     return ACT_REDRAW;
@@ -289,6 +297,12 @@ static void Act_writePlan(App *app, const char *path) {
   const Plan *p = App_shownPlan(app);
   SpError err;
   char b[16], pol[96];
+  if (app->offchip_map) {
+    char msg[sizeof app->message];
+    if (OffchipView_save(app, path, msg, sizeof msg, &err)) App_setMessage(app, true, "%s", err.text);
+    else App_setMessage(app, false, "%s", msg);
+    return;
+  }
   if (Plan_write(p, app->net, path, &err)) {
     App_setMessage(app, true, "%s", err.text);
     return;
@@ -396,7 +410,7 @@ static Action Actions_table[] = {
   {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P", Act_sweep},
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
-  {"save_plan", 'S', 0, "save the plan shown (asks where)", Act_save},
+  {"save_plan", 'S', 0, "save the plan shown (asks where; off-chip view: its TAA plan)", Act_save},
   {"screen_dump", 'P', 0, "write the screen to FILE.screen.txt", Act_screen},
   {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},
   {"open", 'O', 0, "open another network (file picker)", Act_open},

@@ -244,6 +244,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   App_release(app, same);
   AppSettings set = app->set;
   bool det = app->deterministic, mouse = app->mouse, staging = app->staging; /* staging.c loads through here */
+  bool offchip_map = app->offchip_map; /* a budget that re-tiles stays in the off-chip view */
   Picker picker = app->picker;
   Grid *grid = app->grid;
   Plan *pinned = app->pinned;
@@ -256,6 +257,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   app->set.preset = 'R';
   app->deterministic = det;
   app->mouse = mouse;
+  app->offchip_map = offchip_map;
   app->staging = staging;
   app->picker = picker;
   app->grid = grid;

@@ -207,6 +207,23 @@ static Role Off_role(const OffchipView *v, int sel, int tile) {
   return mt == sel ? ROLE_SELECT : Role_tensor(v->m->tensors[mt].net_tensor);
 }
 
+/* Address labels at round values (a power of two bytes, at least 3 rows apart),
+ * as the on-chip map has them: "512K", "1M", never "124.5K". */
+static void Off_labels(Grid *g, int x, int y, int mh, int sub, double bps) {
+  char buf[16];
+  double rows_per_byte = 1.0 / (bps * sub);
+  int64_t step = 1;
+  while ((double)step * rows_per_byte < 3 && step < ((int64_t)1 << 60)) step *= 2;
+  int last = -100;
+  for (int64_t v = 0;; v += step) {
+    int r = (int)((double)v * rows_per_byte);
+    if (r >= mh - 1) break; /* the peak's own label is just above */
+    if (r - last < 2 || !MapView_tickLabel(v, buf, sizeof buf)) continue;
+    Grid_printf(g, x, y + mh - 1 - r, OFF_LABEL_W - 1, ROLE_AXIS, 0, "%6s", buf);
+    last = r;
+  }
+}
+
 void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   Grid_text(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "off-chip map (DRAM)");
   OffchipView *v = Off_get(app);
@@ -303,10 +320,7 @@ void OffchipView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     }
   }
   free(occ);
-  for (int r = 0; r < mh; r += 4) {
-    App_bytes((int64_t)(r * sub * bps + 0.5), buf, sizeof buf);
-    Grid_printf(g, x, y + 2 + mh - 1 - r, OFF_LABEL_W - 1, ROLE_AXIS, 0, "%6s", buf);
-  }
+  Off_labels(g, x, y + 2, mh, sub, bps);
   /* the step axis: each step's number at its first column */
   int ey = y + 2 + mh;
   Grid_text(g, x, ey, OFF_LABEL_W - 1, ROLE_AXIS, 0, "  step");
@@ -346,8 +360,14 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
   char b1[16], b2[16];
   int tiled = 0;
   for (int i = 0; i < v->net->nops; i++) tiled += m->ops[i].ntiles > 1;
-  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "on-chip %s: %d op%s tiled", App_bytes(v->capacity, b1, sizeof b1),
-              tiled, tiled == 1 ? "" : "s");
+  /* the budget in force (a lower one the tiles still fit keeps them: say for which they were cut) */
+  int64_t budget = app->set.budget;
+  if (budget == v->capacity || budget <= 0)
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "on-chip %s: %d op%s tiled", App_bytes(v->capacity, b1, sizeof b1),
+                tiled, tiled == 1 ? "" : "s");
+  else
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "on-chip %s: %d op%s tiled (cut for %s)",
+                App_bytes(budget, b1, sizeof b1), tiled, tiled == 1 ? "" : "s", App_bytes(v->capacity, b2, sizeof b2));
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%d sub-steps, %d tiles, %lld chunks", m->nsubsteps, m->ntiles,
               (long long)m->nchunks);
   Grid_printf(g, x + 1, y++, w - 1, ROLE_OK, ATTR_BOLD, "TAA peak      %s", App_bytes(v->r.peak_bytes, b1, sizeof b1));
@@ -361,8 +381,8 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
     const TilesTensor *tt = &m->tensors[sel];
     Off_title(g, x, y++, w, "tensor");
     Grid_printf(g, x + 1, y++, w - 1, ROLE_SELECT, ATTR_BOLD, "%s", v->net->tensors[tt->net_tensor].name);
-    Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%s at %lld, ticks %lld-%lld", App_bytes(tt->bytes, b1, sizeof b1),
-                (long long)v->r.base[sel], (long long)tt->first, (long long)tt->last);
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%s at %s, ticks %lld-%lld", App_bytes(tt->bytes, b1, sizeof b1),
+                App_bytes(v->r.base[sel], b2, sizeof b2), (long long)tt->first, (long long)tt->last);
     Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "whole over ticks %lld-%lld", (long long)tt->whole_first,
                 (long long)tt->whole_last);
     for (int k = tt->tile0; k < tt->tile0 + tt->ntiles && y < y1; k++) {
@@ -381,8 +401,8 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
   for (int i = 0; i < m->ntensors && y < y1; i++) {
     const TilesTensor *tt = &m->tensors[i];
     if (tt->last < a || tt->first > b) continue;
-    Grid_printf(g, x + 1, y++, w - 1, Role_tensor(tt->net_tensor), 0, "%-*.*s %6s @%lld", nw, nw,
-                v->net->tensors[tt->net_tensor].name, App_bytes(tt->bytes, b1, sizeof b1), (long long)v->r.base[i]);
+    Grid_printf(g, x + 1, y++, w - 1, Role_tensor(tt->net_tensor), 0, "%-*.*s %6s @%s", nw, nw,
+                v->net->tensors[tt->net_tensor].name, App_bytes(tt->bytes, b1, sizeof b1), App_bytes(v->r.base[i], b2, sizeof b2));
   }
 }
 
@@ -449,4 +469,40 @@ int OffchipView_selectLive(App *app, int dir) {
   free(live);
   app->message[0] = '\0';
   return ACT_REDRAW;
+}
+
+Status OffchipView_save(App *app, const char *path, char *msg, size_t n, SpError *err) {
+  OffchipView *v = Off_get(app);
+  if (!v || !v->m) return SpError_set(err, SP_ERR_ARG, "no off-chip plan to save");
+  if (v->error[0]) return SpError_set(err, SP_ERR_ARG, "no off-chip plan to save: %s", v->error);
+  OffchipOptions oo;
+  OffchipOptions_init(&oo);
+  oo.fallback = false; /* the placement shown: TAA's own */
+  OffchipPlan *plan = NULL;
+  char *json = NULL;
+  Status st = OffchipPlan_fromModel(v->m, &v->r, &oo, &plan, err);
+  if (!st) st = OffchipPlan_toJson(plan, &json, err);
+  /* checked before it is written, as the command line does: against the network
+   * when the tiles follow its file order (the validator re-tiles in that order) */
+  SpError verr;
+  bool with_net = true;
+  for (int i = 0; v->order && i < v->net->nops; i++) with_net &= v->order[i] == i;
+  if (!st && OffchipPlan_validate(plan, with_net ? v->net : NULL, &verr)) {
+    st = SpError_set(err, SP_ERR_FORMAT, "the off-chip plan does not validate: %s", verr.text);
+  }
+  if (!st) {
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(json, f) >= 0;
+    if (f && fclose(f)) ok = false;
+    if (!ok) st = SpError_set(err, SP_ERR_IO, "cannot write %s", path);
+  }
+  if (!st) {
+    char b1[16], b2[16];
+    snprintf(msg, n, "saved the off-chip (TAA) plan (on-chip %s, DRAM peak %s, %s) to %s",
+             App_bytes(v->capacity, b1, sizeof b1), App_bytes(v->r.peak_bytes, b2, sizeof b2),
+             with_net ? "validated" : "validated alone: not in file order", path);
+  }
+  free(json);
+  OffchipPlan_free(plan);
+  return st;
 }

@@ -22,4 +22,8 @@ bool OffchipView_click(App *app, int x, int y);
 /* Tab / Shift-Tab: the tensors live in DRAM at the cursor, by base address. */
 int OffchipView_selectLive(App *app, int dir);
 
+/* S in the off-chip view: writes its plan (spadmap-offchip JSON, the placement
+ * shown), validated first; msg gets the line to show. */
+Status OffchipView_save(App *app, const char *path, char *msg, size_t n, SpError *err);
+
 #endif
