@@ -753,9 +753,9 @@ static int64_t brute_capacity_rec(const Net *net, bool params, int64_t budget, i
 /* One sweep: every bound (plus bias) against the brute force. Returns how many
  * cases broke bound <= optimum; *equal counts bound == optimum, *tight those
  * above 0. */
-static int order_bound_sweep(int64_t bias, int *compared, int *equal, int *tight, int *positive) {
+static int order_bound_sweep(int64_t bias, int *compared, int *equal, int *tight, int *positive, int *by_antichain) {
   int broken = 0;
-  *compared = *equal = *tight = *positive = 0;
+  *compared = *equal = *tight = *positive = *by_antichain = 0;
   for (uint64_t seed = 1; seed <= 260; seed++) {
     Net *net = RandNet_make(seed, 4 + (int)(seed % 5), seed % 3 == 0);
     if (!net) continue;
@@ -775,6 +775,11 @@ static int order_bound_sweep(int64_t bias, int *compared, int *equal, int *tight
       SpError err;
       CHECK_EQ(Cosma_orderBound(net, params, budgets[k], &o, &r, &err), SP_OK);
       CHECK(r.complete);
+      CosmaBoundResult chain_only; /* the same without enumerating the antichain's orders */
+      o.max_antichain = 0;
+      CHECK_EQ(Cosma_orderBound(net, params, budgets[k], &o, &chain_only, &err), SP_OK);
+      CHECK(chain_only.bound <= r.bound);
+      *by_antichain += chain_only.bound < r.bound;
       (*compared)++;
       *positive += r.bound - bias > 0;
       *equal += r.bound - bias == bf;
@@ -792,16 +797,54 @@ static int order_bound_sweep(int64_t bias, int *compared, int *equal, int *tight
 }
 
 TEST(order_bound_never_exceeds_brute_force_on_random_dags) {
-  int compared, equal, tight, positive;
-  CHECK_EQ(order_bound_sweep(0, &compared, &equal, &tight, &positive), 0);
-  printf("  %d cases: bound > 0 on %d, equal to the optimum on %d (%d of them above 0)\n", compared, positive, equal,
-         tight);
+  int compared, equal, tight, positive, by_antichain;
+  CHECK_EQ(order_bound_sweep(0, &compared, &equal, &tight, &positive, &by_antichain), 0);
+  printf("  %d cases: bound > 0 on %d, equal to the optimum on %d (%d of them above 0); the antichain's orders "
+         "raised it on %d\n", compared, positive, equal, tight, by_antichain);
+  CHECK(by_antichain >= 50);
   CHECK(compared >= 1000);
   CHECK(positive >= 200);
   CHECK(tight >= 150);
   /* a bound one byte too high must be caught: every case where it was exact breaks */
-  int c2, e2, t2, p2;
-  CHECK_EQ(order_bound_sweep(1, &c2, &e2, &t2, &p2), equal);
+  int c2, e2, t2, p2, a2;
+  CHECK_EQ(order_bound_sweep(1, &c2, &e2, &t2, &p2, &a2), equal);
+}
+
+/* The same through the pipeline: cosma with a bound 1 MiB too high claims
+ * "optimal" for plans the brute force beats, which joint_on_random_dags_matches_
+ * brute_force would report; with the true bound it never does. */
+TEST(joint_with_a_wrong_bound_is_caught_by_brute_force) {
+  int wrong = 0, compared = 0;
+  for (uint64_t seed = 101; seed <= 160; seed++) {
+    Net *net = RandNet_make(seed, 3 + (int)(seed % 4), seed % 4 == 0);
+    if (!net) continue;
+    bool params = seed % 2 == 0;
+    int64_t b[3];
+    budgets_of(net, params, b);
+    for (int k = 0; k < 3; k++) {
+      int64_t bf = brute_joint(net, params, b[k]);
+      if (bf < 0) continue;
+      for (int bias = 0; bias < 2; bias++) {
+        SolveSettings s;
+        SolveSettings_init(&s);
+        s.params = params, s.budget = b[k], s.time_limit = 30;
+        CosmaJointOptions opt = {.bound_bias = bias ? 1 << 20 : 0};
+        Plan *plan = NULL;
+        SpError err;
+        CHECK_EQ(Cosma_jointWith(net, &s, &opt, &plan, NULL, &err), SP_OK);
+        if (!plan) continue;
+        bool claims = plan->solver.status == SOLVER_OPTIMAL;
+        if (!bias) CHECK(!claims || plan->metrics.noncompulsory_bytes == bf);
+        else wrong += claims && plan->metrics.noncompulsory_bytes != bf;
+        compared += !bias;
+        Plan_free(plan);
+      }
+    }
+    Net_free(net);
+  }
+  printf("  %d cases; a bound 1 MiB too high made cosma claim a wrong optimum on %d\n", compared, wrong);
+  CHECK(compared >= 90);
+  CHECK(wrong >= 3);
 }
 
 /* The bound on the bundled networks where the joint relaxation gives (almost)
@@ -837,4 +880,5 @@ TEST_MAIN("cosma", T(minpeak_ilp_equals_exact_search_on_teaching_graphs), T(minp
           T(progress_and_cancel_reach_the_pipeline), T(benders_cut_closes_fragmentation), T(joint_on_teaching_graphs),
           T(joint_on_random_dags_matches_brute_force), T(joint_reaches_zero_at_m_p_on_bundled_networks),
           T(paper_model_agrees_on_tiny_graphs), T(joint_through_solve_run_and_its_errors),
-          T(order_bound_never_exceeds_brute_force_on_random_dags), T(order_bound_on_bundled_transformer_vit_deeplabv3))
+          T(order_bound_never_exceeds_brute_force_on_random_dags), T(joint_with_a_wrong_bound_is_caught_by_brute_force),
+          T(order_bound_on_bundled_transformer_vit_deeplabv3))

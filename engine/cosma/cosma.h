@@ -137,6 +137,7 @@ typedef struct {
   int max_antichain;     /* tight parallel ops whose relative orders are enumerated (default 5: 120 orders) */
   double deadline;       /* Clock_now() seconds; 0: none. Past it, the bound found so far (complete = false) */
   atomic_int *cancel;
+  int64_t target;        /* > 0: stop once the bound reaches it (the caller's best plan) */
   int64_t test_bias;     /* tests only: added to the bound, so a wrong bound must fail the brute-force test */
 } CosmaBoundOptions;
 void CosmaBoundOptions_init(CosmaBoundOptions *o);

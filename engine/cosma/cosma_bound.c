@@ -576,6 +576,7 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
   }
   if (base < 0) goto stopped;
   res->bound = base, res->checkpoints = len, res->complete = true;
+  if (opt->target > 0 && base >= opt->target) goto done; /* the caller's plan is proven: no orders to try */
   /* tight parallel ops: the antichain whose relative orders are enumerated */
   int64_t maxsz = 0;
   for (int t = 0; t < nt; t++)

@@ -525,19 +525,21 @@ static void Joint_fsProgress(const SolveProgress *p, void *user) {
 
 static bool Joint_cancelled(const SolveSettings *s) { return s->cancel && atomic_load(s->cancel); }
 
-/* COSMA FS on one candidate order (15 % of the time limit); *best keeps the cheaper plan. */
+/* COSMA FS on one candidate order (share x the time limit); *best keeps the cheaper
+ * plan; *proven says FS proved its plan optimal for that order. */
 static Status Joint_fsOn(const Net *net, const SolveSettings *s, const int *order, const char *label,
-                         const char *short_name, double tl, Relay *relay, Plan **best, CosmaJointStats *stats,
-                         SpError *err) {
+                         const char *short_name, double tl, double share, Relay *relay, Plan **best,
+                         CosmaJointStats *stats, bool *proven, SpError *err) {
   SolveSettings sub = *s;
   FsRelay fsr = {relay, label};
-  sub.time_limit = tl * 0.15;
+  sub.time_limit = tl * share;
   sub.progress = s->progress ? Joint_fsProgress : NULL;
   sub.progress_user = &fsr;
   Plan *p = NULL;
   CosmaFsOptions fso = {.proximity = true};
   Status st = Cosma_replacement(net, &sub, order, &fso, &p, NULL, err);
   if (st) return st;
+  *proven = p->solver.status == SOLVER_OPTIMAL;
   if (!stats->fs_schedule[0] || Joint_cost(p) < stats->fs_bytes) {
     stats->fs_bytes = Joint_cost(p);
     snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "%s", short_name);
@@ -700,8 +702,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (!opt->force_full) {
     CosmaBoundOptions bo;
     CosmaBoundOptions_init(&bo);
-    bo.deadline = tl > 0 ? t0 + tl * 0.15 : 0;
+    bo.deadline = Clock_now() + (tl > 0 ? tl * 0.15 : 10); /* no time limit: still bounded (thousands of ops) */
     bo.cancel = s->cancel;
+    bo.target = Joint_cost(best); /* no need to enumerate orders past the incumbent */
     bo.test_bias = opt->bound_bias;
     CosmaBoundResult br;
     if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
@@ -710,15 +713,17 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     if (br.bound > bound) bound = br.bound;
     relay.bound = (double)(bound / j.g), relay.has_bound = true;
     if (Joint_cost(best) <= bound) goto proven;
-    /* with a bound above 0, COSMA FS on the mpmf and default orders first: on the
-     * networks where the checkpoint bound is exact, one of them meets it, and the
-     * relaxation (30 % of the time limit) is not needed */
+    /* with a bound above 0, COSMA FS on the mpmf and default orders first (5 % of
+     * the time limit each): on the networks where the checkpoint bound is exact, one
+     * of them meets it in well under a second, and the relaxation (30 %) is not
+     * needed; an order FS did not finish is solved again after the relaxation */
     for (int c = CAND_MPMF; br.bound > 0 && c < NCAND; c++) {
       if (!have[c] || Joint_cancelled(s) || (c == CAND_DEFAULT && have[CAND_MPMF] &&
                                              memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
         continue;
-      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, &relay, &best, stats, err))) goto out;
-      fs_done[c] = true;
+      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
+                           err)))
+        goto out;
       if (Joint_cost(best) <= bound) goto proven;
     }
   }
@@ -754,8 +759,9 @@ fs:
     for (int d = 0; d < NCAND; d++) /* an order already solved (earlier here, or before the relaxation) */
       seen |= d != c && have[d] && (d < c || fs_done[d]) && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
     if (seen) continue;
-    if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], tl, &relay,
-                         &best, stats, err)))
+    bool proven_fs;
+    if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], tl, 0.15,
+                         &relay, &best, stats, &proven_fs, err)))
       goto out;
     if (Joint_cost(best) <= bound) goto proven;
   }
@@ -853,7 +859,7 @@ done:
                       : bound == stats->order_bound     ? "bound from the checkpoint bound"
                       : bound == stats->relax_bound     ? "bound from the joint relaxation"
                                                         : "bound from the joint model";
-    snprintf(best->solver.note, sizeof best->solver.note, "%s; %s (%lld bytes)",
+    snprintf(best->solver.note, sizeof best->solver.note, "%.120s; %s (%lld bytes)",
              stats->stop_reason[0] ? stats->stop_reason : "stopped", src, (long long)(bound > 0 ? bound : 0));
   }
   *out = best;
