@@ -100,6 +100,7 @@ typedef struct {
   bool full_plan;               /* the returned plan is the joint model's solution */
   int full_cols, full_rows;
   int64_t order_bound;          /* the checkpoint bound over every order (Cosma_orderBound) */
+  bool order_bound_stopped;     /* it stopped at its time share (the bound found so far stands) */
   double seconds_order_bound;
   char stop_reason[160];        /* why the pipeline stopped short of a proof ("" when optimal) */
   double seconds;

@@ -709,6 +709,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     CosmaBoundResult br;
     if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
     stats->order_bound = br.bound;
+    stats->order_bound_stopped = !br.complete;
     stats->seconds_order_bound = br.seconds;
     if (br.bound > bound) bound = br.bound;
     relay.bound = (double)(bound / j.g), relay.has_bound = true;
@@ -855,7 +856,9 @@ done:
   stats->seconds = Clock_now() - t0;
   Cosma_finish(best, status, bound, stats->seconds, &relay);
   if (status != SOLVER_OPTIMAL) { /* say why it stopped and where the bound comes from */
-    const char *src = bound <= 0                       ? "no bound above 0"
+    const char *src = bound <= 0 && stats->order_bound_stopped ? "no bound above 0 (the checkpoint bound was stopped "
+                                                                 "at its share of the time limit)"
+                      : bound <= 0                       ? "no bound above 0"
                       : bound == stats->order_bound     ? "bound from the checkpoint bound"
                       : bound == stats->relax_bound     ? "bound from the joint relaxation"
                                                         : "bound from the joint model";
