@@ -277,6 +277,14 @@ expect 0 "proven optimal: 1 of 1 within 0.5 s" "$bin" bench steps --inputs 4-4 -
 expect 2 "seconds in 0.01..86400" "$bin" bench steps --time-limit 0
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
+# Table III's static baselines (issue 24): one ORO tiling for all of Table II's layers
+check "bench shuttle: Zhang and Eyeriss" 'grep -q "| static ORO: Zhang (free) / Eyeriss (rates) | 476.8 | 192.4 | 205.5 | 446.4 |" "$tmp/out"'
+check "bench shuttle: with Table II's rates IRO comes out best" 'grep -q "compression free ORO < IRO < WRO; with the rates IRO < ORO < WRO" "$tmp/out"'
+check "bench shuttle: Zhang on the vgg16 file" 'grep -q "| Zhang (static ORO (64, 8, 25, 28)) | 187.1 | 81.3 | 209.5 | 478.0 | 192.7 |" "$tmp/out"'
+expect 0 "with the rates ORO < WRO < IRO" "$bin" bench shuttle --capacity halo
+expect 0 "| 108 | 187.8 | 193.7 | 195.2 | 583.5 | 176.3 | 205.5 | (64, 8, 29, 29) | IRO < ORO < WRO |" "$bin" bench shuttle --buffer-sweep
+check "bench shuttle --buffer-sweep: nine buffers, with and without compression" '[ "$(grep -c "^| [0-9]* | [0-9]" "$tmp/out")" -eq 18 ]'
+check "bench shuttle --buffer-sweep: compression free at 512 KB" 'grep -q "| 512 | 271.9 | 269.6 | 263.4 | 398.2 | 240.4 | 294.7 | (128, 8, 33, 56) | WRO < ORO < IRO |" "$tmp/out"'
 expect 1 "dir /nonexistent: not a directory" "$bin" bench shuttle --dir /nonexistent
 check "bench shuttle --dir that is no directory: nothing printed before the error" '[ -z "$("$bin" bench shuttle --dir /nonexistent 2>/dev/null)" ]'
 # bench: each figure in its own buffer (default peak printed M_R before)

@@ -243,7 +243,118 @@ TEST(oracle_stops_on_limit_and_cancel) {
   CHECK_EQ(evaluated, 0);
 }
 
+/* Table II's layer 10 under WRO at its tiling (512, 17, 8, 8): Eq. 2's A_3^o
+ * sends the partial sums out and back 2*ceil(512/17) - 1 = 61 times (the notes
+ * once said 59), so the ofm volume is B_o * D * (M/Tm) * 61 * (R/Tr) * (C/Tc). */
+TEST(wro_psum_trips_layer10) {
+  const ShuttlePaperRow *row = &Shuttle_paperVgg16[9];
+  CHECK_EQ(row->tiling[SHUTTLE_WRO].Tn, 17);
+  Layer l;
+  ShuttleOptions o;
+  Shuttle_paperLayer(row, &l);
+  Shuttle_paperOptions(row, &o);
+  ShuttleVolume v = Shuttle_volume(&l, &o, SHUTTLE_WRO, &row->tiling[SHUTTLE_WRO]);
+  double bo = 0.85 * 512 * 8 * 8, once = bo * 3 * 1 * (28.0 / 8) * (28.0 / 8);
+  CHECK(T_near(v.out / once, 61));
+  CHECK(v.total * 2 / 1e6 > 127 && v.total * 2 / 1e6 < 128); /* the notes' 127 MB */
+}
+
+/* One layer, a buffer that holds it whole: the static tiling is the layer
+ * itself, Tn at its lower bound (8 = N), and ORO moves each operand once:
+ * ifm 8 * 10 * 10 (with the halo) = 800, ofm 16 * 64 = 1024, weights
+ * 16 * 8 * 9 = 1152; 2976 in all. Zhang ignores the rates, Eyeriss applies them. */
+TEST(static_by_hand) {
+  Layer l = Tl_layer(16, 8, 8, 8, 3, 1, 1);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  o.glb_bytes = 1 << 20;
+  ShuttleTiling t;
+  ShuttleVolume v, per;
+  SpError err;
+  CHECK_EQ(Shuttle_static(&l, &o, 1, SHUTTLE_STATIC_ZHANG, &t, &v, &per, &err), SP_OK);
+  CHECK_EQ(t.Tm, 16);
+  CHECK_EQ(t.Tn, 8);
+  CHECK_EQ(t.Tr, 8);
+  CHECK_EQ(t.Tc, 8);
+  CHECK(T_near(v.in, 800) && T_near(v.out, 1024) && T_near(v.wt, 1152) && T_near(v.total, 2976));
+  CHECK(T_near(per.total, 2976));
+  o.gamma_i = o.gamma_o = o.gamma_w = 0.5;
+  CHECK_EQ(Shuttle_static(&l, &o, 1, SHUTTLE_STATIC_ZHANG, &t, &v, NULL, &err), SP_OK);
+  CHECK(T_near(v.total, 2976));
+  CHECK_EQ(Shuttle_static(&l, &o, 1, SHUTTLE_STATIC_EYERISS, &t, &v, NULL, &err), SP_OK);
+  CHECK(T_near(v.total, 1488));
+  /* clipping: a static factor above a layer's dimension runs at the dimension */
+  ShuttleTiling big = {64, 64, 64, 64}, c = Shuttle_clip(&l, &big);
+  CHECK(c.Tm == 16 && c.Tn == 8 && c.Tr == 8 && c.Tc == 8);
+  CHECK_EQ(strcmp(Shuttle_staticName(SHUTTLE_STATIC_EYERISS), "Eyeriss"), 0);
+  /* nothing fits: a clear error */
+  o.glb_bytes = 100;
+  CHECK_EQ(Shuttle_static(&l, &o, 1, SHUTTLE_STATIC_ZHANG, &t, &v, NULL, &err), SP_ERR_INFEASIBLE);
+  CHECK_HAS(err.text, "no static tiling");
+}
+
+/* The static search against every (Tm, Tn, Tr, Tc) on random small networks of
+ * two or three layers, with per-layer rates, every capacity reading; and on one
+ * layer it is the ORO oracle, a lower bound it can never beat on more. */
+TEST(static_equals_full_enumeration) {
+  unsigned seed = 777;
+  int compared = 0;
+  for (int trial = 0; trial < 30; trial++) {
+    int n = 2 + trial % 2;
+    Layer ls[3];
+    ShuttleOptions os[3];
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1103515245u + 12345u;
+      int64_t M = 1 + (seed >> 8) % 12, N = 1 + (seed >> 13) % 9, R = 1 + (seed >> 18) % 9;
+      int64_t K = 1 + 2 * ((seed >> 24) % 2);
+      ls[i] = Tl_layer(M, N, R, R + (int64_t)((seed >> 4) % 3), K, 1 + (int)((seed >> 27) % 2), 1 + (seed >> 29) % 3);
+      ShuttleOptions_init(&os[i]);
+      os[i].th_m = os[i].th_n = os[i].th_r = os[i].th_c = 2;
+      os[i].glb_bytes = 500 + (int64_t)((seed >> 6) % 2500);
+      os[i].capacity = (ShuttleCapacity)(trial % 3);
+      os[i].gamma_i = 0.4 + 0.1 * (double)((seed >> 3) % 6);
+      os[i].gamma_w = 0.3 + 0.1 * (double)((seed >> 5) % 7);
+    }
+    for (int i = 1; i < n; i++) os[i].glb_bytes = os[0].glb_bytes; /* one buffer */
+    for (int w = 0; w < SHUTTLE_STATICS; w++) {
+      ShuttleTiling a, b;
+      ShuttleVolume va, vb;
+      SpError e1, e2;
+      Status s1 = Shuttle_static(ls, os, n, (ShuttleStatic)w, &a, &va, NULL, &e1);
+      Status s2 = Shuttle_staticFull(ls, os, n, (ShuttleStatic)w, &b, &vb, &e2);
+      CHECK_EQ(s1, s2);
+      if (s1 != SP_OK || s2 != SP_OK) continue;
+      compared++;
+      if (!T_near(va.total, vb.total))
+        printf("  trial %d %s: search %.4f <%lld,%lld,%lld,%lld>, full %.4f <%lld,%lld,%lld,%lld>\n", trial,
+               Shuttle_staticName(w), va.total, (long long)a.Tm, (long long)a.Tn, (long long)a.Tr, (long long)a.Tc,
+               vb.total, (long long)b.Tm, (long long)b.Tn, (long long)b.Tr, (long long)b.Tc);
+      CHECK(T_near(va.total, vb.total));
+      double oro = 0; /* per layer the ORO oracle: the static scheme cannot beat it */
+      for (int i = 0; i < n; i++) {
+        ShuttleOptions o = os[i];
+        if (w == SHUTTLE_STATIC_ZHANG) o.gamma_i = o.gamma_o = o.gamma_w = 1;
+        ShuttleTiling c = Shuttle_clip(&ls[i], &a), t;
+        CHECK(Shuttle_fits(&ls[i], &o, &c));
+        ShuttleVolume v;
+        if (Shuttle_oracle(&ls[i], &o, SHUTTLE_ORO, &t, &v, NULL, &e1) == SP_OK) oro += v.total;
+      }
+      CHECK(oro <= va.total * (1 + 1e-12));
+      ShuttleVolume v1, vo;
+      ShuttleTiling t1, to;
+      if (Shuttle_static(ls, os, 1, (ShuttleStatic)w, &t1, &v1, NULL, &e1) == SP_OK) {
+        ShuttleOptions o = os[0];
+        if (w == SHUTTLE_STATIC_ZHANG) o.gamma_i = o.gamma_o = o.gamma_w = 1;
+        CHECK_EQ(Shuttle_oracle(&ls[0], &o, SHUTTLE_ORO, &to, &vo, NULL, &e1), SP_OK);
+        CHECK(T_near(v1.total, vo.total));
+      }
+    }
+  }
+  CHECK(compared >= 40); /* most of the 60 fit: the comparison is not vacuous */
+}
+
 TEST_MAIN("shuttle", T(eq2_by_hand), T(paper_tilings_fill_the_buffer), T(rule_against_table2),
           T(oracle_equals_full_enumeration), T(oracle_beats_paper_tilings_on_vgg16),
           T(platform_file), T(vgg16_network), T(infeasible_is_reported),
-          T(oracle_stops_on_limit_and_cancel))
+          T(oracle_stops_on_limit_and_cancel), T(wro_psum_trips_layer10), T(static_by_hand),
+          T(static_equals_full_enumeration))

@@ -122,6 +122,11 @@ typedef struct {
   ShuttleLayer *results;
   int64_t macs;
   ShuttleVolume total[SHUTTLE_POLICIES];
+  /* Zhang's static baseline (ORO, one tiling, compression free); with the
+   * options' rates Eyeriss's is in eyeriss_* (the same when the rates are 1) */
+  ShuttleTiling zhang_tiling, eyeriss_tiling;
+  ShuttleVolume zhang, eyeriss;
+  bool have_static;     /* false when no static tiling fits every layer */
 } ShuttleNet;
 
 Status Shuttle_network(const Net *net, int64_t batch, const ShuttleOptions *o, ShuttleNet *out, SpError *err);
@@ -129,6 +134,33 @@ void ShuttleNet_free(ShuttleNet *n);
 const char *Shuttle_policyName(int policy); /* "IRO-DP", .., "rule", "oracle" */
 /* MACs per DRAM access of a policy (total MACs / gamma-weighted elements moved). */
 double ShuttleNet_macsPerAccess(const ShuttleNet *n, int policy);
+
+/* The static baselines of the paper's Table III: "Zhang uses static loop order
+ * with static tiling factors, and without data compression"; Eyeriss "uses ORO"
+ * with "static tiling factors" and compression. Neither paper's factors are
+ * printed in SmartShuttle, so the static tiling is the one ORO tiling, the same
+ * for every layer (each factor clipped to the layer's dimension), of least total
+ * volume over the layers that fits the buffer in every layer: the strongest a
+ * static scheme can be, so a gain over it is a lower bound on the paper's.
+ * Zhang: every compression rate taken as 1; Eyeriss: each layer's own rates. */
+typedef enum { SHUTTLE_STATIC_ZHANG, SHUTTLE_STATIC_EYERISS, SHUTTLE_STATICS } ShuttleStatic;
+const char *Shuttle_staticName(ShuttleStatic s); /* "Zhang", "Eyeriss" */
+/* Each factor of t capped by the layer's dimension. */
+ShuttleTiling Shuttle_clip(const Layer *l, const ShuttleTiling *t);
+/* The static tiling for n layers, opts[i] the options of layer i (buffer,
+ * precision, capacity rule, thresholds, rates). *total sums Eq. 2 (ORO) over the
+ * layers at the clipped tiling; per_layer (may be NULL) gets each layer's.
+ * Exact: ORO's volume depends on Tm only through ceil(M/Tm), not on Tn at all
+ * (Tn cancels in every term), and falls with Tr and Tc (K >= S), so Tm runs over
+ * the values ceil(M_l/q) of every layer, Tn stays at its lower bound, every Tr
+ * is tried with the largest Tc that fits every layer (every Tc where a layer
+ * has K < S). SP_ERR_INFEASIBLE when no static tiling fits every layer. */
+Status Shuttle_static(const Layer *layers, const ShuttleOptions *opts, int n, ShuttleStatic which,
+                      ShuttleTiling *best, ShuttleVolume *total, ShuttleVolume *per_layer, SpError *err);
+/* The same by enumerating every (Tm, Tn, Tr, Tc) up to the largest dimensions
+ * (for tests on small layers). */
+Status Shuttle_staticFull(const Layer *layers, const ShuttleOptions *opts, int n, ShuttleStatic which,
+                          ShuttleTiling *best, ShuttleVolume *total, SpError *err);
 
 /* The paper's Table II (VGG16, batch 3): the layer configuration as printed
  * (M, N, R, C, K, S; layer 1 printed with N = 1), the compression rates

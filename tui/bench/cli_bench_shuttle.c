@@ -1,7 +1,10 @@
 /* spadmap bench shuttle: SmartShuttle's evaluation under its own analytical model
- * (Eq. 2): the paper's Table II next to the rule's and the oracle's tilings, and
- * MACs per DRAM access of VGG16 (batch 3) and AlexNet (batch 4) under IRO-DP,
- * ORO-DP, WRO-DP, the rule (SmartShuttle) and the adaptive oracle. */
+ * (Eq. 2): the paper's Table II next to the rule's and the oracle's tilings, the
+ * baselines of its Table III with and without compression (Zhang, Eyeriss: one
+ * static ORO tiling), MACs per DRAM access of VGG16 (batch 3) and AlexNet (batch
+ * 4) under IRO-DP, ORO-DP, WRO-DP, the rule (SmartShuttle), the adaptive oracle
+ * and Zhang's static baseline; --buffer-sweep: its Fig. 10 (total VGG16 volume
+ * against the global buffer size). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@ static const CliOption BenchShuttle_options[] = {
   {"--arch", "FILE", "platform (default: the bundled data/arch/smartshuttle.json)"},
   {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
   {"--capacity", "RULE", "buffer occupancy: paper (no halo, the default), halo, raw"},
+  {"--buffer-sweep", NULL, "Fig. 10: Table II's VGG16 volume per scheme for buffers of 16 KB to 512 KB (replaces the tables)"},
   {NULL, NULL, NULL},
 };
 
@@ -84,6 +88,131 @@ static void BenchShuttle_table2(const ShuttleOptions *base) {
   printf("\nTable I's pick = the paper's RS column on %d of 13 layers.\n\n", rule_pick_ok);
 }
 
+/* Table II's thirteen layers at one buffer size, with their compression rates
+ * or without (every rate 1): totals per policy, MB. */
+typedef struct {
+  double v[SHUTTLE_POLICIES];       /* IRO-DP, ORO-DP, WRO-DP, rule, oracle */
+  double fixed;                     /* the static ORO baseline: Eyeriss with compression, Zhang without */
+  ShuttleTiling fixed_tiling;
+  double macs;
+  bool ok;
+  char error[SP_ERROR_TEXT];
+} BenchShuttleTotals;
+
+static void BenchShuttle_vgg16(const ShuttleOptions *base, int64_t glb, bool compression, BenchShuttleTotals *t) {
+  memset(t, 0, sizeof *t);
+  Layer ls[SHUTTLE_PAPER_VGG16_LAYERS];
+  ShuttleOptions os[SHUTTLE_PAPER_VGG16_LAYERS];
+  SpError err;
+  for (int i = 0; i < SHUTTLE_PAPER_VGG16_LAYERS; i++) {
+    Shuttle_paperLayer(&Shuttle_paperVgg16[i], &ls[i]);
+    Shuttle_paperOptions(&Shuttle_paperVgg16[i], &os[i]);
+    os[i].glb_bytes = glb;
+    os[i].bytes_per_elem = base->bytes_per_elem;
+    os[i].capacity = base->capacity;
+    if (!compression) os[i].gamma_i = os[i].gamma_o = os[i].gamma_w = 1;
+    ShuttleLayer r;
+    if (Shuttle_analyze(&ls[i], &os[i], &r, &err) != SP_OK) {
+      snprintf(t->error, sizeof t->error, "%s", err.text);
+      return;
+    }
+    for (int s = 0; s < SHUTTLE_SCHEMES; s++) t->v[s] += BenchShuttle_mb(r.oracle_vol[s].total, &os[i]);
+    t->v[SHUTTLE_POL_RULE] += BenchShuttle_mb(r.rule_vol[r.rule_scheme].total, &os[i]);
+    t->v[SHUTTLE_POL_ORACLE] += BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &os[i]);
+    t->macs += (double)r.macs;
+  }
+  ShuttleVolume fv;
+  if (Shuttle_static(ls, os, SHUTTLE_PAPER_VGG16_LAYERS, compression ? SHUTTLE_STATIC_EYERISS : SHUTTLE_STATIC_ZHANG,
+                     &t->fixed_tiling, &fv, NULL, &err) != SP_OK) {
+    snprintf(t->error, sizeof t->error, "%s", err.text);
+    return;
+  }
+  t->fixed = BenchShuttle_mb(fv.total, &os[0]);
+  t->ok = true;
+}
+
+/* The fixed schemes (-DP) from least to most volume, e.g. "IRO < ORO < WRO". */
+static const char *BenchShuttle_rank(const BenchShuttleTotals *t, char *buf, size_t n) {
+  int o[SHUTTLE_SCHEMES] = {0, 1, 2};
+  for (int i = 0; i < SHUTTLE_SCHEMES; i++)
+    for (int j = i + 1; j < SHUTTLE_SCHEMES; j++)
+      if (t->v[o[j]] < t->v[o[i]]) {
+        int x = o[i];
+        o[i] = o[j];
+        o[j] = x;
+      }
+  snprintf(buf, n, "%s < %s < %s", Shuttle_schemeName(o[0]), Shuttle_schemeName(o[1]), Shuttle_schemeName(o[2]));
+  return buf;
+}
+
+/* Table III's baselines on Table II's layers, with the compression rates and without. */
+static int BenchShuttle_baselines(const ShuttleOptions *o) {
+  BenchShuttleTotals t[2];
+  for (int c = 0; c < 2; c++) BenchShuttle_vgg16(o, o->glb_bytes, c == 1, &t[c]);
+  if (!t[0].ok || !t[1].ok) {
+    fprintf(stderr, "spadmap bench shuttle: baselines: %s\n", t[0].ok ? t[1].error : t[0].error);
+    return 1;
+  }
+  printf("## The baselines of Table III on Table II's VGG16 layers (batch 3, %lld-byte buffer)\n\n",
+         (long long)o->glb_bytes);
+  printf("MB under Eq. 2 (16-bit elements x compression rate); MACs / DRAM access = MACs / elements moved. -DP: one\n"
+         "scheme for every layer, the oracle's tiling per layer. Zhang / Eyeriss: ORO with one static tiling for all\n"
+         "thirteen layers (the best such tiling: the papers' own factors are not printed); Zhang without compression,\n"
+         "Eyeriss with it. SmartShuttle-CF is the rule without compression.\n\n");
+  printf("| policy | compression free: MB | MACs/access | with Table II's rates: MB | MACs/access |\n|---|---:|---:|---:|---:|\n");
+  static const char *const names[SHUTTLE_POLICIES] = {"IRO-DP", "ORO-DP", "WRO-DP", "SmartShuttle (rule; -CF without rates)",
+                                                       "oracle"};
+  for (int p = 0; p < SHUTTLE_POLICIES; p++)
+    printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", names[p], t[0].v[p],
+           t[0].macs / (t[0].v[p] * 1e6 / o->bytes_per_elem), t[1].v[p], t[1].macs / (t[1].v[p] * 1e6 / o->bytes_per_elem));
+  char a[64], b[64];
+  printf("| static ORO: Zhang (free) / Eyeriss (rates) | %.1f | %.1f | %.1f | %.1f |\n", t[0].fixed,
+         t[0].macs / (t[0].fixed * 1e6 / o->bytes_per_elem), t[1].fixed,
+         t[1].macs / (t[1].fixed * 1e6 / o->bytes_per_elem));
+  printf("\nStatic tilings: Zhang %s, Eyeriss %s (each factor capped by the layer's dimension). Fixed schemes, least\n"
+         "volume first: compression free %s; with the rates %s (the paper: \"IRO always performs the poorest\").\n"
+         "SmartShuttle-CF vs Zhang: %+.1f %% volume (paper: -64.4 %%); SmartShuttle vs Eyeriss: %+.1f %% (paper: -31.2 %%);\n"
+         "the oracle (adaptive scheme and tiling) vs Zhang: %+.1f %%, vs Eyeriss: %+.1f %%.\n\n",
+         BenchShuttle_tiling(&t[0].fixed_tiling, a, sizeof a), BenchShuttle_tiling(&t[1].fixed_tiling, b, sizeof b),
+         BenchShuttle_rank(&t[0], (char[64]){0}, 64), BenchShuttle_rank(&t[1], (char[64]){0}, 64),
+         100.0 * (t[0].v[SHUTTLE_POL_RULE] / t[0].fixed - 1), 100.0 * (t[1].v[SHUTTLE_POL_RULE] / t[1].fixed - 1),
+         100.0 * (t[0].v[SHUTTLE_POL_ORACLE] / t[0].fixed - 1), 100.0 * (t[1].v[SHUTTLE_POL_ORACLE] / t[1].fixed - 1));
+  return 0;
+}
+
+/* Fig. 10: the paper's text gives no axis values (the figure is lost in its text);
+ * it speaks of buffers below and above 192 KB around its 108 KB. */
+static const int BenchShuttle_sweepKb[] = {16, 32, 64, 108, 128, 192, 256, 384, 512};
+enum { BENCH_SHUTTLE_SWEEP = sizeof BenchShuttle_sweepKb / sizeof BenchShuttle_sweepKb[0] };
+
+static int BenchShuttle_sweep(const ShuttleOptions *o) {
+  int bad = 0;
+  for (int c = 1; c >= 0; c--) {
+    printf("## Fig. 10: total DRAM volume of Table II's VGG16 layers (batch 3) against the global buffer, %s\n\n",
+           c ? "with Table II's compression rates" : "compression free");
+    printf("MB under Eq. 2. -DP: the oracle's tiling per layer for one scheme; static ORO: %s.\n\n",
+           c ? "Eyeriss (one tiling for all layers, compressed)" : "Zhang (one tiling for all layers)");
+    printf("| buffer KB | IRO-DP | ORO-DP | WRO-DP | SmartShuttle (rule) | oracle | static ORO | static tiling | "
+           "fixed schemes, least first | rule vs oracle |\n|---:|---:|---:|---:|---:|---:|---:|---|---|---:|\n");
+    for (int k = 0; k < BENCH_SHUTTLE_SWEEP; k++) {
+      BenchShuttleTotals t;
+      BenchShuttle_vgg16(o, (int64_t)BenchShuttle_sweepKb[k] * 1024, c == 1, &t);
+      if (!t.ok) {
+        printf("| %d | %s |\n", BenchShuttle_sweepKb[k], t.error);
+        bad++;
+        continue;
+      }
+      char a[64], b[64];
+      printf("| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %+.1f %% |\n", BenchShuttle_sweepKb[k],
+             t.v[SHUTTLE_IRO], t.v[SHUTTLE_ORO], t.v[SHUTTLE_WRO], t.v[SHUTTLE_POL_RULE], t.v[SHUTTLE_POL_ORACLE], t.fixed,
+             BenchShuttle_tiling(&t.fixed_tiling, a, sizeof a), BenchShuttle_rank(&t, b, sizeof b),
+             100.0 * (t.v[SHUTTLE_POL_RULE] / t.v[SHUTTLE_POL_ORACLE] - 1));
+    }
+    printf("\n");
+  }
+  return bad;
+}
+
 static int BenchShuttle_net(const char *dir, const char *name, int64_t batch, const ShuttleOptions *o,
                             double paper_ss, double paper_eyeriss) {
   char path[4200];
@@ -125,6 +254,13 @@ static int BenchShuttle_net(const char *dir, const char *name, int64_t batch, co
            ShuttleNet_macsPerAccess(&sn, p));
     if (p < SHUTTLE_SCHEMES && sn.total[p].total < sn.total[best_fixed].total) best_fixed = p;
   }
+  char zt[64];
+  if (sn.have_static)
+    printf("| Zhang (static ORO %s) | %.1f | %.1f | %.1f | %.1f | %.1f |\n", BenchShuttle_tiling(&sn.zhang_tiling, zt, sizeof zt),
+           BenchShuttle_mb(sn.zhang.in, o), BenchShuttle_mb(sn.zhang.out, o), BenchShuttle_mb(sn.zhang.wt, o),
+           BenchShuttle_mb(sn.zhang.total, o), sn.zhang.total > 0 ? (double)sn.macs / sn.zhang.total : 0);
+  else
+    printf("| Zhang (static ORO) | no static tiling fits every layer | | | | |\n");
   double ad = ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE), fx = ShuttleNet_macsPerAccess(&sn, best_fixed);
   printf("\n%lld MACs in %d conv layers; adaptive (oracle) %.1f vs best fixed scheme %s %.1f MACs/access: %+.1f %%; "
          "the rule reaches %.1f. Paper (with compression, its simulator): SmartShuttle %.1f, Eyeriss %.1f. "
@@ -166,9 +302,15 @@ static int BenchShuttle_run(int argc, char **argv) {
     fprintf(stderr, "spadmap bench shuttle: --dir %s: not a directory\n", Cli_safe(dir));
     return EXIT_INVALID;
   }
+  if (Cli_value(c, &a, "--buffer-sweep")) {
+    printf("# SmartShuttle under Eq. 2: %s (%d-byte elements), capacity rule %s, buffer swept\n\n", arch.name,
+           o.bytes_per_elem, cap ? cap : "paper");
+    return BenchShuttle_sweep(&o) ? EXIT_INVALID : EXIT_OK;
+  }
   printf("# SmartShuttle under Eq. 2: %s (%lld-byte buffer, %d-byte elements), capacity rule %s\n\n", arch.name,
          (long long)o.glb_bytes, o.bytes_per_elem, cap ? cap : "paper");
   BenchShuttle_table2(&o);
+  if (BenchShuttle_baselines(&o)) return EXIT_INVALID;
   int bad = BenchShuttle_net(dir, "vgg16", 3, &o, 434.8, 285.7);
   bad += BenchShuttle_net(dir, "alexnet", 4, &o, 526.3, 344.8);
   return bad ? EXIT_INVALID : EXIT_OK;
@@ -176,5 +318,6 @@ static int BenchShuttle_run(int argc, char **argv) {
 
 const CliCommand Cli_benchShuttle = {
     "bench shuttle", "[options]",
-    "SmartShuttle: Table II (paper, rule, oracle tilings) and MACs per DRAM access of VGG16 and AlexNet.",
+    "SmartShuttle: Table II (paper, rule, oracle tilings), Table III's baselines, MACs per DRAM access of VGG16 and "
+    "AlexNet; --buffer-sweep: Fig. 10.",
     BenchShuttle_options, BenchShuttle_run};
