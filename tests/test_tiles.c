@@ -61,6 +61,56 @@ static TilesChunk *Render(const TilesView *v, int *n) {
   return c;
 }
 
+static char *Dup(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  if (d) strcpy(d, s);
+  return d;
+}
+
+/* A placement of explicit tensors (no network) as an off-chip plan, through the
+ * plan's own validator: chunks re-rendered from the views, inside their
+ * tensors, no two tensors' chunks sharing a byte while both live. */
+static Status Taa_validate(const TaaTensor *t, int n, const int64_t *base, SpError *err) {
+  OffchipPlan *p = calloc(1, sizeof *p);
+  int ntiles = 0;
+  for (int i = 0; i < n; i++) ntiles += t[i].ntiles;
+  p->network = Dup("synthetic");
+  p->method = Dup("taa");
+  p->order = Dup("size");
+  p->tensors = calloc((size_t)n, sizeof *p->tensors);
+  p->tiles = calloc((size_t)ntiles, sizeof *p->tiles);
+  p->ntensors = n;
+  for (int i = 0; i < n; i++) {
+    OffchipPlanTensor *pt = &p->tensors[i];
+    char name[32];
+    snprintf(name, sizeof name, "t%d", i);
+    pt->name = Dup(name);
+    pt->base = base[i];
+    pt->bytes = t[i].bytes;
+    pt->tile0 = p->ntiles;
+    pt->ntiles = t[i].ntiles;
+    if (base[i] + t[i].bytes > p->peak_bytes) p->peak_bytes = base[i] + t[i].bytes;
+    for (int k = 0; k < t[i].ntiles; k++) {
+      const TilesTile *tl = &t[i].tiles[k];
+      OffchipPlanTile *q = &p->tiles[p->ntiles++];
+      q->tensor = i;
+      q->role = tl->role;
+      q->index = tl->role == TILES_ROLE_WHOLE ? 0 : tl->index;
+      q->count = tl->role == TILES_ROLE_WHOLE ? 1 : (tl->count > tl->index ? tl->count : tl->index + 1);
+      q->first = tl->first;
+      q->last = tl->last;
+      q->view = tl->view;
+      q->nchunks = tl->nchunks;
+      q->chunks = malloc(sizeof(TilesChunk) * (size_t)(tl->nchunks ? tl->nchunks : 1));
+      memcpy(q->chunks, tl->chunks, sizeof(TilesChunk) * (size_t)tl->nchunks);
+      if (tl->last + 1 > p->nticks) p->nticks = tl->last + 1;
+    }
+  }
+  Status st = OffchipPlan_validate(p, NULL, err);
+  OffchipPlan_free(p);
+  return st;
+}
+
 /* III.C.3 in its self-consistent reading: the text tiles I into "four tiles of
  * size 4x64x128" (a 4x128x128 tensor has two such tiles) and then puts tile i2
  * at offset 16384 "completely to the right of o1", which holds for one-channel
@@ -100,6 +150,8 @@ static void Paper_allocate(int64_t tc, int64_t th, int k) {
   CHECK_EQ(base[0], 0);
   CHECK_EQ(base[1], 0); /* O at offset 0 */
   CHECK_EQ(shifts, 0);
+  SpError err;
+  CHECK_EQ(Taa_validate(ts, 2, base, &err), SP_OK);
   for (int i = 0; i < no; i++) free(owned[i]);
 }
 
@@ -129,6 +181,11 @@ TEST(tensor_allocate_shifts) {
   CHECK_EQ(base[0], 0);
   CHECK_EQ(base[1], 8192);
   CHECK_EQ(shifts, 1);
+  SpError err;
+  CHECK_EQ(Taa_validate(ts, 2, base, &err), SP_OK);
+  base[1] = 8191; /* one byte lower the top halves meet while both live */
+  CHECK_EQ(Taa_validate(ts, 2, base, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "both live");
   for (int i = 0; i < 4; i++) free(own[i]);
 }
 
@@ -256,6 +313,10 @@ TEST(tensor_allocate_brute_force) {
     int64_t ref[NT];
     Reference_allocate(ts, NT, order, ref);
     for (int i = 0; i < NT; i++) CHECK_EQ(base[i], ref[i]);
+    SpError err;
+    Status vst = Taa_validate(ts, NT, base, &err);
+    if (vst) printf("  trial %d: %s\n", trial, err.text);
+    CHECK_EQ(vst, SP_OK);
     for (int a = 0; a < NT; a++)
       for (int b = a + 1; b < NT; b++)
         for (int i = 0; i < ts[a].ntiles; i++)
