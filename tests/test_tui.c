@@ -21,7 +21,7 @@ TEST(grid_text_utf8_clipping_and_dump) {
   CHECK(Grid_at(g, 10, 0) == NULL && Grid_at(g, -1, 0) == NULL);
   Grid_put(g, 20, 20, 'x', ROLE_DEFAULT, 0); /* outside: ignored */
   char *t = Grid_toText(g);
-  CHECK(t && strcmp(t, " a\xe2\x96\x80" "bcd\n\n") == 0);
+  CHECK(t && strcmp(t, " a\xe2\x96\x80" "bc\xe2\x80\xa6\n\n") == 0); /* cut: an ellipsis says so */
   free(t);
   Grid *a = Grid_new(4, 1, false);
   Grid_text(a, 0, 0, 4, ROLE_DEFAULT, 0, "\xe2\x96\x88\xe2\x94\x80\xe2\x96\xbc?"); /* █─▼? */

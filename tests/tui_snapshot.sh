@@ -99,6 +99,16 @@ case_ resnet50_tensor_events resnet50 120x40 "x<Home>tt"
 case_ diamond_explain        diamond  120x40 "x"
 case_ nasnet_a_explain_greedy nasnet_a 150x45 "eeexx"
 case_ nasnet_a_explain_belady nasnet_a 150x45 "xx"
+# 80x24 stays usable for the main tasks: a spill explained (the cursor's op and "why it
+# left" shown, the policy's next read whole), a search, a comparison (issue 26)
+case_ nasnet_a_explain_80x24 nasnet_a 80x24  "xx"
+shows nasnet_a_explain_80x24 "why it left after step 7:"
+shows nasnet_a_explain_80x24 "next read at step 14"
+shows nasnet_a_explain_80x24 "step 7/635"
+case_ resnet50_search_80x24  resnet50 80x24  "/layer2.0.conv<Enter>"
+shows resnet50_search_80x24  "layer2.0.conv1 (conv2d)"
+case_ diamond_compare_80x24  diamond  80x24  "ceee"
+shows diamond_compare_80x24  "pinned"
 # long names keep their distinctive end; the panel widens with the terminal; a click on a stay
 case_ densenet121_long_names densenet121 160x45 "xx"
 case_ diamond_click_stay     diamond  120x40 "x<Click:90,34>"

@@ -89,6 +89,10 @@ int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *ut
     Grid_put(g, x + n, y, c, fg, attr);
     n++;
   }
+  /* cut text says so: the last column becomes an ellipsis (text that ended
+   * mid-word, "read b", or mid-number, "step 1" for 14, read as whole) */
+  while (*p == ' ') p++;
+  if (*p && n > 0) Grid_put(g, x + n - 1, y, 0x2026, fg, attr);
   return n;
 }
 

@@ -57,7 +57,8 @@ void Grid_put(Grid *g, int x, int y, uint32_t ch, Role fg, int attr);
 void Grid_fill(Grid *g, int x, int y, int w, int h, uint32_t ch, Role fg, int attr);
 /* A blank overlay with a frame (the overlays' common look). */
 void Grid_box(Grid *g, int x, int y, int w, int h);
-/* UTF-8 text at (x, y), at most maxw columns; returns the columns written. */
+/* UTF-8 text at (x, y), at most maxw columns; returns the columns written. Text
+ * cut at maxw ends in an ellipsis (ASCII "~") in its last column. */
 int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8);
 int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));

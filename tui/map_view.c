@@ -151,6 +151,22 @@ static void Map_free(const App *app, const Plan *p, int t, int64_t *free_bytes, 
   free(live);
 }
 
+/* Text in w columns; a longer one keeps its distinctive end ("…layer4.2.conv3 (conv2d)"). */
+static void Map_tail(Grid *g, int x, int y, int w, Role role, const char *text) {
+  int len = 0; /* codepoints */
+  for (const char *p = text; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
+  const char *p = text;
+  if (len > w && w >= 4) {
+    for (int skip = len - (w - 1); *p && skip > 0; skip--) {
+      p++;
+      while (((unsigned char)*p & 0xC0) == 0x80) p++;
+    }
+    Grid_put(g, x++, y, 0x2026, ROLE_DIM, 0);
+    w--;
+  }
+  Grid_text(g, x, y, w, role, 0, p);
+}
+
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   const Plan *p = App_shownPlan(app);
   const PlanSteps *ps = App_shownSteps(app);
@@ -295,24 +311,34 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     if (lx >= 0 && !(cur0 >= 0 && curmid >= lx && curmid < lx + 4)) Grid_text(g, mx + lx, ey + 2, 4, ROLE_PEAK, 0, "peak");
   }
 
-  /* the cursor's step in words: what runs, what is resident, how the rest is cut up */
+  /* the cursor's step in words: what runs (first: at 80 columns it was cut off),
+   * then what is resident and how the rest is cut up, in the longest form that fits */
   int op = p->order[app->cursor];
-  char r1[16], r2[16], r3[16], r4[16];
+  char r1[16], r2[16], r3[16], r4[16], line[256], opname[200];
   int64_t res = ps->resident ? ps->resident[app->cursor] : 0, fb, gap;
   int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
-  Grid_printf(g, x + n, ey + 3, w - 1 - n, ROLE_DEFAULT, 0, "  resident %s of peak %s  %s (%s)", App_bytes(res, r1, sizeof r1),
-              App_bytes(p->metrics.peak_bytes, r2, sizeof r2), app->net->ops[op].name, app->net->ops[op].type);
+  snprintf(opname, sizeof opname, "%s (%s)", app->net->ops[op].name, app->net->ops[op].type);
+  Map_tail(g, x + n + 2, ey + 3, w - 1 - n - 2, ROLE_DEFAULT, opname);
   Map_free(app, p, app->cursor, &fb, &gap);
-  n = Grid_printf(g, x, ey + 4, w - 1, ROLE_DEFAULT, 0, "free %s, largest gap %s, fragmentation %d%%",
-                  App_bytes(fb, r1, sizeof r1), App_bytes(gap, r2, sizeof r2),
-                  fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0);
+  App_bytes(res, r1, sizeof r1), App_bytes(p->metrics.peak_bytes, r2, sizeof r2);
+  App_bytes(fb, r3, sizeof r3), App_bytes(gap, r4, sizeof r4);
+  int frag = fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0;
+  snprintf(line, sizeof line, "resident %s of peak %s, free %s, largest gap %s, fragmentation %d%%", r1, r2, r3, r4,
+           frag);
+  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "resident %s of peak %s, largest gap %s of %s free", r1, r2, r4, r3);
+  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "resident %s/%s, largest gap %s of %s free", r1, r2, r4, r3);
+  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "%s/%s resident, gap %s of %s", r1, r2, r4, r3);
+  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "in %s/%s, gap %s/%s", r1, r2, r4, r3);
+  n = Grid_text(g, x, ey + 4, w - 1, ROLE_DEFAULT, 0, line);
   const Plan *other = app->show_pinned ? app->plan : app->pinned;
   const PlanSteps *ops = app->show_pinned ? &app->steps : &app->pinned_steps;
-  if (other && ops->resident && app->cursor < other->nsteps) { /* the per-step difference */
+  if (other && ops->resident && app->cursor < other->nsteps) { /* the per-step difference, where it fits */
     int64_t d = res - ops->resident[app->cursor];
-    Grid_printf(g, x + n, ey + 4, w - 1 - n, d < 0 ? ROLE_OK : d > 0 ? ROLE_WARN : ROLE_DIM, 0, "  %s %s, %s%s",
-                app->show_pinned ? "current" : "pinned", App_bytes(ops->resident[app->cursor], r3, sizeof r3),
-                d > 0 ? "+" : "", d ? App_bytes(d, r4, sizeof r4) : "same");
+    char r5[16], r6[16];
+    snprintf(line, sizeof line, "  %s %s, %s%s", app->show_pinned ? "current" : "pinned",
+             App_bytes(ops->resident[app->cursor], r5, sizeof r5), d > 0 ? "+" : "", d ? App_bytes(d, r6, sizeof r6) : "same");
+    if (n + (int)strlen(line) <= w - 1)
+      Grid_text(g, x + n, ey + 4, w - 1 - n, d < 0 ? ROLE_OK : d > 0 ? ROLE_WARN : ROLE_DIM, 0, line);
   }
   free(occ);
   free(top);

@@ -86,8 +86,8 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   else Grid_printf(g, x + 1, y++, w - 1, ROLE_WARN, ATTR_BOLD, "validator: %d violation(s)", app->violations);
   if (q) {
     char bb[16], pol[96];
-    Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "pinned: %s %s%s", App_policies(&app->pinned_set, pol, sizeof pol),
-                App_bytes(q->budget, bb, sizeof bb), app->pinned_set.params ? " +params" : "");
+    Grid_printf(g, x + 1, y++, w - 1, ROLE_DIM, 0, "pinned %s%s %s", App_bytes(q->budget, bb, sizeof bb),
+                app->pinned_set.params ? " +params" : "", App_policies(&app->pinned_set, pol, sizeof pol));
   }
   return y - y0;
 }
@@ -152,18 +152,42 @@ static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
   }
 }
 
+/* Text wrapped at w columns from (x, y), at most `rows` lines (the last one cut
+ * with an ellipsis when more was left): a number is never cut to another
+ * ("next read at step 14" showed "step 1" at the panel's edge). Returns the lines. */
+static int Panel_wrap(Grid *g, int x, int y, int w, int rows, Role role, int attr, const char *text) {
+  int lines = 0, indent = text[0] == ' ' ? 2 : 0; /* an indented text's next lines indent more */
+  const char *p = text;
+  if (w < 8 || rows < 1) return 0;
+  while (*p && lines < rows) {
+    int lw = lines ? w - indent : w, len = (int)strlen(p), cut = len;
+    if (len > lw) {
+      cut = lw;
+      while (cut > 0 && p[cut] != ' ') cut--;
+      if (cut == 0) cut = lw;
+    }
+    if (lines == rows - 1 && len > cut) cut = len; /* the last row: Grid_text marks the cut */
+    Grid_printf(g, lines ? x + indent : x, y + lines, lw, role, attr, "%.*s", cut, p);
+    lines++;
+    p += cut;
+    while (*p == ' ') p++;
+  }
+  return lines;
+}
+
 /* Why the selected tensor left the chip at the cursor: the simulator's record
  * of that eviction (the block that needed room, its size, the largest gap, the
- * others evicted for it, what the policy weighed). Returns the rows used. */
+ * others evicted for it, what the policy weighed), wrapped, never cut. Returns
+ * the rows used. */
 static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Plan *p, const Stay *st) {
   int used = 0;
-  char b1[16], b2[16], b3[16];
+  char b1[16], b2[16], b3[16], line[512];
   const Net *net = app->net;
   if (rows < 2) return 0;
   const SimTrace *tr = App_trace(app, p);
   if (!tr) {
-    Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, "why: %s chose it as a whole plan", p->replacement_policy);
-    return used;
+    snprintf(line, sizeof line, "why: %s chose it as a whole plan", p->replacement_policy);
+    return Panel_wrap(g, x + 1, y, w - 1, rows, ROLE_DIM, 0, line);
   }
   const SimEviction *e = NULL;
   for (int k = 0; k < tr->n && !e; k++)
@@ -175,13 +199,31 @@ static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Pla
       Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " step %d needed %s for", e->step,
                   App_bytes(e->need, b1, sizeof b1));
       if (used < rows) Panel_tail(g, x + 3, y + used++, w - 3, ROLE_DEFAULT, 0, net->tensors[e->for_tensor].name);
-    } else
-      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " step %d re-placed its inputs: no gap fit",
-                  e->step);
+    } else {
+      snprintf(line, sizeof line, " step %d re-placed its inputs: no gap fit", e->step);
+      used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DEFAULT, 0, line);
+    }
   }
-  if (used < rows)
-    Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " largest gap %s of %s free",
-                App_bytes(e->largest_gap, b2, sizeof b2), App_bytes(e->free_bytes, b3, sizeof b3));
+  if (used < rows) { /* what the policy weighed (before the details: a small panel keeps it) */
+    const char *pol = p->replacement_policy;
+    char nu[32];
+    if (e->next_use == INT32_MAX) snprintf(nu, sizeof nu, "never read again");
+    else snprintf(nu, sizeof nu, "next read at step %d", e->next_use);
+    if (e->window)
+      snprintf(line, sizeof line, " %s: the cheapest window, cost %s; %s", pol, App_bytes((int64_t)e->weight, b1, sizeof b1),
+               nu);
+    else if (e->for_tensor < 0) snprintf(line, sizeof line, " (a step input; %s)", nu);
+    else if (strcmp(pol, "belady") == 0) snprintf(line, sizeof line, " %s: %s, the furthest", pol, nu);
+    else if (strcmp(pol, "lru") == 0)
+      snprintf(line, sizeof line, " %s: least recently used (step %.0f); %s", pol, -e->weight, nu);
+    else snprintf(line, sizeof line, " %s: highest score %.3g; %s", pol, e->weight, nu);
+    used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DIM, 0, line);
+  }
+  if (used < rows) {
+    snprintf(line, sizeof line, " largest gap %s of %s free", App_bytes(e->largest_gap, b2, sizeof b2),
+             App_bytes(e->free_bytes, b3, sizeof b3));
+    used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DEFAULT, 0, line);
+  }
   if (used < rows) { /* the others evicted at that step for the same block */
     char list[160] = "";
     int n = 0;
@@ -192,25 +234,21 @@ static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Pla
       if (len < sizeof list - 2) snprintf(list + len, sizeof list - len, "%s%s", n ? ", " : "", net->tensors[o->tensor].name);
       n++;
     }
-    if (n) Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " with it: %s", list);
-  }
-  if (used < rows) {
-    const char *pol = p->replacement_policy;
-    char nu[32];
-    if (e->next_use == INT32_MAX) snprintf(nu, sizeof nu, "never read again");
-    else snprintf(nu, sizeof nu, "next read at step %d", e->next_use);
-    if (e->window)
-      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: the cheapest window, cost %s; %s", pol,
-                  App_bytes((int64_t)e->weight, b1, sizeof b1), nu);
-    else if (e->for_tensor < 0) Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " (a step input; %s)", nu);
-    else if (strcmp(pol, "belady") == 0)
-      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: %s, the furthest", pol, nu);
-    else if (strcmp(pol, "lru") == 0)
-      Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: least recently used (step %.0f); %s", pol, -e->weight,
-                  nu);
-    else Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DIM, 0, " %s: highest score %.3g; %s", pol, e->weight, nu);
+    if (n) {
+      snprintf(line, sizeof line, " with it: %s", list);
+      used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DEFAULT, 0, line);
+    }
   }
   return used;
+}
+
+/* The selected tensor's stay that spills after the cursor's step (explained), or NULL. */
+static const Stay *Panel_spillHere(const App *app, const Plan *p) {
+  const Stay *st = NULL;
+  for (int i = 0; p && app->selected >= 0 && i < p->nstays; i++)
+    if (p->stays[i].tensor == app->selected && p->stays[i].end == app->cursor && p->stays[i].out == STAY_SPILL)
+      st = &p->stays[i];
+  return st;
 }
 
 static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
@@ -229,15 +267,24 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
   const Tensor *ts = &app->net->tensors[t];
   char b[16], shape[128] = "";
   Panel_tail(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
+  const Stay *spill_here = Panel_spillHere(app, p);
+  /* a small panel (80x24) explains a spill before the tensor's details: "why it left" was gone */
+  bool brief = spill_here && rows < 14;
   int n = 0;
   for (int i = 0; i < ts->rank && n < (int)sizeof shape - 24; i++)
     n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%lld", i ? "x" : "", (long long)ts->shape[i]);
+  if (brief) {
+    yy += Panel_why(app, g, x, yy, w, end - yy, p, spill_here);
+    spill_here = NULL;
+  }
   if (yy < end)
-    Grid_printf(g, x + 1, yy++, w - 1, ROLE_DEFAULT, 0, "%s %s %s, %s", TensorKind_name(ts->kind),
-                ts->rank ? shape : "scalar", ts->dtype, App_bytes(ts->bytes, b, sizeof b));
-  if (yy < end)
-    Grid_printf(g, x + 1, yy++, w - 1, ROLE_DIM, 0, "made by %s, read by %d op(s)",
-                ts->producer >= 0 ? app->net->ops[ts->producer].name : "(host)", ts->nconsumers);
+    Grid_printf(g, x + 1, yy++, w - 1, ROLE_DEFAULT, 0, "%s %s %s %s", App_bytes(ts->bytes, b, sizeof b),
+                TensorKind_name(ts->kind), ts->rank ? shape : "scalar", ts->dtype);
+  if (yy < end) { /* the maker's name last: a long one keeps its distinctive end */
+    int used = Grid_printf(g, x + 1, yy, w - 1, ROLE_DIM, 0, "read by %d op(s), made by ", ts->nconsumers);
+    Panel_tail(g, x + 1 + used, yy++, w - 1 - used, ROLE_DIM, 0,
+               ts->producer >= 0 ? app->net->ops[ts->producer].name : "(host)");
+  }
   int64_t cost = 0;
   int nst = 0, live = -1;
   for (int i = 0; i < p->nstays; i++) {
@@ -253,10 +300,6 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
                 App_bytes(cost, b, sizeof b));
   /* the stays, scrolled so the one at the cursor shows; a click selects one */
   int room = end - yy, first = 0;
-  const Stay *spill_here = NULL;
-  for (int i = 0; i < p->nstays; i++)
-    if (p->stays[i].tensor == t && p->stays[i].end == app->cursor && p->stays[i].out == STAY_SPILL)
-      spill_here = &p->stays[i];
   if (spill_here && room > 6) { /* the explanation first, the stays below */
     int used = Panel_why(app, g, x, yy, w, room - 2, p, spill_here);
     yy += used, room -= used;
@@ -289,6 +332,7 @@ void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int used = Panel_totals(app, g, x, y, w);
   int left = h - used;
   int sched = left >= 20 ? (left - 2) / 2 : left / 2 - 1;
+  if (left < 20 && Panel_spillHere(app, App_shownPlan(app))) sched = 2; /* room for "why it left" */
   if (sched < 1) sched = 1;
   Panel_schedule(app, g, x, y + used, w, sched);
   Panel_tensor(app, g, x, y + used + 1 + sched, w, h - used - 2 - sched);
