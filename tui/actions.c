@@ -8,6 +8,7 @@
 #include "find.h"
 #include "offchip_view.h"
 #include "policy.h"
+#include "snapshot.h"
 #include "solve.h"
 #include "layer_view.h"
 #include "views.h"
@@ -324,19 +325,8 @@ static void Act_writePlan(App *app, const char *path) {
                  App_policies(app->show_pinned ? &app->pinned_set : &app->plan_set, pol, sizeof pol), path);
 }
 
-static int Act_screen(App *app) {
-  if (!app->grid) return 0;
-  char path[512];
-  snprintf(path, sizeof path, "%s.screen.txt", app->stem);
-  char *text = Grid_toText(app->grid);
-  FILE *f = text ? fopen(path, "w") : NULL;
-  bool ok = f && fputs(text, f) >= 0;
-  if (f && fclose(f)) ok = false;
-  free(text);
-  if (ok) App_setMessage(app, false, "wrote %s", path);
-  else App_setMessage(app, true, "cannot write %s", path);
-  return ACT_REDRAW;
-}
+/* P: the screen as SVG and text, in every view (snapshot.c) */
+static int Act_screen(App *app) { return Snapshot_saveScreen(app); }
 
 static int Act_cancel(App *app) {
   if (App_cancel(app)) App_setMessage(app, false, "cancelling the solve...");
@@ -411,7 +401,7 @@ static Action Actions_table[] = {
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
   {"save_plan", 'S', 0, "save the plan shown (asks where; off-chip view: its TAA plan)", Act_save},
-  {"screen_dump", 'P', 0, "write the screen to FILE.screen.txt", Act_screen},
+  {"screen_dump", 'P', 0, "write the screen as NAME.screen.svg and .txt (any view)", Act_screen},
   {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},
   {"open", 'O', 0, "open another network (file picker)", Act_open},
   {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
@@ -531,6 +521,7 @@ int Actions_key(App *app, int key) {
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
+  if (key == Actions_keyOf("screen_dump") && !app->prompt) return Act_screen(app); /* every view: the sweep, the layer view */
   if (app->sweep_open && app->sweep && !app->prompt && !app->help) return SweepView_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
   if (LayerView_isOpen(app)) return LayerView_key(app, key);

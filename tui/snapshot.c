@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "views.h"
 
 bool Snapshot_keys(App *app, const char *keys, const char **bad) {
   const char *p = keys;
@@ -62,6 +63,9 @@ void Snapshot_writeSVG(const Grid *g, FILE *f) {
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" shape-rendering=\"crispEdges\">\n", W, H, W, H);
   fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#1e1e1e\"/>\n");
   fprintf(f, "<g font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"14px\" xml:space=\"preserve\">\n");
+  /* every row's backgrounds and blocks first, then every row's text: a row's
+   * rects drawn after the row above covered its descenders ("nasnet_a" read
+   * "nasnet a" in the title bar) */
   for (int y = 0; y < g->h; y++) {
     const Cell *row = &g->cells[y * g->w];
     /* backgrounds and blocks: one rect per run of the same color */
@@ -84,6 +88,9 @@ void Snapshot_writeSVG(const Grid *g, FILE *f) {
               (x1 - x) * SVG_CW10 / 10.0, hh, Svg_fg(&row[x]));
       x = x1 - 1;
     }
+  }
+  for (int y = 0; y < g->h; y++) {
+    const Cell *row = &g->cells[y * g->w];
     /* text: one <text> per run of the same color and weight */
     for (int x = 0; x < g->w;) {
       if (row[x].ch == ' ' || Svg_block(row[x].ch)) {
@@ -102,4 +109,27 @@ void Snapshot_writeSVG(const Grid *g, FILE *f) {
     }
   }
   fputs("</g>\n</svg>\n", f);
+}
+
+/* One file of the screen; false if it cannot be written whole. */
+static bool Snapshot_file(const Grid *g, const char *path, bool svg) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  if (svg) Snapshot_writeSVG(g, f);
+  else Snapshot_writeText(g, f);
+  bool ok = !ferror(f);
+  return fclose(f) == 0 && ok;
+}
+
+int Snapshot_saveScreen(App *app) {
+  if (!app->grid) return 0;
+  app->message[0] = '\0';
+  View_draw(app, app->grid); /* what the state shows now, without the old message */
+  char svg[300], txt[300];
+  snprintf(svg, sizeof svg, "%s.screen.svg", app->stem);
+  snprintf(txt, sizeof txt, "%s.screen.txt", app->stem);
+  bool ok_svg = Snapshot_file(app->grid, svg, true), ok_txt = Snapshot_file(app->grid, txt, false);
+  if (ok_svg && ok_txt) App_setMessage(app, false, "wrote the screen to %s (colours as shown) and %s", svg, txt);
+  else App_setMessage(app, true, "cannot write %s", ok_svg ? txt : svg);
+  return ACT_REDRAW;
 }

@@ -14,5 +14,8 @@
 bool Snapshot_keys(App *app, const char *keys, const char **bad);
 void Snapshot_writeText(const Grid *g, FILE *f);
 void Snapshot_writeSVG(const Grid *g, FILE *f);
+/* P in every view: the screen as drawn now, as NAME.screen.svg (colours as shown)
+ * and NAME.screen.txt in the current folder; the message line says where. ACT_* flags. */
+int Snapshot_saveScreen(App *app);
 
 #endif
