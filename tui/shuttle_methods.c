@@ -93,14 +93,14 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   SpError err;
   const char *path = mo->arch_path ? mo->arch_path : Data_file("arch/smartshuttle.json");
   if (Arch_load(path, &arch, &err) != SP_OK || Shuttle_optionsFromArch(&arch, &o, &err) != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
+    fprintf(stderr, "spadmap layer: %s\n", Text_escape(err.text, safe, sizeof safe));
     return EXIT_INVALID;
   }
   if (mo->capacity) {
     if (!strcmp(mo->capacity, "halo")) o.capacity = SHUTTLE_CAP_HALO;
     else if (!strcmp(mo->capacity, "raw")) o.capacity = SHUTTLE_CAP_RAW;
     else if (strcmp(mo->capacity, "paper") != 0) {
-      fprintf(stderr, "spadmap: --capacity must be paper, halo or raw, not '%s'\n",
+      fprintf(stderr, "spadmap layer: --capacity must be paper, halo or raw, not '%s'\n",
               Text_escape(mo->capacity, safe, sizeof safe));
       return EXIT_USAGE;
     }
@@ -108,7 +108,7 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   ShuttleLayer r;
   Status status = Shuttle_analyze(l, &o, &r, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
+    fprintf(stderr, "spadmap layer: %s\n", Text_escape(err.text, safe, sizeof safe));
     return ShuttleMethod_exit(status, mo);
   }
   if (mo->json) {
@@ -178,7 +178,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   const double t0 = Clock_now();
   Status status = Steps_plan(l, &o, strategy, &p, &err);
   if (status != SP_OK) {
-    fprintf(stderr, "spadmap: %s\n", Text_escape(err.text, safe, sizeof safe));
+    fprintf(stderr, "spadmap layer: %s\n", Text_escape(err.text, safe, sizeof safe));
     return ShuttleMethod_exit(status, mo);
   }
   /* The check stops on Ctrl-C too. A plan kept from an ILP that Ctrl-C stopped is
@@ -298,6 +298,6 @@ int ShuttleMethod_run(const char *method, const Layer *l, const ShuttleMethodOpt
                {"steps-ilp", STEPS_ILP}};
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
     if (!strcmp(method, steps[i].name)) return ShuttleMethod_steps(steps[i].s, l, o, out);
-  fprintf(stderr, "spadmap: unknown method '%s'\n", Text_escape(method, safe, sizeof safe));
+  fprintf(stderr, "spadmap layer: unknown method '%s'\n", Text_escape(method, safe, sizeof safe));
   return EXIT_USAGE;
 }

@@ -123,7 +123,7 @@ static bool Term_utf8(void) {
 
 int Term_run(App *app) {
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-    fprintf(stderr, "spadmap: the explorer needs a terminal (stdin and stdout are not both a tty);\n"
+    fprintf(stderr, "spadmap tui: the explorer needs a terminal (stdin and stdout are not both a tty); "
                     "use `spadmap snapshot NET --keys ... --out F.txt` to render without one\n");
     return 1;
   }
@@ -132,7 +132,7 @@ int Term_run(App *app) {
   App_startWorkers(app); /* none: solves run on this thread, still correct */
   Term_signals();
   if (!initscr()) {
-    fprintf(stderr, "spadmap: cannot initialise the terminal\n");
+    fprintf(stderr, "spadmap tui: cannot initialise the terminal\n");
     Term_signalsOff();
     return 1;
   }

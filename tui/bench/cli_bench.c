@@ -230,6 +230,7 @@ static int Bench_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   b.repeat = (int)reps;
+  if ((rc = Cli_inputDir(c, &a)) >= 0) return rc; /* bench taa --dir /nonexistent printed its tables empty */
   const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
   const char *only = Cli_value(c, &a, "--network");
   int n;

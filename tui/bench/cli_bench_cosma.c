@@ -700,6 +700,8 @@ static int BenchCosma_parseTimeLimit(const char *text, double *out) {
 /* Options into b; EXIT_USAGE (message printed) or -1 to go on. */
 static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char **argv) {
   const CliCommand *c = &Cli_benchCosma;
+  int bad = Cli_inputDir(c, a);
+  if (bad >= 0) return bad; /* bench taa --dir /nonexistent printed its tables empty */
   b->dir = Cli_value(c, a, "--dir") ? Cli_value(c, a, "--dir") : Data_file("networks");
   b->time_limit = 60;
   if (Cli_value(c, a, "--time-limit") && BenchCosma_parseTimeLimit(Cli_value(c, a, "--time-limit"), &b->time_limit))

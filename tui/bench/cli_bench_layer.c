@@ -52,7 +52,7 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
   int *count, n;
   SpError err = {0};
   if (Layer_unique(net, &u, &count, &n, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap %s: %s\n", Cli_name(), err.text);
     Net_free(net);
     sum->invalid++;
     return;
@@ -142,7 +142,7 @@ static int BenchLayer_run(int argc, char **argv) {
   Arch arch;
   SpError err = {0};
   if (CliLayer_loadArch(Cli_value(c, &a, "--arch"), &arch, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap %s: %s\n", Cli_name(), err.text);
     return EXIT_INVALID;
   }
   bool csv = Cli_value(c, &a, "--csv") != NULL;

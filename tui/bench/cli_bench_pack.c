@@ -193,6 +193,7 @@ static int BenchPack_run(int argc, char **argv) {
                     "--max-buffers 100..1000000, --pinwheel a whole percentage 0..100\n", Cli_safe(v));
     return EXIT_USAGE;
   }
+  if ((rc = Cli_inputDir(c, &a)) >= 0) return rc; /* bench taa --dir /nonexistent printed its tables empty */
   const char *only = Cli_value(c, &a, "--network");
   if (only && !Cli_value(c, &a, "--tight-only")) { /* before any table: it ran them all, then "0 of 0 runs", exit 0 */
     const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");

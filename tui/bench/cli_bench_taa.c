@@ -325,6 +325,7 @@ static int BenchTaa_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchTaa;
   int rc = Cli_parse(c, argc, argv, 0, 0, &a);
   if (rc >= 0) return rc;
+  if ((rc = Cli_inputDir(c, &a)) >= 0) return rc; /* bench taa --dir /nonexistent printed its tables empty */
   const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
   int divisor = 4, repeat = 5;
   TilesLayout layout = TILES_LAYOUT_ROW_MAJOR;

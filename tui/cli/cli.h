@@ -77,6 +77,15 @@ Net *Cli_loadNet(const char *path);
       {"--fold", NULL, "models: fold BatchNorm and elementwise activations into their producer"},                  \
       {"--dim", "NAME=N", "models: give a symbolic ONNX dimension its size (several: --dim a=1,b=2)"}
 int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o);
+/* -1 when the model options given (if any) apply to the file at path, else the
+ * usage exit code after saying so: --dtype, --fold and --dim read ONNX models
+ * only, and a network or DAG file ignored them. */
+int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *path);
+/* -1 when the command's --dir (a folder of inputs) is absent or a directory,
+ * else the exit code (1) after saying so, before any table is printed. */
+int Cli_inputDir(const CliCommand *cmd, const CliArgs *a);
+/* The name of the command Cli_parse last parsed ("solve"), for shared messages. */
+const char *Cli_name(void);
 Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code);
 /* Text from an input file or the command line, escaped for the terminal
  * (Text_escape: "x\x1b[2J"), in one of 8 rotating buffers of this thread:

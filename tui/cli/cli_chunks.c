@@ -1,4 +1,5 @@
 /* spadmap chunks --shape ... --tile ...: RenderChunks (TAA's Algorithm 3) on one tile. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@ static int Chunks_list(const char *text, int64_t *v, int64_t min) {
   const char *p = text;
   while (*p) {
     char *end;
+    errno = 0; /* 20 nines were read as 2^63 - 1 and accepted */
     long long x = strtoll(p, &end, 10);
-    if (end == p || x < min || n == TILES_MAX_RANK) return -1;
+    if (end == p || errno || x < min || n == TILES_MAX_RANK || *p == ' ' || *p == '+') return -1;
     v[n++] = x;
     p = end;
     if (*p == ',') p++;
@@ -54,12 +56,12 @@ static int Chunks_run(int argc, char **argv) {
   v.rank = r;
   const char *origin = Cli_value(c, &a, "--origin"), *strides = Cli_value(c, &a, "--strides");
   if (origin && Chunks_list(origin, v.origin, 0) != r) {
-    fprintf(stderr, "spadmap chunks: --origin \"%s\": expected %d non-negative integers\n", origin, r);
+    fprintf(stderr, "spadmap chunks: --origin \"%s\": expected %d non-negative integers\n", Cli_safe(origin), r);
     return EXIT_USAGE;
   }
   if (strides) {
     if (Chunks_list(strides, v.strides, 0) != r) {
-      fprintf(stderr, "spadmap chunks: --strides \"%s\": expected %d non-negative integers\n", strides, r);
+      fprintf(stderr, "spadmap chunks: --strides \"%s\": expected %d non-negative integers\n", Cli_safe(strides), r);
       return EXIT_USAGE;
     }
   } else if (!Tiles_rowMajor(r, full, v.strides)) {
@@ -67,7 +69,7 @@ static int Chunks_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   for (int d = 0; d < r; d++)
-    if (v.origin[d] + v.shape[d] > full[d]) {
+    if (v.origin[d] > full[d] - v.shape[d]) { /* origin + tile wrapped past 2^63 (UBSan) */
       fprintf(stderr, "spadmap chunks: dimension %d: origin %lld + tile %lld exceeds the tensor's %lld\n", d,
               (long long)v.origin[d], (long long)v.shape[d], (long long)full[d]);
       return EXIT_USAGE;
@@ -75,10 +77,9 @@ static int Chunks_run(int argc, char **argv) {
   v.esize = 1;
   const char *es = Cli_value(c, &a, "--esize");
   if (es) {
-    char *end;
-    long long x = strtoll(es, &end, 10);
-    if (end == es || *end || x < 1 || x > 64) {
-      fprintf(stderr, "spadmap chunks: --esize \"%s\": expected 1 to 64 bytes\n", es);
+    long long x;
+    if (!Cli_int(es, 1, 64, &x)) {
+      fprintf(stderr, "spadmap chunks: --esize \"%s\": expected 1 to 64 bytes\n", Cli_safe(es));
       return EXIT_USAGE;
     }
     v.esize = x;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "datadir.h"
@@ -38,8 +39,50 @@ int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc
   return -1;
 }
 
+/* The command being run, for the messages of the shared loaders ("spadmap solve:
+ * FILE:LINE:COL: ..."; they said "spadmap:", unlike the command's own errors). */
+static const char *Cli_current = "";
+
+const char *Cli_name(void) { return Cli_current; }
+
+/* A file or directory option's value, before any work (solve --out / computed
+ * the plan, printed it, then failed to write; bench --dir FILE ran every network
+ * into an error): empty is a usage error (2); a directory given as a file (or a
+ * file as a directory) or a path whose directory does not exist is a file that
+ * cannot be read or written (1). -1 when the value is fine. */
+static int Cli_checkPath(const CliCommand *cmd, const CliOption *o, const char *path) {
+  bool file = strstr(o->arg, "FILE") || strncmp(o->arg, "F.", 2) == 0, dir = strcmp(o->arg, "DIR") == 0;
+  if ((!file && !dir) || strcmp(path, "-") == 0) return -1;
+  const char *what = NULL;
+  struct stat sb;
+  if (!*path) what = "is empty";
+  else if (stat(path, &sb) == 0) {
+    if (file && S_ISDIR(sb.st_mode)) what = "is a directory (expected a file)";
+    if (dir && !S_ISDIR(sb.st_mode)) what = "is not a directory";
+  } else if (file) { /* a missing directory is the command's to create or refuse (--export-timeloop makes one) */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", path);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) slash[1] = 0;
+    else if (slash) *slash = 0;
+    if (slash && (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode))) what = "cannot write or read it: its directory does not exist";
+  }
+  if (!what) return -1;
+  fprintf(stderr, "spadmap %s: %s \"%s\" %s\n", cmd->name, o->name, Cli_safe(path), what);
+  return *path ? EXIT_INVALID : EXIT_USAGE;
+}
+
+int Cli_inputDir(const CliCommand *cmd, const CliArgs *a) {
+  const char *dir = Cli_value(cmd, a, "--dir");
+  struct stat sb;
+  if (!dir || (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))) return -1;
+  fprintf(stderr, "spadmap %s: --dir \"%s\": no such directory\n", cmd->name, Cli_safe(dir));
+  return EXIT_INVALID; /* a file or folder that cannot be read: 1, as the loaders' */
+}
+
 int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max_pos, CliArgs *a) {
   memset(a, 0, sizeof *a);
+  Cli_current = cmd->name;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -65,6 +108,8 @@ int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max
           fprintf(stderr, "spadmap %s: %s needs a value (%s)\n", cmd->name, o->name, o->arg);
           return EXIT_USAGE;
         }
+        int bad = Cli_checkPath(cmd, o, a->values[k]);
+        if (bad >= 0) return bad;
       } else {
         if (eq) {
           fprintf(stderr, "spadmap %s: %s takes no value\n", cmd->name, o->name);
@@ -102,6 +147,19 @@ const char *Cli_safe(const char *s) {
   return Text_escape(s, ring[next], sizeof ring[next]);
 }
 
+int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *path) {
+  const char *given = Cli_value(cmd, a, "--dtype")  ? "--dtype"
+                      : Cli_value(cmd, a, "--fold") ? "--fold"
+                      : Cli_value(cmd, a, "--dim")  ? "--dim"
+                                                    : NULL;
+  ImportFormat f;
+  SpError err;
+  if (!given || Import_detect(path, &f, &err) || f == IMPORT_ONNX) return -1; /* the loader reports a bad file */
+  fprintf(stderr, "spadmap %s: %s applies to ONNX models; %s is a %s file (it was ignored)\n", cmd->name, given,
+          Cli_safe(path), ImportFormat_name(f));
+  return EXIT_USAGE;
+}
+
 int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) {
   ImportOptions_init(o);
   const char *dtype = Cli_value(cmd, a, "--dtype");
@@ -134,11 +192,12 @@ int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) 
 
 Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code) {
   ImportOptions o;
-  if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0) return NULL;
+  if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0 || (*exit_code = Cli_modelOptionsFit(cmd, a, path)) >= 0)
+    return NULL;
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), &o, &net, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
     *exit_code = EXIT_INVALID;
     return NULL;
   }
@@ -149,7 +208,7 @@ Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), NULL, &net, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
     return NULL;
   }
   return net;

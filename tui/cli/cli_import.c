@@ -19,19 +19,20 @@ static int Import_run(int argc, char **argv) {
   int rc = Cli_parse(&Cli_import, argc, argv, 1, 1, &a);
   if (rc >= 0) return rc;
   ImportOptions o;
-  if ((rc = Cli_modelOptions(&Cli_import, &a, &o)) >= 0) return rc;
+  if ((rc = Cli_modelOptions(&Cli_import, &a, &o)) >= 0 || (rc = Cli_modelOptionsFit(&Cli_import, &a, a.pos[0])) >= 0)
+    return rc;
   char *json;
   size_t len;
   SpError err;
   if (Import_toJson(a.pos[0], &o, &json, &len, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap import: %s\n", Cli_safe(err.text));
     return EXIT_INVALID;
   }
   const char *out = Cli_value(&Cli_import, &a, "--out");
   rc = EXIT_OK;
   if (out) {
     if (FileIO_write(out, json, len, &err)) {
-      fprintf(stderr, "spadmap: %s\n", err.text);
+      fprintf(stderr, "spadmap import: %s\n", Cli_safe(err.text));
       rc = EXIT_INVALID;
     } else {
       printf("wrote %s\n", out);

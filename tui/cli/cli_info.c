@@ -44,10 +44,8 @@ static int Info_run(int argc, char **argv) {
   const char *tl = Cli_value(&Cli_info, &a, "--time-limit");
   if (tl && strcmp(tl, "none") == 0) tl = NULL, limit = -1;
   if (tl) {
-    char *end;
-    limit = strtod(tl, &end);
-    if (end == tl || *end || !(limit > 0) || limit > 1e7) {
-      fprintf(stderr, "spadmap info: --time-limit \"%s\": expected seconds, more than 0 and at most 10000000, or \"none\"\n", tl);
+    if (!Cli_real(tl, 0, 1e7, &limit) || !(limit > 0)) {
+      fprintf(stderr, "spadmap info: --time-limit \"%s\": expected seconds, more than 0 and at most 10000000, or \"none\"\n", Cli_safe(tl));
       return EXIT_USAGE;
     }
   }
@@ -69,7 +67,7 @@ static int Info_run(int argc, char **argv) {
     MinPeakOptions_init(&mo);
     mo.time_limit = limit / 2;
     if (Figures_computeWith(net, p, &mo, &f[p], NULL, &err)) {
-      fprintf(stderr, "spadmap: %s: %s\n", Cli_safe(a.pos[0]), err.text);
+      fprintf(stderr, "spadmap info: %s: %s\n", Cli_safe(a.pos[0]), Cli_safe(err.text));
       Net_free(net);
       return EXIT_INVALID;
     }

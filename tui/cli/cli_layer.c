@@ -33,7 +33,7 @@ static int Layers_run(int argc, char **argv) {
   int *count, n;
   SpError err;
   if (Layer_unique(net, &u, &count, &n, &err)) {
-    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap %s: %s\n", Cli_name(), Cli_safe(err.text));
     Net_free(net);
     return EXIT_INVALID;
   }
@@ -346,7 +346,7 @@ static int Layer_run(int argc, char **argv) {
   Arch arch;
   SpError err = {0};
   if (!shuttle && CliLayer_loadArch(Cli_value(&Cli_layer, &a, "--arch"), &arch, &err)) {
-    fprintf(stderr, "spadmap: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap %s: %s\n", Cli_name(), Cli_safe(err.text));
     return err.code == SP_ERR_ARG ? EXIT_USAGE : EXIT_INVALID;
   }
   Layer layer;

@@ -30,13 +30,14 @@ static bool Offchip_budget(const Net *net, const char *text, int64_t *bytes, SpE
   if (strncasecmp(text, "M_R", 3) == 0) {
     int64_t mr = Figures_minRequired(net, false);
     if (!text[3]) return *bytes = mr, true;
-    char *end;
-    long long d = text[3] == '/' ? strtoll(text + 4, &end, 10) : 0;
-    if (d < 1 || *end) {
-      SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected bytes, M_R or M_R/N", text);
+    /* N from 1 to M_R: M_R/99999999999999999999 was clamped to a 1-byte budget */
+    long long d;
+    if (text[3] != '/' || !Cli_int(text + 4, 1, mr > 0 ? mr : 1, &d)) {
+      SpError_set(err, SP_ERR_ARG, "--budget \"%s\": expected bytes, M_R or M_R/N with N a whole number from 1 to M_R (%lld)",
+                  Cli_safe(text), (long long)mr);
       return false;
     }
-    *bytes = mr / d > 0 ? mr / d : 1;
+    *bytes = mr / d;
     return true;
   }
   const char *preset;
@@ -57,15 +58,22 @@ static int Offchip_run(int argc, char **argv) {
   OffchipOptions_init(&oo);
   const char *order = Cli_value(c, &a, "--order"), *method = Cli_value(c, &a, "--method");
   if (order && !TaaOrder_parse(order, &oo.order)) {
-    fprintf(stderr, "spadmap offchip: --order \"%s\": expected size, lifetime or peers\n", order);
+    fprintf(stderr, "spadmap offchip: --order \"%s\": expected size, lifetime or peers\n", Cli_safe(order));
     return EXIT_USAGE;
   }
   if (method && !OffchipMethod_parse(method, &oo.method)) {
     fprintf(stderr, "spadmap offchip: --method \"%s\": expected taa, so-size, so-breadth, so-improved or offset-size\n",
-            method);
+            Cli_safe(method));
     return EXIT_USAGE;
   }
   oo.fallback = !Cli_value(c, &a, "--no-fallback");
+  /* options that only TAA reads are refused with another method (they were ignored) */
+  if (oo.method != OFFCHIP_TAA && (order || !oo.fallback)) {
+    fprintf(stderr, "spadmap offchip: %s applies to --method taa only (the method is %s)\n",
+            order ? "--order" : "--no-fallback", OffchipMethod_name(oo.method));
+    return EXIT_USAGE;
+  }
+
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
   int exit_code = EXIT_INVALID;
@@ -78,7 +86,7 @@ static int Offchip_run(int argc, char **argv) {
   TilesOptions_init(&to);
   const char *layout = Cli_value(c, &a, "--layout");
   if (layout && !TilesLayout_parse(layout, &to.layout)) {
-    fprintf(stderr, "spadmap offchip: --layout \"%s\": expected nchw or nhwc\n", layout);
+    fprintf(stderr, "spadmap offchip: --layout \"%s\": expected nchw or nhwc\n", Cli_safe(layout));
     exit_code = EXIT_USAGE;
     goto out;
   }

@@ -40,12 +40,13 @@ static bool Pack_isNet(const char *path) {
 static int Pack_check_cmd(const char *path, int64_t capacity) {
   PackInstance in;
   SpError err;
-  if (PackInstance_readCsv(path, &in, &err)) {
-    printf("%s\n", err.text);
+  if (PackInstance_readCsv(path, &in, &err)) { /* errors on stderr, as every command's (they were on stdout) */
+    fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
     return EXIT_INVALID;
   }
   if (!in.offsets) {
-    printf("%s: no 'offset' column (expected a solution: id,lower,upper,size,offset)\n", path);
+    fprintf(stderr, "spadmap pack: %s: no 'offset' column (expected a solution: id,lower,upper,size,offset)\n",
+            Cli_safe(path));
     PackInstance_free(&in);
     return EXIT_INVALID;
   }
@@ -171,13 +172,13 @@ static int Pack_run(int argc, char **argv) {
       return EXIT_USAGE;
     }
     if (PackInstance_readCsv(a.pos[0], &in, &err)) {
-      printf("%s\n", err.text);
+      fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
       return EXIT_INVALID;
     }
   }
   PackResult r;
   if (Pack_solve(in.buffers, in.n, capacity, &o, &r, &err)) {
-    printf("spadmap pack: %s\n", err.text);
+    fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
     PackInstance_free(&in);
     return EXIT_INVALID;
   }
@@ -200,10 +201,10 @@ static int Pack_run(int argc, char **argv) {
   if (out && r.offsets) {
     /* never write what does not check */
     if (Pack_check(in.buffers, in.n, r.offsets, capacity, &err)) {
-      printf("spadmap pack: internal error, the solution does not check: %s\n", err.text);
+      fprintf(stderr, "spadmap pack: internal error, the solution does not check: %s\n", Cli_safe(err.text));
       rc = EXIT_INVALID;
     } else if (PackInstance_writeCsv(out, &in, r.offsets, &err)) {
-      printf("%s\n", err.text);
+      fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
       rc = EXIT_INVALID;
     } else {
       printf("written        %s\n", out);

@@ -20,10 +20,10 @@
 static int Tui_app(const CliCommand *c, const CliArgs *a, App *app, const char *path) {
   ImportOptions o;
   int rc = Cli_modelOptions(c, a, &o);
-  if (rc >= 0) return rc;
+  if (rc >= 0 || (rc = Cli_modelOptionsFit(c, a, path)) >= 0) return rc;
   SpError err;
   if (App_initWith(app, path, &o, &err)) {
-    fprintf(stderr, "spadmap: %s\n", err.text);
+    fprintf(stderr, "spadmap %s: %s\n", c->name, Cli_safe(err.text));
     return EXIT_INVALID;
   }
   return -1;
@@ -43,7 +43,7 @@ static bool Tui_keys(void) {
         if (!line[0] || line[0] == '#') continue;
         const char *why = Actions_configure(line);
         if (why[0]) {
-          fprintf(stderr, "spadmap: %s: %s\n", Cli_safe(path), why);
+          fprintf(stderr, "spadmap %s: %s: %s\n", Cli_name(), Cli_safe(path), why);
           fclose(f);
           return false;
         }
@@ -55,7 +55,7 @@ static bool Tui_keys(void) {
   if (env) {
     const char *why = Actions_configure(env);
     if (why[0]) {
-      fprintf(stderr, "spadmap: SPADMAP_KEYS: %s\n", why);
+      fprintf(stderr, "spadmap %s: SPADMAP_KEYS: %s\n", Cli_name(), why);
       return false;
     }
   }
@@ -95,10 +95,10 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
   app->set.params = Cli_value(c, a, "--params") != NULL;
   const char *tl = Cli_value(c, a, "--time-limit");
   if (tl) {
-    char *end;
-    double v = strtod(tl, &end);
-    if (end == tl || *end || !(v >= 0)) {
-      fprintf(stderr, "spadmap %s: --time-limit wants seconds, e.g. 10 or 0.5 (got \"%s\")\n", c->name, tl);
+    double v; /* the shared parser: 1e999 (inf) and 20 nines were taken */
+    if (!Cli_real(tl, 0, 1e7, &v)) {
+      fprintf(stderr, "spadmap %s: --time-limit wants seconds from 0 to 1e7, e.g. 10 or 0.5 (got \"%s\")\n", c->name,
+              Cli_safe(tl));
       return EXIT_USAGE;
     }
     app->set.time_limit = v;

@@ -9,8 +9,8 @@
 static int Validate_offchip(const Net *net, const char *path) {
   OffchipPlan *p;
   SpError err;
-  if (OffchipPlan_load(path, &p, &err)) {
-    printf("%s\n", err.text);
+  if (OffchipPlan_load(path, &p, &err)) { /* a file that cannot be read: an error, on stderr (it was on stdout) */
+    fprintf(stderr, "spadmap validate: %s\n", Cli_safe(err.text));
     return EXIT_INVALID;
   }
   Status st = OffchipPlan_validate(p, net, &err);
@@ -39,7 +39,7 @@ static int Validate_run(int argc, char **argv) {
     return code;
   }
   if (Plan_load(a.pos[1], net, &plan, &err)) {
-    printf("%s\n", err.text);
+    fprintf(stderr, "spadmap validate: %s\n", Cli_safe(err.text));
     Net_free(net);
     return EXIT_INVALID;
   }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 
 static const CliCommand *const Main_commands[] = {
     &Cli_info,
@@ -33,7 +34,11 @@ static void Main_usage(FILE *out) {
   fprintf(out, "\nexit codes: 0 ok, 1 invalid input or plan (or a file that cannot be read or written), 2 usage,\n"
                "            3 a solver limit (no plan within the time, memory or state limits; numerical\n"
                "              failure; a plan found before a limit exits 0 and prints its gap),\n"
-               "            130 interrupted (solve keeps the best plan found so far)\n");
+               "            130 interrupted (solve keeps the best plan found so far)\n"
+               "\nerrors: one line on stderr, \"spadmap COMMAND: FILE:LINE:COLUMN: what was expected\" (or the\n"
+               "JSON path); stdout holds results only. Input files (networks, plans, off-chip plans, CSV\n"
+               "instances, architectures, models) are read whole and refused past %d MiB each.\n",
+          (int)(FILEIO_MAX_READ >> 20));
 }
 
 int main(int argc, char **argv) {
