@@ -149,6 +149,7 @@ typedef struct {
   int antichain;         /* ops whose relative orders were enumerated (0: none) */
   int orders;            /* relative orders tried */
   bool complete;         /* false: stopped at the deadline or cancel (the bound still holds) */
+  bool combined;         /* the checkpoints' evictions were combined by the small ILP (shared spills) */
   long cuts;             /* minimum cuts computed */
   double seconds;
 } CosmaBoundResult;

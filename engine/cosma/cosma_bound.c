@@ -37,6 +37,7 @@
 #include "bitset.h"
 #include "clock.h"
 #include "cosma.h"
+#include "ilp.h"
 
 enum { MAX_MUST = 12 };
 #define FLOW_INF ((int64_t)1 << 60)
@@ -149,6 +150,7 @@ typedef struct {
   double deadline;
   atomic_int *cancel;
   bool stopped, nomem;
+  bool combined; /* the last chain's bound came from the joint combination (Cb_combine) */
 } Cb;
 
 typedef struct {
@@ -352,6 +354,85 @@ static int Cb_find(int *parent, int x) {
   return x;
 }
 
+/* The chain's terms combined exactly, when must tensors cross several checkpoints:
+ * which of them leave at each checkpoint is chosen jointly, so a tensor that leaves
+ * at two checkpoints pays two retrievals but one spill (the per-checkpoint sum can
+ * count no spill for it at all). A small ILP (GLPK): e[i][m] = must tensor m leaves
+ * at checkpoint i, z[t] = t is spilled, y[i] = optional units evicted at i (a
+ * multiple of their GCD), one spill variable per group of overlapping optional
+ * candidates. Its proven lower bound is returned (bytes), 0 if GLPK gave none. */
+static int64_t Cb_combine(Cb *c, Term *terms, const int *ops, int k, const int *count, const bool *elig,
+                          const int *comp) {
+  const Net *net = c->net;
+  int64_t g = 0;
+  bool integral = true;
+  for (int i = 0; i < k; i++) {
+    for (int m = 0; m < terms[i].nmust; m++) g = Cb_gcd(g, net->tensors[terms[i].must[m]].bytes);
+    if (terms[i].r > 0) g = Cb_gcd(g, terms[i].opt_gcd > 0 ? terms[i].opt_gcd : terms[i].r);
+  }
+  if (g <= 0) return 0;
+  IlpModel *m = IlpModel_new();
+  int *zcol = malloc(sizeof(int) * (size_t)c->nt), *ccol = malloc(sizeof(int) * (size_t)c->nt);
+  int *cols = malloc(sizeof(int) * (size_t)(MAX_MUST + 4)), *ycol = malloc(sizeof(int) * (size_t)k);
+  double *coef = malloc(sizeof(double) * (size_t)(MAX_MUST + 4));
+  int64_t out = 0;
+  if (!m || !zcol || !ccol || !cols || !ycol || !coef) goto done;
+  for (int t = 0; t < c->nt; t++) {
+    zcol[t] = count[t] > 0 && Cb_spills(c, t) ? IlpModel_addCol(m, ILP_BINARY, 0, 1, (double)(net->tensors[t].bytes / g)) : -1;
+    ccol[t] = -1;
+  }
+  for (int i = 0; i < k; i++) {
+    const Term *tm = &terms[i];
+    double room = (double)(c->budget - c->own[ops[i]]), unit = tm->opt_gcd > 0 ? (double)tm->opt_gcd : 1;
+    if (tm->opt_gcd <= 1) integral = false;
+    /* y: optional units evicted (integer: their sizes' GCD divides what leaves) */
+    ycol[i] = tm->r > 0 ? IlpModel_addCol(m, tm->opt_gcd > 1 ? ILP_INTEGER : ILP_CONTINUOUS, 0, ILP_INF, unit / (double)g)
+                        : -1;
+    int n = 0, base = 0;
+    double must_bytes = 0;
+    base = IlpModel_ncols(m);
+    for (int q = 0; q < tm->nmust; q++) {
+      int t = tm->must[q];
+      double b = (double)net->tensors[t].bytes;
+      IlpModel_addCol(m, ILP_BINARY, 0, 1, b / (double)g); /* its retrieval */
+      must_bytes += b;
+      if (zcol[t] >= 0) { /* leaving means it was spilled */
+        int rc[2] = {base + q, zcol[t]};
+        double rv[2] = {1, -1};
+        IlpModel_addRow(m, -ILP_INF, 0, 2, rc, rv);
+      }
+    }
+    /* kept must bytes fit the room; kept + optional left fit too */
+    for (int q = 0; q < tm->nmust; q++) cols[n] = base + q, coef[n++] = -(double)net->tensors[tm->must[q]].bytes;
+    if (n) IlpModel_addRow(m, -ILP_INF, room - must_bytes, n, cols, coef);
+    if (ycol[i] >= 0) {
+      cols[n] = ycol[i], coef[n++] = -unit;
+      IlpModel_addRow(m, -ILP_INF, room - must_bytes - (double)tm->r, n, cols, coef);
+      if (elig[i]) { /* the optional tensors' spills: one variable per group */
+        int r = comp[i];
+        if (ccol[r] < 0) ccol[r] = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 1.0 / (double)g);
+        int rc[2] = {ycol[i], ccol[r]};
+        double rv[2] = {unit, -1};
+        IlpModel_addRow(m, -ILP_INF, 0, 2, rc, rv);
+      }
+    }
+  }
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.time_limit = 2;
+  o.cancel = c->cancel;
+  o.integral_objective = integral;
+  IlpResult r = {0};
+  SpError e;
+  if (Ilp_solve(m, &o, &r, &e) == SP_OK && r.has_bound && r.status != ILP_ERROR && r.status != ILP_INFEASIBLE)
+    out = (int64_t)((r.bound + 1e-6 < 0 ? 0 : r.bound + 1e-6)) * g;
+  IlpResult_free(&r);
+done:
+  IlpModel_free(m);
+  free(zcol), free(ccol), free(cols), free(ycol), free(coef);
+  return out;
+}
+
 /* The best chain over the candidate checkpoints cand[0..ncand) (any order) and its
  * bound. -1 when stopped. */
 static int64_t Cb_chain(Cb *c, const int *cand, int ncand, int *chain_len) {
@@ -443,6 +524,21 @@ static int64_t Cb_chain(Cb *c, const int *cand, int ncand, int *chain_len) {
     }
   }
   for (int t = 0; t < nt; t++) total += compf[t];
+  c->combined = false;
+  bool shared = false;
+  for (int t = 0; t < nt && !shared; t++) shared = count[t] > 1 && Cb_spills(c, t);
+  if (shared) {
+    int *ops = malloc(sizeof(int) * (size_t)k), *comp = malloc(sizeof(int) * (size_t)k);
+    if (ops && comp) {
+      for (int i = 0; i < k; i++) {
+        ops[i] = P[chain[i]];
+        comp[i] = elig[i] ? Cb_find(parent, terms[i].optc[0]) : -1;
+      }
+      int64_t joint = Cb_combine(c, terms, ops, k, count, elig, comp);
+      if (joint > total) total = joint, c->combined = true;
+    }
+    free(ops), free(comp);
+  }
   free(csize), free(elig);
   free(fmins);
   result = total;
@@ -575,7 +671,7 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
     goto out;
   }
   if (base < 0) goto stopped;
-  res->bound = base, res->checkpoints = len, res->complete = true;
+  res->bound = base, res->checkpoints = len, res->complete = true, res->combined = c.combined;
   if (opt->target > 0 && base >= opt->target) goto done; /* the caller's plan is proven: no orders to try */
   /* tight parallel ops: the antichain whose relative orders are enumerated */
   int64_t maxsz = 0;
@@ -597,6 +693,7 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
   }
   if (nh >= 2) {
     int64_t lowest = -1;
+    bool lowest_combined = false;
     int nc2 = 0;
     for (int i = 0; i < ncand && i < 16; i++) cand[nc2++] = cand[i];
     for (int k = 0; k < nh; k++) {
@@ -629,7 +726,7 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
         lowest = -1;
         break;
       }
-      if (lowest < 0 || b2 < lowest) lowest = b2;
+      if (lowest < 0 || b2 < lowest) lowest = b2, lowest_combined = c.combined;
     } while (Cb_nextPerm(perm, nh) && lowest != 0);
     memcpy(c.npred, saved, sizeof(int) * (size_t)n);
     free(saved);
@@ -639,7 +736,7 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
     }
     res->antichain = nh;
     if (lowest < 0) res->complete = false; /* stopped: the chain bound alone stands */
-    else if (lowest > res->bound) res->bound = lowest;
+    else if (lowest > res->bound) res->bound = lowest, res->combined = lowest_combined;
   }
   goto done;
 stopped:
