@@ -117,6 +117,8 @@ regress 2 "origin 9223372036854775807 + tile 1 exceeds" "$bin" chunks --shape 92
 regress 2 "expected 1 to 8 positive integers" "$bin" chunks --shape 99999999999999999999 --tile 1 # was 2^63 - 1
 regress 1 '^spadmap solve: --out "/" is a directory' "$bin" solve "$net" --budget M_R --out / # the plan was printed first
 regress 2 '^spadmap pack: --out "" is empty' "$bin" pack "$csv" --out ""
+regress 2 "^spadmap pack: --method does not apply to --check" "$bin" pack --check "$csv" --method so-size # was ignored
+regress 2 "^spadmap pack: --capacity and --budget both set the capacity" "$bin" pack "$net" --capacity 100 --budget M_R
 printf 'id,lower\n' >"$tmp/bad.csv"
 regress 1 "^spadmap pack: .*bad.csv:1:1: the header has no 'upper' column" "$bin" pack "$tmp/bad.csv" # was on stdout
 regress 1 "^spadmap pack: .*bad.csv:1:1: the header has no 'upper' column" "$bin" pack --check "$tmp/bad.csv"

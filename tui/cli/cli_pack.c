@@ -137,6 +137,14 @@ static int Pack_run(int argc, char **argv) {
       fprintf(stderr, "spadmap pack: --check FILE takes no instance (the solution file holds it)\n");
       return EXIT_USAGE;
     }
+    /* the check reads the capacity only: the rest was ignored */
+    static const char *const unused[] = {"--budget", "--schedule", "--params", "--method", "--time-limit", "--out"};
+    for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+      if (Cli_value(c, &a, unused[i])) {
+        fprintf(stderr, "spadmap pack: %s does not apply to --check (which reads the offsets and --capacity)\n",
+                unused[i]);
+        return EXIT_USAGE;
+      }
     return Pack_check_cmd(Cli_value(c, &a, "--check"), capacity);
   }
   if (a.npos != 1) {
@@ -161,6 +169,10 @@ static int Pack_run(int argc, char **argv) {
   memset(&in, 0, sizeof in);
   SpError err;
   if (Pack_isNet(a.pos[0])) {
+    if (cap_text && Cli_value(c, &a, "--budget")) { /* --budget won silently */
+      fprintf(stderr, "spadmap pack: --capacity and --budget both set the capacity: give one\n");
+      return EXIT_USAGE;
+    }
     rc = Pack_fromNet(c, &a, &in, &capacity);
     if (rc >= 0) {
       PackInstance_free(&in);
