@@ -50,16 +50,18 @@ shows diamond_too_narrow    "20x5)"
 case_ diamond_picker        diamond  80x24  "O"
 case_ diamond_picker_filter diamond  80x24  "Ore"
 case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
-# the layer view (I): CoSA on the op at the cursor (the paper's Fig. 8 layer 3_7_512_512_1),
-# random on the 4x PE variant, an op that is no layer
+# the layer view (I): the paper's CoSA on the op at the cursor (the paper's Fig. 8 layer
+# 3_7_512_512_1), ours (cosa-plus, m), random on the 4x PE variant, an op that is no layer
 case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
-shows resnet50_layer_cosa   "best of 3 weight vectors"
-case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Ima"
+shows resnet50_layer_cosa   "0 local-search steps"
+case_ resnet50_layer_cosa_plus resnet50 120x40 "<End><Left><Left><Left><Left>Im"
+shows resnet50_layer_cosa_plus "best of 3 weight vectors"
+case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Imma"
 shows resnet50_layer_random "best of 5 valid random mappings"
 case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
-# SmartShuttle's scheme table (the method after the four mappers) and the steps map
+# SmartShuttle's scheme table (the method after the five mappers) and the steps map
 # (ZigZag, stepped to step 4) in the layer view
-case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmm"
+case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmmm"
 shows alexnet_layer_shuttle "method smartshuttle"
 shows alexnet_layer_shuttle "MACs per DRAM access"
 case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M<Right><Right><Right>"
@@ -124,6 +126,18 @@ case_ diamond_cli_settings   diamond  100x30 "" --budget 11,264 --schedule mpmf 
 case_ nasnet_a_sweep         nasnet_a 120x40 "W<Right><Right><Right><Down><Down>"
 case_ resnet50_sweep_spills  resnet50 100x30 "W<Tab>"
 case_ diamond_sweep_enter    diamond  100x30 "W<End><Down><Down><Enter>"
+# every view's legend on the legend key (issue 26, point 3): the sweep's (l did nothing
+# there), the off-chip map's (it showed the on-chip one); the sweep proves the ILP points
+# in a snapshot too (small networks), and says unknown keys
+case_ diamond_sweep_legend   diamond  100x30 "Wl"
+shows diamond_sweep_legend   "legend: the budget sweep"
+shows diamond_sweep_legend   "the proven ILP optimum"
+case_ diamond_sweep_ilp      diamond  100x30 "W"
+shows diamond_sweep_ilp      "ILP optimum, default order, at this budget: 32.0K"
+case_ diamond_sweep_unknown  diamond  100x30 "Wj"
+shows diamond_sweep_unknown  "no action on j in the sweep (? for help)"
+case_ taa_example_off_legend taa_example 100x30 "Dl"
+shows taa_example_off_legend "legend: the off-chip map"
 # saving asks for a path (Esc leaves without writing)
 case_ diamond_save_prompt    diamond  80x24  "S"
 # a saved plan opened with --plan (written by solve first)

@@ -1,6 +1,6 @@
 /* help_view: the help overlay, generated from the action table (keys as bound
- * now), with each line's text wrapped to its column; and the legend overlay:
- * what the colours, marks and units mean. */
+ * now), with each line's text wrapped to its column. The legends are in
+ * legend_view.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -98,41 +98,4 @@ void HelpView_draw(App *app, Grid *g) {
     Help_wrap(g, cx + HELP_KEYW + 1, cy, cw - HELP_KEYW - 2, ROLE_DEFAULT, a->help);
   }
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " SPADMAP_KEYS=\"action=key,...\" rebinds ");
-}
-
-void LegendView_draw(App *app, Grid *g) {
-  (void)app;
-  static const struct {
-    uint32_t glyph;
-    Role role;
-    const char *text;
-  } rows[] = {
-    {0x2588, ROLE_TENSOR0, "a tensor's stay on chip: steps across, addresses up (one colour per tensor; "
-                           "without colour, alternating solid and shaded fills)"},
-    {0x2592, ROLE_SELECT, "the selected tensor (shaded: visible without colour)"},
-    {0x25BC, ROLE_SPILL, "spill: the tensor leaves the chip after this step (copied to the host)"},
-    {0x25B2, ROLE_RETRIEVE, "retrieve: it comes back from the host for this step"},
-    {0x2195, ROLE_WARN, "spill row: spills and retrieves on the same step"},
-    {0x00B7, ROLE_FREE, "free bytes below the column's highest block (fragmentation)"},
-    {0x2502, ROLE_CURSOR, "the cursor's step (and the mark under the step axis)"},
-    {0x25C6, ROLE_PEAK, "the peak step (most bytes resident), also on the budget line"},
-    {0x2500, ROLE_BUDGET, "the budget (dashed when the addresses are zoomed)"},
-  };
-  int n = (int)(sizeof rows / sizeof rows[0]);
-  int w = g->w - 8 < 76 ? g->w - 8 : 76, tw = w - 8, lines = 0;
-  for (int i = 0; i < n; i++) lines += Help_wrap(NULL, 0, 0, tw, ROLE_DEFAULT, rows[i].text);
-  const char *units = "sizes: B bytes, K KiB (1024 B), M MiB, G GiB, as the CLI prints them; "
-                      "the address axis counts bytes from 0 up to the budget";
-  lines += Help_wrap(NULL, 0, 0, w - 4, ROLE_DEFAULT, units) + 1;
-  int h = lines + 4;
-  if (h > g->h) h = g->h;
-  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, y = y0 + 2;
-  Grid_box(g, x0, y0, w, h);
-  Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, " legend (any key closes) ");
-  for (int i = 0; i < n && y < y0 + h - 1; i++) {
-    Grid_put(g, x0 + 3, y, Grid_glyph(g, rows[i].glyph), rows[i].role, ATTR_BOLD);
-    y += Help_wrap(g, x0 + 6, y, tw, ROLE_DEFAULT, rows[i].text);
-  }
-  y++;
-  if (y < y0 + h - 1) Help_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, units);
 }

@@ -334,3 +334,8 @@ void LayerView_draw(App *app, Grid *g) {
              close, quit);
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, hint);
 }
+
+const char *LayerView_methodShown(const App *app) {
+  const LayerView *v = LayerView_of(app);
+  return v ? LayerView_methodName(v->method) : "";
+}

@@ -18,5 +18,7 @@ int LayerView_key(App *app, int key);   /* ACT_* flags */
 void LayerView_draw(App *app, Grid *g);
 bool LayerView_poll(App *app);          /* a result arrived: redraw */
 void LayerView_free(App *app);          /* stops a running solve */
+/* The method the view shows ("cosa", "smartshuttle", "steps-row" ...), "" when closed (its legend). */
+const char *LayerView_methodShown(const App *app);
 
 #endif

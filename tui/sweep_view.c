@@ -36,10 +36,14 @@ struct SweepView {
   int combo, budget, metric; /* the cursor: a combination, a budget, what is drawn */
   SweepPoint *ilp, *ilp_staged; /* the proven ILP points per budget (done: tried; status SP_OK: proven) */
   int ilp_tried;          /* budgets tried so far (under mu) */
+  bool ilp_skipped;       /* a snapshot of a network too big to prove each budget in */
   bool closed, finished;  /* under mu: the UI let go / the thread is done */
 };
 
 enum { SWEEP_ILP_SECONDS = 5 };
+/* Snapshots prove the ILP points too (synchronously, so the picture has them)
+ * on networks this small, where each budget is proven in well under a second. */
+enum { SWEEP_SNAPSHOT_ILP_OPS = 64 };
 
 static const char *const Sweep_metrics[] = {"traffic (non-compulsory bytes)", "spills", "peak resident"};
 
@@ -202,6 +206,12 @@ static int Sweep_open(App *app) {
   }
   Sweep_fill(app->net, &v->opt, v->shown, &err); /* snapshots: here, deterministically */
   v->done = v->total;
+  if (app->net->nops <= SWEEP_SNAPSHOT_ILP_OPS) { /* the proven optima too: a picture without them misleads */
+    Sweep_ilp(v);
+    memcpy(v->ilp, v->ilp_staged, sizeof *v->ilp * (size_t)v->shown->nbudgets);
+    v->ilp_shown = v->ilp_tried;
+  } else
+    v->ilp_skipped = true;
   return ACT_REDRAW;
 }
 
@@ -210,6 +220,19 @@ int SweepView_openKey(App *app) { return Sweep_open(app); }
 int SweepView_key(App *app, int key) {
   SweepView *v = app->sweep;
   Sweep *sw = v->shown;
+  if (app->legend) { /* any key closes it, as over the map; the quit key still quits */
+    app->legend = false;
+    return key == Actions_keyOf("quit") ? ACT_QUIT : ACT_REDRAW;
+  }
+  if (key == Actions_keyOf("legend")) { /* the sweep's own legend (legend_view.c) */
+    app->legend = true;
+    return ACT_REDRAW;
+  }
+  if (key == Actions_keyOf("help")) {
+    app->help = true;
+    app->help_page = 0;
+    return ACT_REDRAW;
+  }
   switch (key) {
   case K_ESC: app->sweep_open = false; return ACT_REDRAW;
   case K_LEFT: v->budget = v->budget > 0 ? v->budget - 1 : 0; return ACT_REDRAW;
@@ -239,6 +262,11 @@ int SweepView_key(App *app, int key) {
   default:
     if (key == Actions_keyOf("quit")) return ACT_QUIT;
     if (key == Actions_keyOf("sweep")) app->sweep_open = false;
+    else if (key != K_RESIZE) {
+      char kn[16], hk[16];
+      App_setMessage(app, false, "no action on %s in the sweep (%s for help)", Key_name(key, kn, sizeof kn),
+                     Key_name(Actions_keyOf("help"), hk, sizeof hk));
+    }
     return ACT_REDRAW;
   }
 }
@@ -305,8 +333,16 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     Cell *c = Grid_at(g, ccx, py + r);
     if (c && c->ch == ' ') *c = (Cell){Grid_glyph(g, 0x2502), ROLE_CURSOR, ROLE_DEFAULT, 0};
   }
-  Grid_text(g, x, y + h - 2, cw, ROLE_DIM, 0, "Left/Right budget  Up/Down combination  Tab metric  Enter open  Esc close");
-  if (v->threaded) {
+  char hint[160], lk[16], hk[16];
+  snprintf(hint, sizeof hint, "Left/Right budget  Up/Down combination  Tab metric  Enter open  %s legend  %s help  Esc close",
+           Key_name(Actions_keyOf("legend"), lk, sizeof lk), Key_name(Actions_keyOf("help"), hk, sizeof hk));
+  if ((int)strlen(hint) > cw) /* the short form before a cut one */
+    snprintf(hint, sizeof hint, "</> budget  ^/v combination  Tab metric  Enter open  %s legend  Esc", lk);
+  Grid_text(g, x, y + h - 2, cw, ROLE_DIM, 0, hint);
+  if (v->ilp_skipped)
+    Grid_printf(g, x, y + h - 1, cw, ROLE_DIM, 0, "%s ILP optimum: not proven in snapshots of networks over %d ops",
+                g->unicode ? "\u2605" : "*", SWEEP_SNAPSHOT_ILP_OPS);
+  else if (v->threaded || v->ilp_shown > 0) {
     const SweepPoint *ip = &v->ilp[v->budget];
     char iv[48];
     if (!ip->done) snprintf(iv, sizeof iv, "%s", v->ilp_shown < sw->nbudgets && done == v->total ? "proving..." : "-");

@@ -1,0 +1,126 @@
+/* legend_view: the legend overlay, one per view, reached by the same key (the
+ * `legend` action): the on-chip map, the off-chip map, the budget sweep, and
+ * the layer view (the mappers' tile bars, SmartShuttle, the steps map). Each
+ * row is a mark drawn as the view draws it and what it means. */
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "layer_view.h"
+#include "views.h"
+
+typedef struct {
+  uint32_t glyph;  /* 0: the row is a heading (text only, bold) */
+  Role role;
+  const char *text;
+} LegendRow;
+
+static const LegendRow Legend_map[] = {
+  {0x2588, ROLE_TENSOR0, "a tensor's stay on chip: steps across, addresses up (one colour per tensor; "
+                         "without colour, alternating solid and shaded fills)"},
+  {0x2592, ROLE_SELECT, "the selected tensor (shaded: visible without colour)"},
+  {0x25BC, ROLE_SPILL, "spill: the tensor leaves the chip after this step (copied to the host)"},
+  {0x25B2, ROLE_RETRIEVE, "retrieve: it comes back from the host for this step"},
+  {0x2195, ROLE_WARN, "spill row: spills and retrieves on the same step"},
+  {0x00B7, ROLE_FREE, "free bytes below the column's highest block (fragmentation)"},
+  {0x2502, ROLE_CURSOR, "the cursor's step (and the mark under the step axis)"},
+  {0x25C6, ROLE_PEAK, "the peak step (most bytes resident), also on the budget line"},
+  {0x2500, ROLE_BUDGET, "the budget (dashed when the addresses are zoomed)"},
+  {0x2026, ROLE_DIM, "text cut to fit; a long name keeps its distinctive end"},
+};
+
+static const LegendRow Legend_offchip[] = {
+  {0x2588, ROLE_TENSOR0, "a tile's chunk in DRAM (off chip): sub-steps across, DRAM addresses up; one colour "
+                         "per tensor, its tiles in the same colour (ASCII: # a whole tensor, = a tile)"},
+  {0x2588, ROLE_SELECT, "the selected tensor's tiles (ASCII: @)"},
+  {0x2500, ROLE_PEAK, "the DRAM peak: the highest address any chunk reaches"},
+  {0x2502, ROLE_CURSOR, "the cursor's step: its sub-steps (bold), the mark under the step axis"},
+  {0x25B2, ROLE_CURSOR, "the step the cursor is on, under the step axis"},
+  {0, ROLE_DEFAULT, "below M_R the network runs tile by tile: each op's tiles are its sub-steps; TAA places "
+                    "the chunks (Tile-Aware Allocation), the panel compares Shared Objects"},
+  {0x2026, ROLE_DIM, "text cut to fit; a long name keeps its distinctive end"},
+};
+
+static const LegendRow Legend_sweep[] = {
+  {0x00B7, ROLE_DIM, "one fast combination (schedule/replacement/allocator) at each budget"},
+  {0x25CF, ROLE_SELECT, "the combination the cursor is on (Up/Down), its value at each budget"},
+  {0x2605, ROLE_OK, "the proven ILP optimum (ilp replacement, default order) at that budget: the floor "
+                    "the heuristics are measured against; not drawn where it was not proven in time"},
+  {0x2502, ROLE_CURSOR, "the cursor's budget (Left/Right); the list on the right is every combination there"},
+  {0, ROLE_DEFAULT, "Tab: the metric (traffic = non-compulsory bytes, spills, peak resident); "
+                    "Enter opens that point's plan on the map; budgets from M_R to past M_P"},
+};
+
+static const LegendRow Legend_mapper[] = {
+  {0, ROLE_DEFAULT, "tiles vs capacity: one bar per memory level, each operand's tile as a share of it"},
+  {0x2588, ROLE_TENSOR0 + 0, "W: the weights' (kernels') tile"},
+  {0x2588, ROLE_TENSOR0 + 1, "I: the inputs' tile"},
+  {0x2588, ROLE_TENSOR0 + 2, "O: the outputs' (partial sums') tile"},
+  {0x00B7, ROLE_FREE, "capacity left free; (unbounded): DRAM"},
+  {0x2588, ROLE_WARN, "a level's name in this colour bounds the latency ('-bound')"},
+  {0, ROLE_DEFAULT, "the loop nest: 'for' loops run in time, 'spatial_for' across the PEs; the dimensions "
+                    "R S (kernel rows, columns), P Q (output rows, columns), C (input channels), "
+                    "K (output channels), N (batch)"},
+};
+
+static const LegendRow Legend_steps[] = {
+  {'k', ROLE_TENSOR0 + 2, "a kernel element held on chip (the kernels band)"},
+  {0x2588, ROLE_TENSOR0 + 1, "an input element kept from the step before"},
+  {0x25B2, ROLE_RETRIEVE, "an input element loaded from DRAM at this step"},
+  {0x25BC, ROLE_SPILL, "an input element freed after this step"},
+  {'o', ROLE_TENSOR0 + 4, "an output element written at this step"},
+  {0x00B7, ROLE_FREE, "free on-chip space"},
+  {'#', ROLE_OK, "patch grid: an output patch done in an earlier step"},
+  {'@', ROLE_CURSOR, "patch grid: a patch of the cursor's step"},
+  {'.', ROLE_DIM, "patch grid: a patch still to do"},
+  {0, ROLE_DEFAULT, "G: patches per step (+/-); sizes and addresses in elements, durations in cycles"},
+};
+
+static const LegendRow Legend_shuttle[] = {
+  {0, ROLE_DEFAULT, "SmartShuttle: each reuse scheme (which operand stays on chip) with its DRAM traffic "
+                    "and MACs per DRAM access; the chosen scheme is the one with the least traffic"},
+  {0, ROLE_DEFAULT, "the dimensions as in the mappers' loop nest: R S kernel, P Q output, C input "
+                    "channels, K output channels, N batch"},
+};
+
+static void Legend_box(App *app, Grid *g, const char *title, const LegendRow *rows, int n, const char *units) {
+  (void)app;
+  int w = g->w - 8 < 76 ? g->w - 8 : 76, tw = w - 8, lines = 0;
+  for (int i = 0; i < n; i++) lines += View_wrap(NULL, 0, 0, rows[i].glyph ? tw : w - 4, ROLE_DEFAULT, rows[i].text);
+  if (units) lines += View_wrap(NULL, 0, 0, w - 4, ROLE_DEFAULT, units) + 1;
+  int h = lines + 4;
+  if (h > g->h) h = g->h;
+  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, y = y0 + 2;
+  Grid_box(g, x0, y0, w, h);
+  char head[120], lk[16];
+  snprintf(head, sizeof head, " legend: %s (any key closes; %s again too) ", title,
+           Key_name(Actions_keyOf("legend"), lk, sizeof lk));
+  Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, head);
+  for (int i = 0; i < n && y < y0 + h - 1; i++) {
+    if (!rows[i].glyph) {
+      y += View_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, rows[i].text);
+      continue;
+    }
+    Grid_put(g, x0 + 3, y, Grid_glyph(g, rows[i].glyph), rows[i].role, ATTR_BOLD);
+    y += View_wrap(g, x0 + 6, y, tw, ROLE_DEFAULT, rows[i].text);
+  }
+  y++;
+  if (units && y < y0 + h - 1) View_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, units);
+}
+
+#define LEGEND(rows) rows, (int)(sizeof rows / sizeof rows[0])
+
+void LegendView_draw(App *app, Grid *g) {
+  static const char *bytes = "sizes: B bytes, K KiB (1024 B), M MiB, G GiB, as the CLI prints them; "
+                             "the address axis counts bytes from 0 up";
+  if (LayerView_isOpen(app)) {
+    const char *method = LayerView_methodShown(app);
+    if (strncmp(method, "steps", 5) == 0) Legend_box(app, g, "the steps map", LEGEND(Legend_steps), NULL);
+    else if (strcmp(method, "smartshuttle") == 0) Legend_box(app, g, "SmartShuttle", LEGEND(Legend_shuttle), NULL);
+    else Legend_box(app, g, "the layer's mapping", LEGEND(Legend_mapper), "tiles in bytes (elements x precision)");
+  } else if (app->sweep_open && app->sweep)
+    Legend_box(app, g, "the budget sweep", LEGEND(Legend_sweep),
+               "sizes: B bytes, K KiB (1024 B), M MiB, as the CLI prints them; the budget axis from M_R up");
+  else if (app->offchip_map) Legend_box(app, g, "the off-chip map", LEGEND(Legend_offchip), bytes);
+  else Legend_box(app, g, "the on-chip map", LEGEND(Legend_map), bytes);
+}
