@@ -19,7 +19,7 @@ static const CliOption BenchTaa_options[] = {
   {"--divisor", "N", "on-chip budget = M_R / N of each network (default 4)"},
   {"--layout", "nchw|nhwc", "DRAM layout (default nchw: a row tile spans one chunk per channel)"},
   {"--tile-shape", "rows|outer", "dimension tiles cut: rows (default, ours) or outer (the paper's: one chunk per tile)"},
-  {"--budget-sweep", NULL, "the gain split at M_R/16, /8, /4, /2 and M_R (replaces the two tables)"},
+  {"--budget-sweep", NULL, "the gain split at M_R/16, /8, /4, /2 and M_R, one run each (replaces the tables)"},
   {"--repeat", "N", "time each allocation as the best of N runs (default 5)"},
   {"--all", NULL, "every network in the directory, not only the paper's eight"},
   {NULL, NULL, NULL},
