@@ -30,6 +30,16 @@ cd "$work"
 env -u SPADMAP_DATA spadmap info resnet50 >info.txt || fail "spadmap info resnet50 exited $?"
 grep -q '^ops 72, tensors 181' info.txt || fail "spadmap info resnet50 printed: $(cat info.txt)"
 
+# the man page (unless dpkg is told to skip /usr/share/man, as in Debian's container
+# images) and the completion, where Debian looks for them
+dpkg-deb -c "$deb" | grep -q '/usr/share/man/man1/spadmap.1.gz$' || fail "the package has no man page"
+if command -v man >/dev/null 2>&1 && [ -e /usr/share/man/man1/spadmap.1.gz ]; then
+  MANWIDTH=80 man spadmap 2>/dev/null | grep -q "spadmap solve" || fail "man spadmap does not show the commands"
+fi
+got=$(bash -c 'source /usr/share/bash-completion/completions/spadmap &&
+  COMP_WORDS=(spadmap so) COMP_CWORD=1 && _spadmap && echo "${COMPREPLY[*]}"')
+[ "$got" = solve ] || fail "completion of 'spadmap so' gave '$got'"
+
 # the explorer, no argument: resnet50 from /usr/share/spadmap, its map drawn, q quits
 tmux -L "$sock" -f /dev/null new-session -d -s deb -x 120 -y 40 \
   "env -u SPADMAP_DATA LANG=C.UTF-8 TERM=xterm-256color spadmap; echo EXITED=\$?; sleep 30"

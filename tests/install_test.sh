@@ -14,6 +14,8 @@ for f in networks/resnet50.json networks/diamond.json arch/cosa_baseline.json ar
   [ -f "$tmp/p/share/spadmap/$f" ] || fail "not installed: share/spadmap/$f"
 done
 [ -e "$tmp/p/share/spadmap/gen" ] && fail "the Python generators were installed"
+[ -f "$tmp/p/share/man/man1/spadmap.1.gz" ] || fail "no man page share/man/man1/spadmap.1.gz"
+[ -f "$tmp/p/share/bash-completion/completions/spadmap" ] || fail "no bash completion share/bash-completion/completions/spadmap"
 [ -f "$tmp/p/share/doc/spadmap/README.md" ] && [ -f "$tmp/p/share/doc/spadmap/docs/explorer.md" ] || fail "docs not installed"
 
 # from another folder, with no help from the environment

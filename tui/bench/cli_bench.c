@@ -35,6 +35,7 @@ static const CliCommand *const Bench_subs[] = {
     &Cli_benchPack,
     NULL,
 };
+const CliCommand *const *const Cli_benchSubs = Bench_subs;
 
 static int Bench_cmpStr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

@@ -101,6 +101,19 @@ bool Cli_real(const char *s, double lo, double hi, double *out);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
 
+/* Exit codes and what they mean, for the man page (ends with {0, NULL}). */
+typedef struct {
+  int code;
+  const char *text;
+} CliExit;
+extern const CliExit Cli_exits[];
+/* The command table (main.c) and bench's subcommands (cli_bench.c), for `spadmap help`. */
+extern const CliCommand *const *const Cli_commands;
+extern const int Cli_ncommands;
+extern const CliCommand *const *const Cli_benchSubs;
+/* spadmap help [COMMAND [SUB] | --man | --complete WORDS...] (cli_help.c); argv[0] is "help". */
+int Help_run(int argc, char **argv);
+
 /* One line per command, each defined in its own cli_*.c. */
 extern const CliCommand Cli_info;
 extern const CliCommand Cli_solve;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "fileio.h"
 
 static const CliCommand *const Main_commands[] = {
@@ -23,6 +24,8 @@ static const CliCommand *const Main_commands[] = {
     &Cli_pack,
 };
 enum { MAIN_NCOMMANDS = sizeof Main_commands / sizeof Main_commands[0] };
+const CliCommand *const *const Cli_commands = Main_commands;
+const int Cli_ncommands = MAIN_NCOMMANDS;
 
 static void Main_usage(FILE *out) {
   fprintf(out, "usage: spadmap COMMAND [ARGS] [--help]\n"
@@ -43,6 +46,7 @@ static void Main_usage(FILE *out) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return Cli_tui.run(1, argv); /* no arguments: the explorer on the default network */
+  if (strcmp(argv[1], "help") == 0 && argc > 2) return Help_run(argc - 1, argv + 1); /* = COMMAND --help */
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     Main_usage(stdout);
     return EXIT_OK;
@@ -50,7 +54,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
     if (strcmp(argv[1], Main_commands[i]->name) == 0) return Main_commands[i]->run(argc - 1, argv + 1);
   /* an argument that names a file, not a command, opens it in the explorer */
-  if (argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json"))) /* spadmap NET [tui options] */
+  if (argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json") || Data_net(argv[1]) != argv[1])) /* spadmap NET (or resnet50) [tui options] */
     return Cli_tui.run(argc, argv);
   fprintf(stderr, "spadmap: unknown command \"%s\"\n\n", argv[1]);
   Main_usage(stderr);
