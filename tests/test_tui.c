@@ -423,7 +423,40 @@ TEST(clicks_move_the_cursor_and_select_through_the_map_axes) {
   Grid_free(g);
 }
 
-TEST_MAIN("tui", T(grid_text_utf8_clipping_and_dump), T(key_scripts_parse_names_and_utf8),
+/* htop's habits: F1 opens the help, F10 quits; a key bound to nothing says so
+ * (j and u did nothing and said nothing); the help names each action beside its key. */
+TEST(f1_f10_and_unbound_keys_say_something) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, FIG1, &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  int key;
+  CHECK_EQ(Key_parse("<F1>", &key), 4);
+  CHECK_EQ(Actions_key(&app, key), ACT_REDRAW);
+  CHECK(app.help);
+  CHECK_EQ(Actions_key(&app, 'x'), ACT_REDRAW); /* any key closes it */
+  CHECK(!app.help);
+  CHECK_EQ(Key_parse("<F10>", &key), 5);
+  CHECK_EQ(Actions_key(&app, key), ACT_QUIT);
+  app.message[0] = '\0';
+  CHECK_EQ(Actions_key(&app, 'j'), ACT_REDRAW);
+  CHECK_HAS(app.message, "no action on j (? for help)");
+  CHECK_EQ(Actions_key(&app, 'u'), ACT_REDRAW);
+  CHECK_HAS(app.message, "no action on u");
+  Grid *g = Grid_new(160, 50, true);
+  app.help = true;
+  View_draw(&app, g);
+  char *t = Grid_toText(g);
+  CHECK_HAS(t, "budget_mr: budget = M_R");
+  CHECK_HAS(t, "quit: quit");
+  free(t);
+  Grid_free(g);
+  App_free(&app);
+}
+
+TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding drops the F keys */,
+          T(grid_text_utf8_clipping_and_dump), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
           T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),

@@ -354,9 +354,17 @@ static int Act_offchip(App *app) {
   return ACT_REDRAW;
 }
 
+/* A key bound to nothing says so (j, u ... did nothing and said nothing). */
+static int Act_unknown(App *app, int key) {
+  char kn[16], hk[16];
+  App_setMessage(app, false, "no action on %s (%s for help)", Key_name(key, kn, sizeof kn),
+                 Key_name(Actions_keyOf("help"), hk, sizeof hk));
+  return ACT_REDRAW;
+}
+
 static Action Actions_table[] = {
-  {"quit", 'q', 0, "quit", Act_quit},
-  {"help", '?', 0, "show this help", Act_help},
+  {"quit", 'q', K_F10, "quit", Act_quit},
+  {"help", '?', K_F1, "show this help", Act_help},
   {"legend", 'l', 0, "what the colours and marks mean", Act_legend},
   {"budget_mr", 'r', 0, "budget = M_R (largest op)", Act_budgetMR},
   {"budget_mh", 'h', 0, "budget = M_H", Act_budgetMH},
@@ -543,7 +551,7 @@ int Actions_key(App *app, int key) {
   for (int i = 0; i < ACTIONS_N; i++)
     if (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key))
       return Actions_table[i].run(app);
-  return 0;
+  return Act_unknown(app, key);
 }
 
 static const struct {
@@ -553,7 +561,7 @@ static const struct {
   {"Left", K_LEFT}, {"Right", K_RIGHT}, {"Up", K_UP}, {"Down", K_DOWN}, {"Tab", K_TAB}, {"S-Tab", K_BTAB},
   {"BTab", K_BTAB}, {"Enter", K_ENTER}, {"CR", '\r'}, {"Esc", K_ESC}, {"BS", K_BACKSPACE},
   {"PgUp", K_PGUP}, {"PgDn", K_PGDN}, {"Home", K_HOME}, {"End", K_END}, {"Space", ' '}, {"lt", '<'},
-  {"gt", '>'}, {"Resize", K_RESIZE},
+  {"gt", '>'}, {"Resize", K_RESIZE}, {"F1", K_F1}, {"F10", K_F10},
 };
 enum { KEY_NAMES_N = sizeof Key_names / sizeof Key_names[0] };
 

@@ -11,6 +11,7 @@ enum {
   K_TAB = '\t', K_ENTER = '\n', K_ESC = 27, K_BACKSPACE = 127,
   K_SPECIAL = 0x110000, /* beyond Unicode */
   K_LEFT, K_RIGHT, K_UP, K_DOWN, K_BTAB, K_PGUP, K_PGDN, K_HOME, K_END, K_RESIZE,
+  K_F1, K_F10, /* help and quit where htop users look for them */
   K_CLICK = 0x200000, /* | y << 10 | x: a mouse click at a screen cell (Key_click) */
 };
 

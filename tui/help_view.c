@@ -40,11 +40,18 @@ static const char *Help_keys(const Action *a, char *keys, int n) {
   return keys;
 }
 
+/* An entry's text: the action's name (what SPADMAP_KEYS rebinds), then what it does. */
+static const char *Help_text(const Action *a, char *buf, size_t n) {
+  snprintf(buf, n, "%s: %s", a->name, a->help);
+  return buf;
+}
+
 /* Columns needed at column width cw when entries flow down columns of `avail` lines. */
 static int Help_columns(int cw, int avail) {
   int col = 0, y = 0;
   for (int i = 0; i < Actions_count(); i++) {
-    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Actions_at(i)->help);
+    char text[256];
+    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Help_text(Actions_at(i), text, sizeof text));
     if (y + lines > avail && y > 0) col++, y = 0;
     y += lines;
   }
@@ -88,14 +95,15 @@ void HelpView_draw(App *app, Grid *g) {
   int col = 0, y = 0;
   for (int i = 0; i < n; i++) {
     const Action *a = Actions_at(i);
-    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, a->help);
+    char text[256];
+    int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Help_text(a, text, sizeof text));
     if (y + lines > avail && y > 0) col++, y = 0;
     int page = col / cols, cx = x0 + 2 + (col % cols) * cw, cy = y0 + 2 + y;
     y += lines;
     if (page != app->help_page) continue;
     char keys[40];
     Grid_printf(g, cx, cy, HELP_KEYW, ROLE_TITLE, ATTR_BOLD, "%-9s", Help_keys(a, keys, sizeof keys));
-    Help_wrap(g, cx + HELP_KEYW + 1, cy, cw - HELP_KEYW - 2, ROLE_DEFAULT, a->help);
+    Help_wrap(g, cx + HELP_KEYW + 1, cy, cw - HELP_KEYW - 2, ROLE_DEFAULT, text);
   }
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, " SPADMAP_KEYS=\"action=key,...\" rebinds ");
 }

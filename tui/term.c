@@ -107,6 +107,8 @@ static int Term_key(int ch, bool is_key) {
   case KEY_ENTER: return K_ENTER;
   case KEY_BACKSPACE: return K_BACKSPACE;
   case KEY_RESIZE: return K_RESIZE;
+  case KEY_F(1): return K_F1;
+  case KEY_F(10): return K_F10;
   case KEY_MOUSE: {
     MEVENT ev;
     if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))) return -1;

@@ -27,10 +27,13 @@
  * tight (several ASPP branches that each fill the budget) are on no chain; their
  * relative orders are enumerated (an antichain H: each permutation adds edges
  * that make H a chain, every schedule obeys exactly one permutation), and the
- * bound is the minimum over the permutations.
+ * bound is the minimum over the permutations. When the same activations are
+ * "must" at several checkpoints (DenseNet's concatenations), no checkpoint may
+ * count their spill alone; a small ILP then chooses the evictions of all the
+ * chain's checkpoints together, one spill per tensor (Cb_combine).
  *
- * Exact on chains of tensors that each cross one checkpoint; tested against a
- * brute force over every order and every eviction pattern (tests/test_cosma.c). */
+ * Tested against a brute force over every order and every eviction pattern
+ * (tests/test_cosma.c); measured in docs/results/cosma_bounds.md. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -376,6 +379,9 @@ static int64_t Cb_combine(Cb *c, Term *terms, const int *ops, int k, const int *
   int *cols = malloc(sizeof(int) * (size_t)(MAX_MUST + 4)), *ycol = malloc(sizeof(int) * (size_t)k);
   double *coef = malloc(sizeof(double) * (size_t)(MAX_MUST + 4));
   int64_t out = 0;
+  IlpResult r = {0};
+  IlpOptions o;
+  IlpOptions_init(&o);
   if (!m || !zcol || !ccol || !cols || !ycol || !coef) goto done;
   for (int t = 0; t < c->nt; t++) {
     zcol[t] = count[t] > 0 && Cb_spills(c, t) ? IlpModel_addCol(m, ILP_BINARY, 0, 1, (double)(net->tensors[t].bytes / g)) : -1;
@@ -417,17 +423,17 @@ static int64_t Cb_combine(Cb *c, Term *terms, const int *ops, int k, const int *
       }
     }
   }
-  IlpOptions o;
-  IlpOptions_init(&o);
-  o.time_limit = 2;
+  o.time_limit = 2; /* tiny models: milliseconds; never past the bound's own deadline */
+  double left = c->deadline > 0 ? c->deadline - Clock_now() : o.time_limit;
+  if (left < o.time_limit) o.time_limit = left;
   o.cancel = c->cancel;
   o.integral_objective = integral;
-  IlpResult r = {0};
   SpError e;
-  if (Ilp_solve(m, &o, &r, &e) == SP_OK && r.has_bound && r.status != ILP_ERROR && r.status != ILP_INFEASIBLE)
+  if (left > 0.01 && Ilp_solve(m, &o, &r, &e) == SP_OK && r.has_bound && r.status != ILP_ERROR &&
+      r.status != ILP_INFEASIBLE) /* else no time: the per-checkpoint sum stands */
     out = (int64_t)((r.bound + 1e-6 < 0 ? 0 : r.bound + 1e-6)) * g;
-  IlpResult_free(&r);
 done:
+  IlpResult_free(&r);
   IlpModel_free(m);
   free(zcol), free(ccol), free(cols), free(ycol), free(coef);
   return out;
