@@ -119,6 +119,8 @@ regress 1 '^spadmap solve: --out "/" is a directory' "$bin" solve "$net" --budge
 regress 2 '^spadmap pack: --out "" is empty' "$bin" pack "$csv" --out ""
 regress 2 "^spadmap pack: --method does not apply to --check" "$bin" pack --check "$csv" --method so-size # was ignored
 regress 2 "^spadmap pack: --capacity and --budget both set the capacity" "$bin" pack "$net" --capacity 100 --budget M_R
+printf 'id,lower,upper,size\na,0,2,4\nb,1,3,8\na,0,2,4\n' >"$tmp/dup.csv" # rows that cannot be told apart
+regress 1 'dup.csv:4:1: id "a" appears twice (buffers 1 and 3)' "$bin" pack "$tmp/dup.csv"
 printf 'id,lower\n' >"$tmp/bad.csv"
 regress 1 "^spadmap pack: .*bad.csv:1:1: the header has no 'upper' column" "$bin" pack "$tmp/bad.csv" # was on stdout
 regress 1 "^spadmap pack: .*bad.csv:1:1: the header has no 'upper' column" "$bin" pack --check "$tmp/bad.csv"

@@ -1,5 +1,7 @@
 /* pack_csv: google/minimalloc's CSV instances (id,lower,upper,size[,offset]). */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +71,45 @@ static Status Csv_int(CsvReader *c, size_t a, size_t z, const char *col, int64_t
   return SP_OK;
 }
 
+/* The ids seen so far, for refusing a repeated one: open addressing on an FNV-1a
+ * hash, slots hold row index + 1 (0: empty), the table kept at most half full. */
+typedef struct {
+  int *slot;
+  size_t cap;
+} CsvIds;
+
+static uint64_t Csv_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* Adds row n's id; false on no memory; *dup = the earlier row with the same id, or -1. */
+static bool CsvIds_add(CsvIds *t, char *const *ids, int n, int *dup) {
+  *dup = -1;
+  if ((size_t)(n + 1) * 2 > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 128;
+    int *slot = calloc(cap, sizeof *slot);
+    if (!slot) return false;
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slot[i]) {
+        size_t k = Csv_hash(ids[t->slot[i] - 1]) & (cap - 1);
+        while (slot[k]) k = (k + 1) & (cap - 1);
+        slot[k] = t->slot[i];
+      }
+    free(t->slot);
+    t->slot = slot, t->cap = cap;
+  }
+  size_t k = Csv_hash(ids[n]) & (t->cap - 1);
+  for (; t->slot[k]; k = (k + 1) & (t->cap - 1))
+    if (strcmp(ids[t->slot[k] - 1], ids[n]) == 0) return *dup = t->slot[k] - 1, true;
+  t->slot[k] = n + 1;
+  return true;
+}
+
 Status PackInstance_parseCsv(const char *name, const char *text, PackInstance *inst, SpError *err) {
   memset(inst, 0, sizeof *inst);
+  CsvIds seen = {NULL, 0};
   CsvReader c = {name, text, 0, err};
   int where[16]; /* column number -> field kind (-1: ignored) */
   int have[COL_COUNT];
@@ -200,12 +239,26 @@ Status PackInstance_parseCsv(const char *name, const char *text, PackInstance *i
     inst->buffers[inst->n] = b;
     inst->ids[inst->n] = id;
     if (inst->offsets) inst->offsets[inst->n] = off;
+    /* a repeated id: the solution's rows could not be told apart (it was accepted) */
+    int dup;
+    if (!CsvIds_add(&seen, inst->ids, inst->n, &dup)) {
+      free(id);
+      goto nomem;
+    }
+    if (dup >= 0) {
+      free(id);
+      st = Csv_fail(&c, field_at[COL_ID], "id \"%.64s\" appears twice (buffers %d and %d): expected one id per buffer",
+                    inst->ids[dup], dup + 1, inst->n + 1);
+      goto fail;
+    }
     inst->n++;
   }
+  free(seen.slot);
   return SP_OK;
 nomem:
   st = SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", name);
 fail:
+  free(seen.slot);
   PackInstance_free(inst);
   return st;
 }

@@ -1,6 +1,6 @@
 /* Fuzz target "csv": any bytes as a minimalloc CSV instance (spadmap pack's
  * input). A clean refusal is fine; an accepted instance must hold the reader's
- * promises (size > 0, 0 <= lower < upper, offsets >= 0), and the heuristics must
+ * promises (size > 0, 0 <= lower < upper, offsets >= 0, ids distinct), and the heuristics must
  * pack it into offsets Pack_check accepts, no lower than the load bound. */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,9 @@ int Fuzz_csv(const uint8_t *data, size_t size, char *why, size_t n) {
     else if (inst.offsets && inst.offsets[i] < 0)
       found = Fuzz_found(why, n, "row %d accepted with offset %lld", i, (long long)inst.offsets[i]);
   }
+  for (int i = 0; i < inst.n && i < 2000 && !found; i++) /* rows that cannot be told apart */
+    for (int j = 0; j < i && !found; j++)
+      if (strcmp(inst.ids[i], inst.ids[j]) == 0) found = Fuzz_found(why, n, "rows %d and %d accepted with one id", j, i);
   if (!found && inst.n > 0 && inst.n <= 200) {
     if (inst.offsets) Pack_check(inst.buffers, inst.n, inst.offsets, 0, &err); /* must not crash or overflow */
     int64_t load = Pack_maxLoad(inst.buffers, inst.n);
