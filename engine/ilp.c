@@ -261,6 +261,30 @@ static void Ilp_callback(glp_tree *T, void *info) {
   }
 }
 
+/* A MIP solution's continuous columns come from the branch and bound's last LP,
+ * solved on the scaled problem within GLPK's tolerances: next to a log-domain
+ * row (CoSA's reuse credits: credit <= sum of log factors, all factors 0) a
+ * credit of 3e-6 is within them and breaks the row by more than the check's
+ * 1e-6 once unscaled. Polish: fix every integer column at its rounded value and
+ * solve the LP over the continuous ones again, with GLPK's LP presolver (which
+ * takes the fixed columns out exactly). x gets the new continuous values; false
+ * when that LP has no optimum (x unchanged). */
+static bool Ilp_polish(glp_prob *P, const IlpModel *m, double *x) {
+  for (int j = 0; j < m->ncols; j++)
+    if (m->kind[j] != ILP_CONTINUOUS) {
+      glp_set_col_kind(P, j + 1, GLP_CV);
+      glp_set_col_bnds(P, j + 1, GLP_FX, x[j], x[j]);
+    }
+  glp_smcp sm;
+  glp_init_smcp(&sm);
+  sm.msg_lev = GLP_MSG_OFF;
+  sm.presolve = GLP_ON;
+  if (glp_simplex(P, &sm) != 0 || glp_get_status(P) != GLP_OPT) return false;
+  for (int j = 0; j < m->ncols; j++)
+    if (m->kind[j] == ILP_CONTINUOUS) x[j] = glp_get_col_prim(P, j + 1);
+  return true;
+}
+
 /* Everything GLPK-related, between setjmp and the end; c is on the heap so its
  * fields are well defined after a longjmp. */
 static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
@@ -388,6 +412,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
      * leaves whole units of slack, and a rounded "solution" can break its rows.
      * Such a result is never passed on as a solution. */
     int bad = IlpModel_check(m, r->x, 1e-6);
+    if (bad != -1 && Ilp_polish(P, m, r->x)) bad = IlpModel_check(m, r->x, 1e-6);
     if (bad != -1) {
       r->has_solution = false;
       r->status = ILP_ERROR;

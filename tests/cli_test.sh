@@ -173,10 +173,23 @@ expect 0 "// DRAM level" "$bin" layer 1_14_256_1024_1 --method random --samples 
 expect 0 "optimum over all" "$bin" layer R=1,S=1,P=4,Q=1,C=4,K=2,N=1 --method exhaustive --arch cosa_baseline
 expect 0 '"latency_cycles"' "$bin" layer 1_7_512_2048_1 --arch "$data/arch/cosa_4xpe.json" --json
 expect 0 "exhaustive" "$bin" layer --list
-expect 0 "best of 3 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa
+expect 0 "best of 3 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa-plus
+expect 0 "cosa: MIP optimal.*0 local-search steps" "$bin" layer 1_7_512_2048_1 --method cosa
+expect 0 "best of 2 weight vectors" "$bin" layer 1_7_512_2048_1 --method cosa-plus --weights 1,1,1,0
+# names mean the paper: cosa has no latency term, no local search, no per-round cap
+expect 2 "the latency term L is cosa-plus's" "$bin" layer 1_7_512_2048_1 --method cosa --weights 1,1,1,5
+expect 2 "--no-refine is for cosa-plus/cosa-single only, not cosa" "$bin" layer 1_7_512_2048_1 --method cosa --no-refine
+expect 2 "--mip-limit is for cosa-plus/cosa-single only, not cosa" "$bin" layer 1_7_512_2048_1 --method cosa --mip-limit 1
+# the Timeloop export: three files; an unwritable directory is an error; not for SmartShuttle
+expect 0 "spatial_for" "$bin" layer 1_14_256_1024_1 --method cosa --export-timeloop "$tmp/tl"
+expect 0 "split: " cat "$tmp/tl/map.yaml"
+expect 0 "meshX: 4" cat "$tmp/tl/arch.yaml"
+expect 0 "K: 1024" cat "$tmp/tl/prob.yaml"
+expect 1 "cannot create the directory" "$bin" layer 1_14_256_1024_1 --method random --export-timeloop "$tmp/nope/deeper"
+expect 2 "--export-timeloop is for the mappers" "$bin" layer 3_7_64_64_1 --method smartshuttle --export-timeloop "$tmp/tl"
 expect 0 "local-search step" "$bin" layer 1_7_512_2048_1 --method cosa-single
 expect 0 "0 local-search steps" "$bin" layer 1_7_512_2048_1 --method cosa-single --no-refine --mip-limit 0
-expect 2 "expected seconds >= 0" "$bin" layer 1_7_512_2048_1 --mip-limit -1
+expect 2 "expected seconds >= 0" "$bin" layer 1_7_512_2048_1 --method cosa-plus --mip-limit -1
 # NaN passes both range tests (it made GLPK assert); junk after a weight was dropped
 expect 2 "expected non-negative numbers" "$bin" layer 1_4_4_4_1 --method cosa-single --weights nan,1,1
 expect 2 "expected non-negative numbers" "$bin" layer 1_4_4_4_1 --method cosa-single --weights 1,1,1x
@@ -215,8 +228,8 @@ rmdir "$empty_dir"
 expect 2 "--samples is for the mappers" "$bin" layer 3_7_64_64_1 --method steps-row --samples 3
 # ... and so is one another mapper reads (--samples with cosa did nothing)
 expect 2 "--samples is for random only, not cosa" "$bin" layer 3_7_64_64_1 --samples 3
-expect 2 "--weights is for cosa/cosa-single only, not exhaustive" "$bin" layer 3_7_64_64_1 --method exhaustive --weights 1,1,1
-expect 2 "--no-refine is for cosa/cosa-single only, not random" "$bin" layer 3_7_64_64_1 --method random --no-refine
+expect 2 "--weights is for cosa/cosa-plus/cosa-single only, not exhaustive" "$bin" layer 3_7_64_64_1 --method exhaustive --weights 1,1,1
+expect 2 "--no-refine is for cosa-plus/cosa-single only, not random" "$bin" layer 3_7_64_64_1 --method random --no-refine
 # a network without its op: say the op is missing (it said "expected R_P_C_K_stride")
 expect 2 "is a file: give the op too" "$bin" layer "$r50"
 # SmartShuttle's oracle keeps to --time-limit (a 64 MiB buffer: billions of tilings): exit 3
@@ -240,8 +253,12 @@ cat >"$tmp/convs.json" <<'NET'
  "ops": [{"name": "c1", "type": "conv2d", "inputs": ["x", "w1"], "outputs": ["y"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}},
   {"name": "c2", "type": "conv2d", "inputs": ["y", "w2"], "outputs": ["z"], "attrs": {"kernel": [1, 1], "stride": [1, 1], "padding": [0, 0], "groups": 1}}]}
 NET
-expect 0 "2 of 2 layers mapped" "$bin" bench layer "$tmp/convs.json" --random 20
-expect 0 "convs,cosa-4xpe,1_14_128_128_1,1," "$bin" bench layer "$tmp/convs.json" --random 20 --arch cosa_4xpe --csv
+expect 0 "2 of 2 layers mapped" "$bin" bench layer "$tmp/convs.json" --random 20 --method cosa-plus
+expect 0 "convs,cosa-4xpe,1_14_128_128_1,1," "$bin" bench layer "$tmp/convs.json" --random 20 --arch cosa_4xpe --csv --method cosa
+# the default: the paper's cosa next to cosa-plus and its ablations
+expect 0 "cosa-plus, L=0 (no latency term) .* 2/2 " "$bin" bench layer "$tmp/convs.json" --random 20
+expect 0 "convs,cosa-baseline,1_14_128_128_1,1,cosa-plus-norefine," "$bin" bench layer "$tmp/convs.json" --random 20 --csv
+expect 2 "--no-refine is for --method" "$bin" bench layer "$tmp/convs.json" --no-refine
 # SmartShuttle and the offloading steps: methods of the layer command
 vgg=$data/networks/vgg16.json
 expect 0 "Table I's pick" "$bin" layer "$vgg" features.28 --batch 3 --method smartshuttle

@@ -131,6 +131,11 @@ static Status Arch_level(ArchLoader *ld, const cJSON *o, int i, bool last, ArchL
     if (lv->holds & (1u << v)) return Arch_fail(ld, hp, "\"%s\" listed twice", Operand_names[v]);
     lv->holds |= 1u << v;
   }
+  lv->mesh_x = 0; /* 0: not given (derived in Arch_root) */
+  if ((st = Arch_int(ld, o, path, "mesh_x", false, 1, 1 << 20, &lv->mesh_x))) return st;
+  if (lv->mesh_x && lv->instances % lv->mesh_x)
+    return Arch_fail(ld, path, "mesh_x %lld must divide instances %lld (the copies form mesh_x columns)",
+                     (long long)lv->mesh_x, (long long)lv->instances);
   if ((st = Arch_num(ld, o, path, "bandwidth", 1e-6, 1e9, &lv->bandwidth))) return st;
   if ((st = Arch_num(ld, o, path, "read_pj", 0, 1e6, &lv->read_pj))) return st;
   if ((st = Arch_num(ld, o, path, "write_pj", 0, 1e6, &lv->write_pj))) return st;
@@ -191,6 +196,31 @@ static Status Arch_root(ArchLoader *ld, const cJSON *root, Arch *a) {
   if (top->holds != 7u || top->instances != 1)
     return Arch_fail(ld, "levels[last]", "the outermost level (\"%s\") must hold weights, inputs and outputs and have "
                      "1 instance", top->name);
+  /* the mesh, outermost first: a level without mesh_x keeps the Y extent above */
+  for (i = n - 1; i >= 0; i--) {
+    ArchLevel *lv = &a->level[i];
+    int64_t above_y = i == n - 1 ? 1 : a->level[i + 1].mesh_y;
+    char path[32];
+    snprintf(path, sizeof path, "levels[%d]", i);
+    if (!lv->mesh_x) {
+      if (lv->instances % above_y)
+        return Arch_fail(ld, path, "instances %lld cannot keep the %lld rows of the level above: give mesh_x",
+                         (long long)lv->instances, (long long)above_y);
+      lv->mesh_x = lv->instances / above_y;
+    }
+    lv->mesh_y = lv->instances / lv->mesh_x;
+    if (i < n - 1) {
+      ArchLevel *up = &a->level[i + 1];
+      if (lv->mesh_x % up->mesh_x || lv->mesh_y % up->mesh_y)
+        return Arch_fail(ld, path, "mesh %lldx%lld does not split evenly among the %lldx%lld copies of %s above",
+                         (long long)lv->mesh_x, (long long)lv->mesh_y, (long long)up->mesh_x, (long long)up->mesh_y,
+                         up->name);
+      up->fanout_x = lv->mesh_x / up->mesh_x;
+      up->fanout_y = lv->mesh_y / up->mesh_y;
+    }
+  }
+  a->level[0].fanout_x = a->level[0].fanout; /* the MACs extend level 0's mesh along X */
+  a->level[0].fanout_y = 1;
   a->noc_level = -1;
   for (i = n - 1; i >= 0; i--)
     if (a->level[i].fanout > 1) {

@@ -25,6 +25,16 @@ typedef struct {
   unsigned holds;        /* bit (1u << Operand) per operand kept here */
   int64_t instances;
   int64_t fanout;        /* derived, see above */
+  /* The copies as a mesh_x x mesh_y array (Timeloop's meshX/meshY). The file's
+   * optional "mesh_x" says it; by default a level keeps the Y extent of the
+   * level above (mesh_y(i) = mesh_y(i+1)), so its whole fan-out runs along X
+   * and, with no mesh_x anywhere, every level is one row (Timeloop's default).
+   * fanout = fanout_x * fanout_y, fanout_x = mesh_x(i-1) / mesh_x(i) (the MACs
+   * below level 0 extend level 0's mesh along X). On a level with both
+   * fanout_x and fanout_y > 1 each dimension's spatial factor runs along one
+   * axis, as in Timeloop (mapping.h: Mapping_spatialSplit). */
+  int64_t mesh_x, mesh_y;
+  int64_t fanout_x, fanout_y;
   double bandwidth;      /* bytes per cycle per instance (reads + writes) */
   double read_pj, write_pj; /* energy per byte */
 } ArchLevel;

@@ -114,6 +114,27 @@ int64_t Mapping_used(const Mapping *m, const Arch *a, const Layer *l, int level)
   return used;
 }
 
+bool Mapping_spatialSplit(const Mapping *m, const Arch *a, int level, unsigned *ymask) {
+  const ArchLevel *lv = &a->level[level];
+  unsigned used = 0;
+  for (int d = 0; d < DIM_COUNT; d++)
+    if (m->s[level][d] > 1) used |= 1u << d;
+  /* the subsets of the used dimensions, {} first: a 1-D level puts all on X */
+  for (unsigned y = 0;; y = (y - used) & used) {
+    int64_t px = 1, py = 1;
+    for (int d = 0; d < DIM_COUNT; d++) {
+      if (!((used >> d) & 1u)) continue;
+      if ((y >> d) & 1u) py *= m->s[level][d];
+      else px *= m->s[level][d];
+    }
+    if (px <= lv->fanout_x && py <= lv->fanout_y) {
+      *ymask = y;
+      return true;
+    }
+    if (y == used) return false;
+  }
+}
+
 bool Mapping_valid(const Mapping *m, const Arch *a, const Layer *l, char *why, int n, int *bad_level) {
   char dummy[8];
   if (!why) {
@@ -155,6 +176,12 @@ bool Mapping_valid(const Mapping *m, const Arch *a, const Layer *l, char *why, i
     if (sp > a->level[i].fanout) {
       snprintf(why, (size_t)n, "%s: spatial factors %lld exceed its fan-out %lld", a->level[i].name, (long long)sp,
                (long long)a->level[i].fanout);
+      return false;
+    }
+    unsigned ymask;
+    if (!Mapping_spatialSplit(m, a, i, &ymask)) {
+      snprintf(why, (size_t)n, "%s: spatial factors %lld do not split over its %lldx%lld array (one axis per dimension)",
+               a->level[i].name, (long long)sp, (long long)a->level[i].fanout_x, (long long)a->level[i].fanout_y);
       return false;
     }
   }

@@ -6,11 +6,14 @@
 
 /* One row per method; SmartShuttle and the offloading steps add theirs here. */
 const LayerMethod LayerMap_methods[] = {
-    {"cosa", "CoSA's prime-factor MIP (Eqs. 1-12) in GLPK, 3 weight vectors, each refined by the cost model",
+    {"cosa", "the CoSA paper's MIP (Eqs. 1-12) in GLPK with its objective as published: one solve, weights 1,1,1",
      LayerMap_cosa},
+    {"cosa-plus", "ours: CoSA's MIP + a latency term (L=5), 3 weight vectors, each refined by the cost model",
+     LayerMap_cosaPlus},
     {"random", "best of --samples random valid mappings (the paper's Random: 5)", LayerMap_random},
     {"exhaustive", "every mapping (small layers): the optimum under the cost model", LayerMap_exhaustive},
-    {"cosa-single", "one CoSA MIP solve with --weights, refined by the cost model", LayerMap_cosaSingle},
+    {"cosa-single", "cosa-plus with one weight vector: one MIP solve with --weights, refined by the cost model",
+     LayerMap_cosaSingle},
 };
 const int LayerMap_nmethods = (int)(sizeof LayerMap_methods / sizeof LayerMap_methods[0]);
 

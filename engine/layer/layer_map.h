@@ -31,9 +31,9 @@ typedef struct {
   uint64_t seed;            /* random: the generator's seed (default 1) */
   long limit;               /* exhaustive: stop with SP_ERR_LIMIT past this many mappings (default 20M) */
   double w_util, w_comp, w_traf; /* CoSA Eq. 12 weights (defaults: see LayerMapOptions_init) */
-  double w_lat;             /* CoSA extension: weight of the log-latency term (default 5; 0: the paper's objective) */
-  double mip_limit;         /* cosa: seconds per MIP round at most (default 0.5; <= 0: time_limit only) */
-  bool refine;              /* cosa: the cost model's local search after each MIP (default true) */
+  double w_lat;             /* cosa-plus extension: weight of the log-latency term (default 5; 0: the paper's objective) */
+  double mip_limit;         /* cosa-plus: seconds per MIP round at most (default 0.5; <= 0: time_limit only) */
+  bool refine;              /* cosa-plus: the cost model's local search after each MIP (default true) */
 } LayerMapOptions;
 
 typedef struct {
@@ -58,11 +58,19 @@ extern const LayerMethod LayerMap_methods[];
 extern const int LayerMap_nmethods;
 const LayerMethod *LayerMap_find(const char *name);
 
-/* cosa: CoSA's MIP with the caller's weights and two more vectors (0,1,1,5 and
- * 0,0,0,1; paper III-E), each solve capped at mip_limit per round and refined by
- * LayerMap_refine; the best mapping under the cost model. */
+/* cosa: the CoSA paper's method as published: one MIP solve with Eq. 12's
+ * objective under the caller's w_util, w_comp, w_traf (default 1,1,1; the paper
+ * names no values), no latency term (w_lat, refine and mip_limit are ignored),
+ * within o->time_limit. */
 Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
-/* cosa-single: one MIP solve with the caller's weights (then LayerMap_refine when o->refine). */
+/* cosa-plus (ours): CoSA's MIP with a latency term (w_lat) and the caller's
+ * weights, then two more vectors (0,1,1,L and 0,0,0,1 with L = 5 when w_lat > 0;
+ * with w_lat = 0 the vectors lose their latency term and 0,0,0,0 is skipped),
+ * each solve capped at mip_limit per round and refined by LayerMap_refine when
+ * o->refine; the best mapping under the cost model. */
+Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+/* cosa-single: cosa-plus with one weight vector, the caller's (then
+ * LayerMap_refine when o->refine). */
 Status LayerMap_cosaSingle(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
                            SpError *err);
 Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);

@@ -39,7 +39,12 @@ void Mapping_init(Mapping *m, const Arch *a, const Layer *l);
 int64_t Mapping_tile(const Mapping *m, const Layer *l, int level, Operand v);
 /* Bytes one copy of `level` must hold (its held operands' tiles). */
 int64_t Mapping_used(const Mapping *m, const Arch *a, const Layer *l, int level);
-/* Structure (factor products, spatial fan-out, orders) and capacity; on false,
+/* How level's spatial factors run over its fanout_x x fanout_y array: bit d of
+ * *ymask set = dimension d along Y, the others along X (one axis per dimension,
+ * as Timeloop's spatial split). The first fitting split in subset order (all
+ * on X when that fits); false when none fits. */
+bool Mapping_spatialSplit(const Mapping *m, const Arch *a, int level, unsigned *ymask);
+/* Structure (factor products, spatial fan-out and its X/Y split, orders) and capacity; on false,
  * why (when non-NULL) says what breaks, naming the level and operand, and
  * *bad_level (when non-NULL) the level whose capacity binds (-1: not capacity). */
 bool Mapping_valid(const Mapping *m, const Arch *a, const Layer *l, char *why, int n, int *bad_level);

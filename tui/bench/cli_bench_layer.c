@@ -1,8 +1,12 @@
 /* spadmap bench layer: every unique layer of the given networks (default
- * ResNet-50) on one architecture, with CoSA's MIP, the paper's Random (best of 5
- * valid mappings) and best of --random N (default 10,000) valid random
- * mappings. Every mapping is re-checked by the cost model (a mapper never
- * returns an invalid one; an invalid one here counts as a failure). */
+ * ResNet-50) on one architecture. By default the paper's CoSA (`cosa`: Eq. 12
+ * as published, one solve) side by side with ours (`cosa-plus`: latency term,
+ * three weight vectors, local search), the ablations of ours (L=0, no local
+ * search, one weight vector), the paper's Random (best of 5 valid mappings)
+ * and best of --random N (default 10,000) valid random mappings. With
+ * --method M: that one mapper against the two random baselines. Every mapping
+ * is re-checked by the cost model (a mapper never returns an invalid one; an
+ * invalid one here counts as a failure). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +23,11 @@ static const CliOption BenchLayer_options[] = {
   {"--arch", "ARCH", "architecture file or bundled name (default cosa_baseline)"},
   {"--time-limit", "S", "CoSA MIP time limit per layer (default 10)"},
   {"--random", "N", "the large random baseline: best of N valid mappings (default 10000)"},
-  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights (default 1,1,1,5)"},
-  {"--mip-limit", "S", "cosa: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
-  {"--no-refine", NULL, "cosa: skip the cost model's local search after each MIP"},
+  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights U,C,T (default 1,1,1) and cosa-plus's L (default 5)"},
+  {"--mip-limit", "S", "cosa-plus: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--no-refine", NULL, "with --method: skip cosa-plus's local search after each MIP"},
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
-  {"--method", "M", "the mapper compared with the random baselines (default cosa)"},
+  {"--method", "M", "one mapper against the random baselines (default: cosa and cosa-plus side by side, with ablations)"},
   {"--csv", NULL, "print CSV rows instead of a table"},
   {NULL, NULL, NULL},
 };
@@ -122,6 +126,132 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
   Net_free(net);
 }
 
+/* The side-by-side comparison's rows: the paper's method, ours, and ours with
+ * one addition taken away at a time. */
+enum { BL_COSA, BL_PLUS, BL_PLUS_L0, BL_PLUS_NOREF, BL_SINGLE, BL_VARIANTS };
+static const char *const BenchLayer_variant[BL_VARIANTS] = {
+    "cosa (paper: Eq. 12, one solve)", "cosa-plus (ours)", "cosa-plus, L=0 (no latency term)",
+    "cosa-plus, no local search", "cosa-single (ours, one weight vector)"};
+static const char *const BenchLayer_short[BL_VARIANTS] = {"cosa", "cosa-plus", "cosa-plus-L0", "cosa-plus-norefine",
+                                                          "cosa-single"};
+
+typedef struct {
+  int ok, worse5, not_worse_big, invalid, proven;
+  double log5, logbig, sum_cpu, max_cpu;
+} BenchLayerVar;
+
+static Status BenchLayer_variantRun(int k, const Arch *arch, const Layer *l, const LayerMapOptions *base,
+                                    LayerMapResult *r, SpError *err) {
+  LayerMapOptions o = *base;
+  switch (k) {
+  case BL_COSA: return LayerMap_cosa(arch, l, &o, r, err);
+  case BL_PLUS: return LayerMap_cosaPlus(arch, l, &o, r, err);
+  case BL_PLUS_L0: o.w_lat = 0; return LayerMap_cosaPlus(arch, l, &o, r, err);
+  case BL_PLUS_NOREF: o.refine = false; return LayerMap_cosaPlus(arch, l, &o, r, err);
+  default: return LayerMap_cosaSingle(arch, l, &o, r, err);
+  }
+}
+
+static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMapOptions *base, long big, bool csv,
+                               BenchLayerVar *var, int *layers, int *failures) {
+  Net *net = Cli_loadNet(path);
+  if (!net) {
+    (*failures)++;
+    return;
+  }
+  Layer *u;
+  int *count, n;
+  SpError err = {0};
+  if (Layer_unique(net, &u, &count, &n, &err)) {
+    fprintf(stderr, "spadmap %s: %s\n", Cli_name(), err.text);
+    Net_free(net);
+    (*failures)++;
+    return;
+  }
+  if (!csv) {
+    printf("\n%s on %s: %d unique layers; cycles under spadmap's cost model, \"x r5\" = Random-5's cycles / the "
+           "method's (> 1: the method is faster)\n\n", net->name, arch->name, n);
+    printf("%-18s %3s %11s %11s %11s %11s %7s %7s %7s %7s %7s %7s %7s\n", "layer", "ops", "cosa cyc", "plus cyc",
+           "rand5 cyc", "randN cyc", "cosa r5", "plus r5", "L0 r5", "noref r5", "single", "cosa s", "plus s");
+  }
+  for (int i = 0; i < n; i++) {
+    char name[64];
+    Layer_cosaName(&u[i], name, sizeof name);
+    LayerMapResult rv[BL_VARIANTS], r5, rn;
+    Status sv[BL_VARIANTS];
+    double cpu[BL_VARIANTS];
+    char why[BL_VARIANTS][SP_ERROR_TEXT];
+    for (int k = 0; k < BL_VARIANTS; k++) {
+      double c0 = BenchLayer_cpu();
+      SpError e = {0};
+      sv[k] = BenchLayer_variantRun(k, arch, &u[i], base, &rv[k], &e);
+      cpu[k] = BenchLayer_cpu() - c0;
+      snprintf(why[k], sizeof why[k], "%s", sv[k] ? e.text : "");
+      if (!sv[k]) { /* the mapper's promise, checked again here */
+        Cost check;
+        Cost_evaluate(arch, &u[i], &rv[k].map, &check);
+        if (!check.valid) {
+          sv[k] = SP_ERR_SOLVER;
+          snprintf(why[k], sizeof why[k], "returned an INVALID mapping: %s", check.why);
+          var[k].invalid++;
+        }
+      }
+    }
+    LayerMapOptions o = *base;
+    o.samples = 5;
+    Status s5 = LayerMap_random(arch, &u[i], &o, &r5, &err);
+    o.samples = big;
+    o.time_limit = 0;
+    Status sn = s5 ? s5 : LayerMap_random(arch, &u[i], &o, &rn, &err);
+    (*layers)++;
+    if (s5 || sn) {
+      printf("%-18s random failed: %s\n", name, err.text);
+      (*failures)++;
+      continue;
+    }
+    double v5 = Cost_objective(&r5.cost, base->objective), vn = Cost_objective(&rn.cost, base->objective);
+    double ratio[BL_VARIANTS];
+    for (int k = 0; k < BL_VARIANTS; k++) {
+      if (sv[k]) {
+        ratio[k] = NAN;
+        if (!csv) printf("%-18s %s failed: %s\n", name, BenchLayer_short[k], why[k]);
+        continue;
+      }
+      double v = Cost_objective(&rv[k].cost, base->objective);
+      ratio[k] = v5 / v;
+      var[k].ok++;
+      var[k].proven += strstr(rv[k].note, "MIP optimal") != NULL && strstr(rv[k].note, "weight vectors") == NULL;
+      var[k].worse5 += v > v5 * (1 + 1e-9);
+      var[k].not_worse_big += v <= vn * (1 + 1e-9);
+      var[k].log5 += log(v5 / v);
+      var[k].logbig += log(vn / v);
+      var[k].sum_cpu += cpu[k];
+      if (cpu[k] > var[k].max_cpu) var[k].max_cpu = cpu[k];
+      if (csv)
+        printf("%s,%s,%s,%d,%s,%.3f,%.3f,%.6g,%.6g,%.6g,%.6g,%.6g\n", net->name, arch->name, name, count[i],
+               BenchLayer_short[k], rv[k].seconds, cpu[k], rv[k].cost.latency, r5.cost.latency, rn.cost.latency,
+               rv[k].cost.energy_pj, rv[k].cost.dram_bytes);
+    }
+    if (!csv) {
+      char c[2][16];
+      for (int k = 0; k < 2; k++)
+        if (sv[k]) snprintf(c[k], sizeof c[k], "failed");
+        else /* * : the paper's MIP stopped at its time limit, not proven optimal */
+          snprintf(c[k], sizeof c[k], "%.4g%s", rv[k].cost.latency, k == BL_COSA && !strstr(rv[k].note, "MIP optimal") ? "*" : "");
+      printf("%-18s %3d %11s %11s %11.4g %11.4g", name, count[i], c[0], c[1], r5.cost.latency, rn.cost.latency);
+      for (int k = 0; k < BL_VARIANTS; k++) {
+        if (sv[k]) printf(" %7s", "-");
+        else printf(" %6.2fx", ratio[k]);
+      }
+      printf(" %7.2f %7.2f\n", cpu[BL_COSA], cpu[BL_PLUS]);
+    }
+    fflush(stdout);
+  }
+  free(u);
+  free(count);
+  Net_free(net);
+}
+
 static int BenchLayer_run(int argc, char **argv) {
   const CliCommand *c = &Cli_benchLayer;
   CliArgs a;
@@ -146,6 +276,42 @@ static int BenchLayer_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   bool csv = Cli_value(c, &a, "--csv") != NULL;
+  if (!Cli_value(c, &a, "--method")) {
+    if (Cli_value(c, &a, "--no-refine")) {
+      fprintf(stderr, "spadmap bench layer: --no-refine is for --method (the comparison has its own no-refine row)\n");
+      return EXIT_USAGE;
+    }
+    BenchLayerVar var[BL_VARIANTS];
+    memset(var, 0, sizeof var);
+    int layers = 0, failures = 0;
+    if (csv)
+      printf("network,arch,layer,ops,method,seconds,cpu_s,cycles,rand5_cycles,randN_cycles,energy_pj,dram_bytes\n");
+    if (a.npos == 0) BenchLayer_compare(&arch, Data_file("networks/resnet50.json"), &o, big, csv, var, &layers, &failures);
+    for (int i = 0; i < a.npos; i++) BenchLayer_compare(&arch, a.pos[i], &o, big, csv, var, &layers, &failures);
+    if (!csv && layers) {
+      printf("\n%-38s %7s %15s %12s %14s %11s %11s\n", "method (cycles, spadmap's cost model)", "mapped",
+             "CPU s mean/max", "worse than r5", "<= best of N", "geomean r5", "geomean rN");
+      for (int k = 0; k < BL_VARIANTS; k++) {
+        const BenchLayerVar *vr = &var[k];
+        if (!vr->ok) {
+          printf("%-38s %3d/%-3d\n", BenchLayer_variant[k], 0, layers);
+          continue;
+        }
+        printf("%-38s %3d/%-3d %7.2f / %5.2f %5d of %-3d %6d of %-3d %10.2fx %10.2fx\n", BenchLayer_variant[k], vr->ok,
+               layers, vr->sum_cpu / vr->ok, vr->max_cpu, vr->worse5, vr->ok, vr->not_worse_big, vr->ok, exp(vr->log5 / vr->ok),
+               exp(vr->logbig / vr->ok));
+      }
+      if (var[BL_COSA].ok)
+        printf("the paper's MIP (cosa) proven optimal on %d of %d layers (* in the table: stopped at the time limit)\n",
+               var[BL_COSA].proven, var[BL_COSA].ok);
+      printf("(N = %ld; cosa's Eq. 12 weights %g,%g,%g; cosa-plus adds L = %g and the vectors 0,1,1,L and 0,0,0,1; "
+             "--time-limit %g s, --mip-limit %g s, GLPK %s)\n", big, o.w_util, o.w_comp, o.w_traf, o.w_lat, o.time_limit,
+             o.mip_limit, Ilp_version());
+    }
+    int invalid = 0;
+    for (int k = 0; k < BL_VARIANTS; k++) invalid += var[k].invalid;
+    return failures || invalid ? EXIT_INVALID : EXIT_OK;
+  }
   if (csv) printf("network,arch,layer,ops,cosa_s,cosa_cpu_s,cosa_cycles,rand5_cycles,randN_cycles,cosa_util,cosa_pj,cosa_dram,randN_dram\n");
   BenchLayerSum sum = {0};
   const char *mname = Cli_value(c, &a, "--method") ? Cli_value(c, &a, "--method") : "cosa";
@@ -173,5 +339,5 @@ static int BenchLayer_run(int argc, char **argv) {
 }
 
 const CliCommand Cli_benchLayer = {"bench layer", "[NET...] [--arch ARCH]",
-                                   "CoSA vs Random (best of 5) vs best of 10,000 random on every unique layer.",
+                                   "CoSA (the paper's and ours, with ablations) vs Random (best of 5) vs best of 10,000 random on every unique layer.",
                                    BenchLayer_options, BenchLayer_run};

@@ -17,6 +17,7 @@
 #include "cli_layer_shuttle.h"
 #include "shuttle_methods.h"
 #include "layer/layer_map.h"
+#include "layer/timeloop.h"
 
 static const CliOption Layers_options[] = {
   {"--json", NULL, "print a JSON array instead of a table"},
@@ -88,14 +89,15 @@ const CliCommand Cli_layers = {"layers", "NET", "A network's unique convolution/
 
 static const CliOption Layer_options[] = {
   {"--arch", "ARCH", "architecture file, or a bundled name (default cosa_baseline; see data/arch)"},
-  {"--method", "M", "mapper (see --list; default cosa)"},
+  {"--method", "M", "mapper (see --list; default cosa, the paper's; cosa-plus is ours)"},
   {"--objective", "O", "latency, energy or edp: what random/exhaustive call best (default latency)"},
   {"--samples", "N", "random: valid mappings to draw (default 5, the paper's Random)"},
   {"--seed", "N", "random: generator seed (default 1)"},
   {"--time-limit", "S", "seconds for the MIP / search, or SmartShuttle's oracle (a third per scheme) (default 10)"},
-  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic, and L for the latency term (extension; default 1,1,1,5)"},
-  {"--mip-limit", "S", "cosa: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
-  {"--no-refine", NULL, "cosa: skip the cost model's local search after each MIP"},
+  {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic (default 1,1,1), and for cosa-plus/cosa-single L for the latency term (ours; default 5)"},
+  {"--mip-limit", "S", "cosa-plus: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--no-refine", NULL, "cosa-plus: skip the cost model's local search after each MIP"},
+  {"--export-timeloop", "DIR", "write arch.yaml, prob.yaml and map.yaml for timeloop-model (v1.0) into DIR"},
   {"--list", NULL, "list the methods"},
   {"--json", NULL, "print a JSON object"},
   CLI_LAYER_SHUTTLE_OPTIONS
@@ -311,9 +313,10 @@ static int Layer_run(int argc, char **argv) {
       {"--objective", 0, NULL},
       {"--samples", 0, "random"},
       {"--seed", 0, "random"},
-      {"--weights", 0, "cosa cosa-single"},
-      {"--mip-limit", 0, "cosa cosa-single"},
-      {"--no-refine", 0, "cosa cosa-single"},
+      {"--weights", 0, "cosa cosa-plus cosa-single"},
+      {"--mip-limit", 0, "cosa-plus cosa-single"},
+      {"--no-refine", 0, "cosa-plus cosa-single"},
+      {"--export-timeloop", 0, NULL},
       {"--batch", 1, NULL},
       {"--capacity", 1, NULL},
       {"--size-mem", 2, NULL},
@@ -325,7 +328,7 @@ static int Layer_run(int argc, char **argv) {
       {"--model", 3, NULL},
       {"--threads", 3, NULL},
       {"--steps", 3, NULL}};
-  static const char *const family_name[] = {"the mappers (cosa, random, exhaustive, cosa-single)", "smartshuttle",
+  static const char *const family_name[] = {"the mappers (cosa, cosa-plus, random, exhaustive, cosa-single)", "smartshuttle",
                                             "the steps-* methods", "steps-ilp"};
   int family = method ? 0 : strcmp(mname, "smartshuttle") == 0 ? 1 : strcmp(mname, "steps-ilp") == 0 ? 3 : 2;
   for (size_t i = 0; i < sizeof family_of / sizeof family_of[0]; i++) {
@@ -342,6 +345,10 @@ static int Layer_run(int argc, char **argv) {
       fprintf(stderr, "spadmap layer: %s is for %s only, not %s\n", family_of[i].opt, who, Cli_safe(mname));
       return EXIT_USAGE;
     }
+  }
+  if (strcmp(mname, "cosa") == 0 && Cli_value(&Cli_layer, &a, "--weights") && opt.w_lat > 0) {
+    fprintf(stderr, "spadmap layer: --weights: the latency term L is cosa-plus's; the paper's cosa takes U,C,T\n");
+    return EXIT_USAGE;
   }
   Arch arch;
   SpError err = {0};
@@ -393,6 +400,11 @@ static int Layer_run(int argc, char **argv) {
   if (st) {
     fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
     return Cli_exitFor(st, atomic_load(&Layer_interrupted));
+  }
+  const char *tl_dir = Cli_value(&Cli_layer, &a, "--export-timeloop");
+  if (tl_dir && Timeloop_write(&arch, &layer, &r.map, tl_dir, &err)) {
+    fprintf(stderr, "spadmap layer: %s\n", Cli_safe(err.text));
+    return EXIT_INVALID;
   }
   if (Cli_value(&Cli_layer, &a, "--json")) {
     cJSON *o = CliLayer_resultJSON(&arch, &layer, method->name, &r);
