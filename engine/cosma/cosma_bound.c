@@ -415,9 +415,9 @@ static int64_t Cb_combine(Cb *c, Term *terms, const int *ops, int k, const int *
       cols[n] = ycol[i], coef[n++] = -unit;
       IlpModel_addRow(m, -ILP_INF, room - must_bytes - (double)tm->r, n, cols, coef);
       if (elig[i]) { /* the optional tensors' spills: one variable per group */
-        int r = comp[i];
-        if (ccol[r] < 0) ccol[r] = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 1.0 / (double)g);
-        int rc[2] = {ycol[i], ccol[r]};
+        int grp = comp[i];
+        if (ccol[grp] < 0) ccol[grp] = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, 1.0 / (double)g);
+        int rc[2] = {ycol[i], ccol[grp]};
         double rv[2] = {unit, -1};
         IlpModel_addRow(m, -ILP_INF, 0, 2, rc, rv);
       }
