@@ -180,11 +180,6 @@ static Status Arch_root(ArchLoader *ld, const cJSON *root, Arch *a) {
     for (int j = 0; j < i; j++)
       if (strcmp(a->level[j].name, lv->name) == 0)
         return Arch_fail(ld, path, "name \"%s\" is also levels[%d]'s", lv->name, j);
-    int64_t one = 0; /* one element of each operand held: less, and no mapping is ever valid */
-    for (int v = 0; v < OPND_COUNT; v++) one += (lv->holds >> v & 1u) ? a->precision[v] : 0;
-    if (lv->capacity && lv->capacity < one)
-      return Arch_fail(ld, path, "capacity %lld B cannot hold one element of each operand it holds (%lld B)",
-                       (long long)lv->capacity, (long long)one);
     int64_t below = i == 0 ? a->macs : a->level[i - 1].instances;
     if (below % lv->instances)
       return Arch_fail(ld, path,
