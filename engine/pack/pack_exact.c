@@ -23,6 +23,7 @@
  *    that give the same packing.
  * Height minimisation: per part, bisection between the proven lower bound and
  * the best heuristic's height. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,7 @@ typedef struct {
   long *filler;
   int *head, *next;   /* flat unplaced buffers by first section (lists) */
   long *head_stamp, *reach;
+  PackCanon *canon;   /* the minimalloc-style search of a part with slack */
 } PackSearch;
 
 static void Search_progress(PackSearch *s, const char *stage) {
@@ -379,6 +381,7 @@ static void Search_free(PackSearch *s) {
   free(s->next);
   free(s->head_stamp);
   free(s->reach);
+  PackCanon_free(s->canon);
 }
 
 /* Sets up the search of one part (buffers ids[0..n)). */
@@ -558,10 +561,39 @@ static SearchResult Search_guillotine(PackSearch *s, int64_t cap) {
   return SEARCH_STOPPED;
 }
 
+/* minimalloc's round robin (pack_canon.c): each preorder in turn with a node
+ * budget that doubles every round; an attempt ending inside its budget is a
+ * complete search. SEARCH_STOPPED with s->restart when no PackCanon could be
+ * made (too many overlapping pairs): the caller falls back. */
+static SearchResult Search_canonRounds(PackSearch *s, int64_t cap) {
+  static const char *const heuristics[] = {"WAT", "TAW", "TWA"};
+  if (!s->canon) s->canon = PackCanon_new(s->b, s->n, (size_t)64 << 20);
+  if (!s->canon) {
+    s->restart = true;
+    return SEARCH_STOPPED;
+  }
+  s->restart = false;
+  for (long budget = 2L * (s->n > 0 ? s->n : 1);; budget = budget < LONG_MAX / 2 ? budget * 2 : budget) {
+    for (int h = 0; h < 3; h++) {
+      long nodes;
+      int r = PackCanon_run(s->canon, cap, heuristics[h], budget, Search_sweepTick, s, s->off, &nodes);
+      if (r == PACK_CANON_FOUND) return SEARCH_FOUND;
+      if (r == PACK_CANON_INFEASIBLE) return SEARCH_EXHAUSTED;
+      if (r == PACK_CANON_NOMEM) s->nomem = s->stopped = true;
+      if (r != PACK_CANON_BUDGET) return SEARCH_STOPPED;
+    }
+  }
+}
+
 /* The decision with restarts: 1 found, 0 proven not, -1 stopped. */
 static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   s->rng = 0x2545F4914F6CDD1Dull;
   bool perfect = Search_isPerfect(s, cap);
+  if (!perfect) {
+    SearchResult r = Search_canonRounds(s, cap);
+    if (!s->restart) return r;
+    s->restart = false;
+  }
   if (perfect && Search_guillotine(s, cap) == SEARCH_FOUND) return SEARCH_FOUND;
   if (s->stopped) return SEARCH_STOPPED;
   PackSweep *sweep[2] = {NULL, NULL};

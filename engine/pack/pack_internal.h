@@ -92,4 +92,24 @@ enum {
 int PackGuillotine_find(const PackBuffer *b, int n, int64_t cap, const PackGuillotineOptions *o, int64_t *off,
                         long *nodes);
 
+/* pack_canon: the exact decision for parts with slack, minimalloc's rules
+ * (canonical order, section inference, dominance, hatless pruning, dynamic
+ * decomposition) on the buffers b[0..n), which must outlive it. */
+typedef struct PackCanon PackCanon;
+enum {
+  PACK_CANON_FOUND = 1,      /* off[0..n) filled */
+  PACK_CANON_INFEASIBLE = 0, /* proven: no packing under cap */
+  PACK_CANON_STOPPED = -1,   /* tick said stop */
+  PACK_CANON_NOMEM = -2,
+  PACK_CANON_BUDGET = -4     /* the attempt's node budget ran out */
+};
+/* NULL when out of memory or when the overlapping pairs pass max_pairs. */
+PackCanon *PackCanon_new(const PackBuffer *b, int n, size_t max_pairs);
+/* One attempt under cap with a preorder ("WAT", "TAW", "TWA": the keys W
+ * lifetime, A area, T fullest section, Z size, each descending); budget <= 0:
+ * no node budget; tick (may be NULL) is called once per node, true: stop. */
+int PackCanon_run(PackCanon *c, int64_t cap, const char *heuristic, long budget, bool (*tick)(void *user),
+                  void *user, int64_t *off, long *nodes);
+void PackCanon_free(PackCanon *c);
+
 #endif
