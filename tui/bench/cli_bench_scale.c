@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,6 +158,12 @@ static int BenchScale_run(int argc, char **argv) {
   bool made_dir = false;
   if (Cli_value(c, &a, "--dir")) {
     snprintf(dir, sizeof dir, "%s", Cli_value(c, &a, "--dir"));
+    struct stat sb; /* before the header: a missing folder failed at the first write, the header printed */
+    if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0) {
+      fprintf(stderr, "spadmap bench scale: --dir \"%s\": cannot create the directory: %s\n", Cli_safe(dir),
+              strerror(errno));
+      return EXIT_INVALID;
+    }
   } else {
     const char *t = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/spadmap-scale-XXXXXX", t && *t ? t : "/tmp");
