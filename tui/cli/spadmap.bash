@@ -13,5 +13,6 @@ _spadmap() {
     compopt -o filenames 2>/dev/null
     COMPREPLY+=($(compgen -f -- "$cur"))
   fi
+  return 0
 }
 complete -F _spadmap spadmap
