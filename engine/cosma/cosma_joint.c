@@ -779,8 +779,8 @@ fs:
   full = Jm_build(&j, true, &too_big);
   if (!full && j.lim.hit) {
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
-    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses could not be built "
-             "within the time limit");
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses is too large to build "
+             "and load in the time left");
     goto done;
   }
   if (!full) {
