@@ -928,6 +928,29 @@ TEST(joint_with_a_wrong_bound_is_caught_by_brute_force) {
   CHECK(wrong >= 3);
 }
 
+/* A run that stops without a proof says why and where its bound comes from. */
+TEST(joint_without_a_proof_says_why) {
+  Net *net = Bundled_load("nasnet_a");
+  if (!net) return;
+  int64_t b[3];
+  budgets_of(net, false, b);
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = b[0], s.time_limit = 3;
+  Plan *plan = NULL;
+  SpError err;
+  CosmaJointStats stats;
+  CHECK_EQ(Cosma_joint(net, &s, &plan, &stats, &err), SP_OK);
+  if (plan) {
+    CHECK(plan->solver.status != SOLVER_OPTIMAL); /* 3.2 MiB against a bound of 270 KiB */
+    CHECK(stats.stop_reason[0] != '\0');
+    CHECK_HAS(plan->solver.note, "bound");
+    CHECK_HAS(plan->solver.note, stats.stop_reason);
+    Plan_free(plan);
+  }
+  Net_free(net);
+}
+
 /* The bound on the bundled networks where the joint relaxation gives (almost)
  * nothing, or needs its whole time share: equal to the best plan's traffic, so
  * cosma proves these. */
@@ -964,5 +987,5 @@ TEST_MAIN("cosma", T(minpeak_ilp_equals_exact_search_on_teaching_graphs), T(minp
           T(joint_on_random_dags_matches_brute_force), T(joint_reaches_zero_at_m_p_on_bundled_networks),
           T(paper_model_agrees_on_tiny_graphs), T(joint_through_solve_run_and_its_errors),
           T(order_bound_never_exceeds_brute_force_on_random_dags), T(order_bound_on_dense_blocks_matches_brute_force),
-          T(joint_with_a_wrong_bound_is_caught_by_brute_force),
+          T(joint_with_a_wrong_bound_is_caught_by_brute_force), T(joint_without_a_proof_says_why),
           T(order_bound_on_bundled_transformer_vit_deeplabv3))

@@ -797,8 +797,8 @@ fs:
   if (stats->full_cols > JOINT_MAX_FULL_COLS) { /* measured: GLPK's node LPs there take minutes each and
                                                   cannot be interrupted; the FS plan stands, with its gap */
     status = SOLVER_FEASIBLE;
-    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has %d columns (over "
-             "%d, where GLPK's node LPs take minutes and cannot be interrupted)", stats->full_cols, JOINT_MAX_FULL_COLS);
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has %d columns (over %d: "
+             "GLPK's node LPs take minutes)", stats->full_cols, JOINT_MAX_FULL_COLS);
     goto done;
   }
   stats->full_ran = true;
@@ -856,13 +856,12 @@ done:
   stats->seconds = Clock_now() - t0;
   Cosma_finish(best, status, bound, stats->seconds, &relay);
   if (status != SOLVER_OPTIMAL) { /* say why it stopped and where the bound comes from */
-    const char *src = bound <= 0 && stats->order_bound_stopped ? "no bound above 0 (the checkpoint bound was stopped "
-                                                                 "at its share of the time limit)"
+    const char *src = bound <= 0 && stats->order_bound_stopped ? "no bound above 0 (the checkpoint bound ran out of time)"
                       : bound <= 0                       ? "no bound above 0"
                       : bound == stats->order_bound     ? "bound from the checkpoint bound"
                       : bound == stats->relax_bound     ? "bound from the joint relaxation"
                                                         : "bound from the joint model";
-    snprintf(best->solver.note, sizeof best->solver.note, "%.120s; %s (%lld bytes)",
+    snprintf(best->solver.note, sizeof best->solver.note, "%.100s; %s (%lld bytes)",
              stats->stop_reason[0] ? stats->stop_reason : "stopped", src, (long long)(bound > 0 ? bound : 0));
   }
   *out = best;
