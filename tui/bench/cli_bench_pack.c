@@ -8,9 +8,13 @@
  *    height minimised (the lower bound is the schedule's peak).
  * Solved count, time, and each heuristic's height above the optimum. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "datadir.h"
@@ -24,7 +28,11 @@ static const CliOption BenchPack_options[] = {
   {"--seeds", "N", "tight instances per size (default 5)"},
   {"--max-buffers", "N", "largest tight instance (default 500)"},
   {"--network", "NAME", "only this network (default: every bundled one)"},
-  {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
+  {"--dir", "DIR", "a folder of networks (default: the bundled data/networks), or of minimalloc CSVs (NAME.CAPACITY.csv): "
+                   "then one row per CSV, solved at its capacity"},
+  {"--capacity", "BYTES", "with a CSV folder: the capacity of files whose name gives none"},
+  {"--minimalloc", "BIN", "with a CSV folder: also run this google/minimalloc binary on each file, same limit, and "
+                          "check its packing"},
   {"--pinwheel", "PERCENT", "also tight instances with this share of pinwheel cuts (not guillotine)"},
   {"--tight-only", NULL, "only the generated instances"},
   {"--nets-only", NULL, "only the networks"},
@@ -177,6 +185,191 @@ static int BenchPack_nets(double tl, const char *dir, const char *only) {
   return invalid;
 }
 
+/* ---- a folder of minimalloc CSVs ------------------------------------------ */
+
+static double BenchPack_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv. */
+static int64_t BenchPack_capacityOf(const char *name) {
+  const char *end = strrchr(name, '.'), *dot = end;
+  if (!end) return 0;
+  while (dot > name && dot[-1] != '.') dot--;
+  if (dot == name || dot == end) return 0;
+  int64_t v = 0;
+  for (const char *p = dot; p < end; p++) {
+    if (*p < '0' || *p > '9' || v > ((int64_t)1 << 50)) return 0;
+    v = v * 10 + (*p - '0');
+  }
+  return v;
+}
+
+/* Runs the referee on one file under the same limit; its packing is checked
+ * against our reading of the file. 1 solved and valid, 0 not solved in time,
+ * -1 invalid output or a failure; *seconds its wall time. */
+static int BenchPack_referee(const char *bin, const char *path, const PackInstance *in, int64_t cap, double tl,
+                             double *seconds) {
+  char out[] = "/tmp/spadmap-referee-XXXXXX";
+  int fd = mkstemp(out);
+  if (fd < 0) return -1;
+  close(fd);
+  char a_cap[64], a_in[4200], a_out[64], a_to[64];
+  snprintf(a_cap, sizeof a_cap, "--capacity=%lld", (long long)cap);
+  snprintf(a_in, sizeof a_in, "--input=%s", path);
+  snprintf(a_out, sizeof a_out, "--output=%s", out);
+  snprintf(a_to, sizeof a_to, "--timeout=%gs", tl);
+  double t0 = BenchPack_now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 2), dup2(null, 1);
+    execl(bin, bin, a_cap, a_in, a_out, a_to, (char *)NULL);
+    _exit(127);
+  }
+  int status = -1, rc = -1;
+  if (pid > 0) {
+    /* the referee's own timeout, then ours (2 s more) */
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (BenchPack_now() - t0 > tl + 2) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        status = -1;
+        break;
+      }
+      usleep(2000);
+    }
+  }
+  *seconds = BenchPack_now() - t0;
+  if (status == 0) {
+    PackInstance sol;
+    SpError err;
+    rc = -1;
+    if (PackInstance_readCsv(out, &sol, &err) == SP_OK && sol.offsets && sol.n == in->n) {
+      int64_t *off = malloc(sizeof *off * (size_t)(in->n > 0 ? in->n : 1));
+      bool ok = off != NULL;
+      for (int i = 0; ok && i < in->n; i++) { /* by id: the referee may reorder rows */
+        int j = strcmp(sol.ids[i], in->ids[i]) == 0 ? i : -1;
+        for (int k = 0; j < 0 && k < sol.n; k++)
+          if (strcmp(sol.ids[k], in->ids[i]) == 0) j = k;
+        if (j < 0) ok = false;
+        else off[i] = sol.offsets[j];
+      }
+      if (ok && Pack_check(in->buffers, in->n, off, cap, &err) == SP_OK) rc = 1;
+      free(off);
+      PackInstance_free(&sol);
+    }
+  } else if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+    rc = 0; /* minimalloc's "not found / deadline exceeded" */
+  } else if (status == -1) {
+    rc = 0;
+  }
+  unlink(out);
+  return rc;
+}
+
+/* One row per CSV of dir: status, time, nodes and the proof; with a referee,
+ * its time beside ours. Returns the count of invalid packings or errors. */
+static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const char *referee) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  char *names[4096];
+  int nn = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && nn < 4096) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0) names[nn++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)nn, sizeof *names, BenchPack_cmpStr);
+  printf("\n### minimalloc CSVs in %s (time limit %g s each)\n\n", dir, tl);
+  printf("| instance | buffers | capacity | status | time (s) | nodes | proof |%s\n",
+         referee ? " minimalloc | minimalloc (s) | ratio |" : "");
+  printf("|---|---|---|---|---|---|---|%s\n", referee ? "---|---|---|" : "");
+  int invalid = 0, solved = 0, ref_solved = 0, rows = 0;
+  double total = 0, ref_total = 0;
+  for (int i = 0; i < nn; i++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    int64_t cap = BenchPack_capacityOf(names[i]);
+    if (cap <= 0) cap = capacity;
+    PackInstance in;
+    SpError err;
+    if (cap <= 0) {
+      fprintf(stderr, "spadmap bench pack: %s: no capacity in the name (NAME.CAPACITY.csv) and no --capacity\n",
+              Cli_safe(path));
+      invalid++;
+      continue;
+    }
+    if (PackInstance_readCsv(path, &in, &err)) {
+      fprintf(stderr, "spadmap bench pack: %s\n", Cli_safe(err.text));
+      invalid++;
+      continue;
+    }
+    PackOptions o;
+    PackOptions_init(&o);
+    o.time_limit = tl;
+    PackResult r;
+    if (Pack_solve(in.buffers, in.n, cap, &o, &r, &err)) {
+      fprintf(stderr, "spadmap bench pack: %s: %s\n", Cli_safe(path), Cli_safe(err.text));
+      invalid++;
+      PackInstance_free(&in);
+      continue;
+    }
+    const char *proof = "-";
+    if (r.offsets) {
+      if (Pack_check(in.buffers, in.n, r.offsets, cap, &err)) {
+        fprintf(stderr, "spadmap bench pack: %s: INVALID packing: %s\n", Cli_safe(path), Cli_safe(err.text));
+        invalid++;
+        proof = "INVALID";
+      } else {
+        proof = "packing checked";
+        solved++;
+      }
+    } else if (r.status == PACK_INFEASIBLE) {
+      proof = r.infeasible_at >= 0 ? "load over capacity" : "exhaustive search";
+    }
+    rows++;
+    total += r.seconds;
+    char c1[32], c2[32];
+    printf("| %s | %d | %s | %s | %.3f | %s | %s |", Cli_safe(names[i]), in.n, Cli_count(cap, c1, sizeof c1),
+           PackResultStatus_name(r.status), r.seconds, Cli_count(r.nodes, c2, sizeof c2), proof);
+    if (referee) {
+      double rs = 0;
+      int rr = BenchPack_referee(referee, path, &in, cap, tl, &rs);
+      if (rr < 0) invalid++;
+      ref_solved += rr > 0;
+      ref_total += rs;
+      printf(" %s | %.3f | %.1fx |", rr > 0 ? "packing checked" : rr == 0 ? "no answer" : "FAILED or INVALID", rs,
+             r.seconds > 0 ? rs / r.seconds : 0.0);
+    }
+    printf("\n");
+    fflush(stdout);
+    PackResult_free(&r);
+    PackInstance_free(&in);
+  }
+  for (int i = 0; i < nn; i++) free(names[i]);
+  printf("\nspadmap: %d of %d solved, %.2f s in all", solved, rows, total);
+  if (referee) printf("; minimalloc: %d of %d solved, %.2f s in all", ref_solved, rows, ref_total);
+  printf("\n");
+  return invalid;
+}
+
+static bool BenchPack_hasCsv(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  struct dirent *e;
+  bool found = false;
+  while (!found && (e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    found = len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0;
+  }
+  closedir(d);
+  return found;
+}
+
 static int BenchPack_run(int argc, char **argv) {
   CliArgs a;
   const CliCommand *c = &Cli_benchPack;
@@ -204,6 +397,26 @@ static int BenchPack_run(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
+  const char *csv_dir = Cli_value(c, &a, "--dir");
+  const char *referee = Cli_value(c, &a, "--minimalloc");
+  long long capacity = 0;
+  if ((v = Cli_value(c, &a, "--capacity")) && !Cli_int(v, 1, (long long)1 << 62, &capacity)) {
+    fprintf(stderr, "spadmap bench pack: --capacity \"%s\": expected a whole number of bytes, 1..2^62\n", Cli_safe(v));
+    return EXIT_USAGE;
+  }
+  if (csv_dir && BenchPack_hasCsv(csv_dir)) {
+    if (referee && access(referee, X_OK) != 0) {
+      fprintf(stderr, "spadmap bench pack: --minimalloc \"%s\": not an executable file\n", Cli_safe(referee));
+      return EXIT_USAGE;
+    }
+    int r = BenchPack_csvDir(csv_dir, tl, capacity, referee);
+    printf("invalid solutions or errors: %d\n", r < 0 ? 1 : r);
+    return r != 0 ? EXIT_INVALID : EXIT_OK;
+  }
+  if (referee || capacity) {
+    fprintf(stderr, "spadmap bench pack: --minimalloc and --capacity go with --dir DIR of minimalloc CSVs\n");
+    return EXIT_USAGE;
+  }
   int invalid = 0;
   if (!Cli_value(c, &a, "--nets-only")) {
     invalid += BenchPack_tight(tl, seeds, max_n, 0);
@@ -221,5 +434,6 @@ static int BenchPack_run(int argc, char **argv) {
 
 const CliCommand Cli_benchPack = {"bench pack", "[options]",
                                   "The exact packer and the heuristics on tight generated instances and on every "
-                                  "bundled network's lifetimes at its peak.",
+                                  "bundled network's lifetimes at its peak; or on a folder of minimalloc CSVs (--dir), "
+                                  "beside minimalloc itself (--minimalloc BIN).",
                                   BenchPack_options, BenchPack_run};
