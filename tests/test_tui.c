@@ -10,6 +10,7 @@
 #include "test.h"
 #include "views.h"
 #include "worker.h"
+#include "words.h"
 
 #define FIG1 SPADMAP_DATA_DIR "/networks/fig1.json"
 
@@ -62,6 +63,7 @@ TEST(action_table_keys_are_unique_and_configurable) {
     CHECK(a->name && a->help && a->run && a->key);
     for (int j = 0; j < i; j++) {
       const Action *b = Actions_at(j);
+      if (Action_scope(a) != Action_scope(b)) continue; /* the layer view's m is not the explorer's m */
       CHECK(a->key != b->key && a->key != b->key2);
       CHECK(!a->key2 || (a->key2 != b->key && a->key2 != b->key2));
     }
@@ -208,11 +210,11 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
   CHECK(App_poll(&app));
   CHECK(app.has_progress);
   char *t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "solving 1.5 s, 4.00K/3.00K, gap 25.0%: full");
+  CHECK_HAS(t, "solving 1.50 s, 4.00K/3.00K, gap 25.0 %: full");
   CHECK_HAS(t, "full model: branch and bound"); /* the stage in full, in the panel */
   CHECK_HAS(t, "search");
   CHECK_HAS(t, "incumbent 4.00K    bound 3.00K");
-  CHECK_HAS(t, "gap 25.0%    nodes 17  1.5 s");
+  CHECK_HAS(t, "gap 25.0 %   nodes 17  1.50 s");
   CHECK_HAS(t, "C cancel the solve");
   free(t);
   /* C asks the worker once (nothing runs in it: harmless); a second C is not sent again */
@@ -455,10 +457,56 @@ TEST(f1_f10_and_unbound_keys_say_something) {
   App_free(&app);
 }
 
+/* One vocabulary (words.c) for results, gaps and times: no "feasible (feasible),
+ * gap 100.0 %", no bare "in 4.93 s" under a 15 s limit, gaps as percents, times by one formatter. */
+TEST(words_say_what_the_solver_did) {
+  char b[200];
+  CHECK(strcmp(Words_seconds(4.70288, b, sizeof b), "4.70 s") == 0);
+  CHECK(strcmp(Words_seconds(0.0047, b, sizeof b), "4.70 ms") == 0);
+  CHECK(strcmp(Words_seconds(0.4803, b, sizeof b), "480 ms") == 0);
+  CHECK(strcmp(Words_gap(0.0084, b, sizeof b), "0.84 %") == 0);
+  CHECK(strcmp(Words_gap(0.125, b, sizeof b), "12.5 %") == 0);
+  SolverInfo si = {.status = SOLVER_FEASIBLE, .objective = 100, .bound = 0, .has_objective = true, .has_bound = true};
+  CHECK(strcmp(Words_result(&si, -1, 0, b, sizeof b), "not proven (the search stopped), no bound yet") == 0);
+  si.status = SOLVER_TIMEOUT, si.bound = 87.5;
+  CHECK(strcmp(Words_result(&si, 15.01, 15, b, sizeof b), "not proven (time limit), gap 12.5 % in 15.01 s") == 0);
+  CHECK(strcmp(Words_result(&si, 4.93, 15, b, sizeof b),
+               "not proven (time limit), gap 12.5 %, after 4.93 s: a stage's share of the 15.00 s limit") == 0);
+  si = (SolverInfo){.status = SOLVER_OPTIMAL};
+  CHECK(strcmp(Words_result(&si, 0.0021, 0, b, sizeof b), "optimal in 2.10 ms") == 0);
+  CHECK(strstr(Words_result(&si, -1, 0, b, sizeof b), "feasible") == NULL);
+}
+
+/* After C the same ILP chosen again runs again (it did nothing); opening another
+ * network with an ILP policy in force says it searches, for how long, and how to stop. */
+TEST(menu_reruns_a_cancelled_search_and_open_says_it_searches) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, FIG1, &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  const char *bad = NULL;
+  CHECK_EQ(Actions_key(&app, 'm'), ACT_REDRAW);
+  CHECK_EQ(Actions_key(&app, K_ENTER), ACT_REDRAW); /* nothing changed, nothing cancelled: no re-solve */
+  CHECK_HAS(app.message, "policies unchanged");
+  app.cancelled = true; /* as C leaves it */
+  CHECK_EQ(Actions_key(&app, 'm'), ACT_REDRAW);
+  CHECK_EQ(Actions_key(&app, K_ENTER), ACT_REDRAW | ACT_RESOLVE);
+  CHECK_HAS(app.message, "running the cancelled search again");
+  for (int i = 0; i < App_policyCount(POLICY_REPLACEMENT); i++)
+    if (strcmp(App_policy(POLICY_REPLACEMENT, i)->name, "ilp") == 0) app.set.repl = i;
+  app.set.time_limit = 15;
+  CHECK(Snapshot_keys(&app, "Odiamond<Enter>", &bad));
+  CHECK_HAS(app.message, "opened diamond");
+  CHECK_HAS(app.message, "the ILP policy searches it for up to 15.00 s (C cancels");
+  App_free(&app);
+}
+
 TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding drops the F keys */,
           T(grid_text_utf8_clipping_and_dump), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
           T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
           T(figures_come_from_the_worker_and_presets_wait_for_them), T(picker_lists_filters_and_loads_or_reports),
-          T(clicks_move_the_cursor_and_select_through_the_map_axes))
+          T(clicks_move_the_cursor_and_select_through_the_map_axes), T(words_say_what_the_solver_did),
+          T(menu_reruns_a_cancelled_search_and_open_says_it_searches))

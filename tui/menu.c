@@ -39,9 +39,14 @@ int Menu_key(App *app, int key) {
       changed |= *Menu_setting(app, k) != m->sel[k];
       *Menu_setting(app, k) = m->sel[k];
     }
-    if (!changed) return ACT_REDRAW;
     char pol[96];
-    App_setMessage(app, false, "policies: %s", App_policies(&app->set, pol, sizeof pol));
+    if (!changed && !app->cancelled) { /* the plan on screen is these policies' already */
+      App_setMessage(app, false, "policies unchanged: %s", App_policies(&app->set, pol, sizeof pol));
+      return ACT_REDRAW;
+    }
+    /* after C the same choice runs the search again (it did nothing) */
+    App_setMessage(app, false, "%s%s", changed ? "policies: " : "running the cancelled search again: ",
+                   App_policies(&app->set, pol, sizeof pol));
     return ACT_REDRAW | ACT_RESOLVE;
   }
   default: break;

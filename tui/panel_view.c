@@ -7,6 +7,7 @@
 #include "actions.h"
 #include "policy.h"
 #include "views.h"
+#include "words.h"
 
 static void Panel_title(Grid *g, int x, int y, int w, const char *title) {
   Grid_fill(g, x, y, w, 1, 0x2500, ROLE_DIM, 0);
@@ -33,8 +34,11 @@ static int Panel_search(App *app, Grid *g, int x, int y, int w) {
   int y0 = y;
   Panel_title(g, x, y++, w, "search");
   Grid_printf(g, x + 1, y++, w - 1, ROLE_CURSOR, ATTR_BOLD, "%s", pr->stage && pr->stage[0] ? pr->stage : "running");
-  if (pr->gap >= 0) snprintf(gap, sizeof gap, "%.1f%%", pr->gap * 100);
-  if (!app->deterministic) snprintf(t, sizeof t, "  %.1f s", pr->elapsed);
+  if (pr->gap >= 0) Words_gap(pr->gap, gap, sizeof gap);
+  if (!app->deterministic) {
+    char e[24];
+    snprintf(t, sizeof t, "  %s", Words_seconds(pr->elapsed, e, sizeof e));
+  }
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "incumbent %-8s bound %s",
               pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
               pr->has_bound ? App_bytes((int64_t)pr->bound, b2, sizeof b2) : "-");
@@ -79,9 +83,9 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
     Grid_printf(g, x + 1 + lw + 16, y, 8, diff < 0 ? ROLE_OK : diff > 0 ? ROLE_WARN : ROLE_DIM, 0, "%8s",
                 diff ? d : "=");
   }
-  char t[32] = "";
-  if (!app->deterministic) snprintf(t, sizeof t, ", %.2f ms", p->solver.seconds * 1e3);
-  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "solver %s%s", SolverStatus_name(p->solver.status), t);
+  char res[160];
+  Words_result(&p->solver, app->deterministic ? -1 : p->solver.seconds, app->plan_set.time_limit, res, sizeof res);
+  Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "solver: %s", res);
   if (app->violations == 0) Grid_text(g, x + 1, y++, w - 1, ROLE_OK, 0, "validator: valid");
   else Grid_printf(g, x + 1, y++, w - 1, ROLE_WARN, ATTR_BOLD, "validator: %d violation(s)", app->violations);
   if (q) {

@@ -15,6 +15,7 @@
 #include "datadir.h"
 #include "actions.h"
 #include "views.h"
+#include "words.h"
 
 static bool Picker_isModel(const char *name) {
   size_t n = strlen(name);
@@ -225,8 +226,18 @@ static int Picker_go(App *app, const char *path_in, const char *label) {
     return ACT_REDRAW;
   }
   Picker_remember(app, path);
-  App_setMessage(app, false, "opened %s (%d ops), budget M_R%s", app->net->name, app->net->nops,
-                 app->message[0] ? "; the pinned plan was for another network: unpinned" : "");
+  /* an ILP policy in force searches the new network at once: say so, and how to stop it */
+  const AppSettings *cur = &app->set;
+  char srch[160] = "", l[24];
+  if (App_policy(POLICY_SCHEDULE, cur->sched)->searching || App_policy(POLICY_REPLACEMENT, cur->repl)->searching ||
+      App_policy(POLICY_ALLOCATOR, cur->alloc)->searching) {
+    if (cur->time_limit > 0)
+      snprintf(srch, sizeof srch, "; the ILP policy searches it for up to %s (C cancels, m: a fast policy)",
+               Words_seconds(cur->time_limit, l, sizeof l));
+    else snprintf(srch, sizeof srch, "; the ILP policy searches it with no time limit (C cancels, m: a fast policy)");
+  }
+  App_setMessage(app, false, "opened %s (%d ops), budget M_R%s%s", app->net->name, app->net->nops,
+                 app->message[0] ? "; the pinned plan was for another network: unpinned" : "", srch);
   return ACT_REDRAW | ACT_RESOLVE;
 }
 

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "policy.h"
 #include "views.h"
+#include "words.h"
 
 /* Does any policy in force search (an ILP bounded by the time limit)? */
 static bool Status_searching(const AppSettings *s) {
@@ -14,24 +15,16 @@ static bool Status_searching(const AppSettings *s) {
          App_policy(POLICY_ALLOCATOR, s->alloc)->searching;
 }
 
-/* The result of the plan on screen in words: "✓ solved in 1.20 ms", or for a
- * search stopped early "feasible, gap 12.5 %, 19.70 s" (never "solved"). */
+/* The result of the plan on screen in words (words.c, the CLI's vocabulary):
+ * "✓ solved (heuristic) in 1.20 ms", "✓ optimal in 2.10 s", and for a search
+ * stopped early "not proven (time limit), gap 12.5 % in 15.00 s" (never "solved"). */
 void StatusView_result(const App *app, const Plan *p, bool unicode, char *out, size_t n) {
   const SolverInfo *si = &p->solver;
-  char t[32] = "";
-  if (!app->deterministic) {
-    if (si->seconds >= 1) snprintf(t, sizeof t, " in %.2f s", si->seconds);
-    else snprintf(t, sizeof t, " in %.2f ms", si->seconds * 1e3);
-  }
+  char w[160];
+  Words_result(si, app->deterministic ? -1 : si->seconds, app->plan_set.time_limit, w, sizeof w);
   bool proven = si->status == SOLVER_OPTIMAL || si->status == SOLVER_HEURISTIC;
-  if (proven) {
-    snprintf(out, n, "%s %s%s", unicode ? "\u2713" : "+", si->status == SOLVER_OPTIMAL ? "optimal" : "solved", t);
-    return;
-  }
-  char gap[32] = "";
-  if (si->has_objective && si->has_bound && si->objective > 0 && si->bound <= si->objective)
-    snprintf(gap, sizeof gap, ", gap %.1f %%", (si->objective - si->bound) / si->objective * 100);
-  snprintf(out, n, "feasible (%s)%s%s", SolverStatus_name(si->status), gap, t);
+  if (proven) snprintf(out, n, "%s %s", unicode ? "\u2713" : "+", w);
+  else snprintf(out, n, "%s", w);
 }
 
 void StatusView_drawTop(App *app, Grid *g, int y) {
@@ -45,16 +38,18 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   if (tiled) snprintf(tiled_preset, sizeof tiled_preset, "< M_R %s, tiled", App_bytes(app->untiled_mr, mrb, sizeof mrb));
   const char *preset = tiled ? tiled_preset : App_settingPreset(app, s);
   /* the elapsed time counts here, between the solver's own reports */
-  if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %.1f s", Clock_now() - app->solve_t0);
+  char sec[24];
+  if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %s", Words_seconds(Clock_now() - app->solve_t0, sec, sizeof sec));
   if (app->solving && app->has_progress) {
     const SolveProgress *pr = &app->progress;
     char gap[24] = "", inc[40] = "", b1[16], b2[16];
-    if (pr->gap >= 0) snprintf(gap, sizeof gap, ", gap %.1f%%", pr->gap * 100);
+    char gp[24];
+    if (pr->gap >= 0) snprintf(gap, sizeof gap, ", gap %s", Words_gap(pr->gap, gp, sizeof gp));
     if (pr->has_incumbent || pr->has_bound)
       snprintf(inc, sizeof inc, ", %s/%s", pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
                pr->has_bound ? App_bytes((int64_t)pr->bound, b2, sizeof b2) : "-");
     double since = app->deterministic ? 0 : Clock_now() - app->solve_t0;
-    snprintf(el, sizeof el, " %.1f s", pr->elapsed > since ? pr->elapsed : since);
+    snprintf(el, sizeof el, " %s", Words_seconds(pr->elapsed > since ? pr->elapsed : since, sec, sizeof sec));
     snprintf(state, sizeof state, "solving%s%s%s: %.40s", el, inc, gap, pr->stage); /* the panel has it all */
   } else if (app->solving && app->cancel_asked) snprintf(state, sizeof state, "cancelling...");
   else if (app->solving) snprintf(state, sizeof state, "solving%s...", el);

@@ -17,6 +17,7 @@
 #include "solve.h"
 #include "sweep.h"
 #include "views.h"
+#include "words.h"
 
 struct SweepView {
   Sweep *work;            /* filled by the thread */
@@ -346,7 +347,10 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     const SweepPoint *ip = &v->ilp[v->budget];
     char iv[48];
     if (!ip->done) snprintf(iv, sizeof iv, "%s", v->ilp_shown < sw->nbudgets && done == v->total ? "proving..." : "-");
-    else if (ip->status) snprintf(iv, sizeof iv, "not proven in %d s", SWEEP_ILP_SECONDS);
+    else if (ip->status) { /* the explorer's words (words.c) */
+      char l[24];
+      snprintf(iv, sizeof iv, "not proven (time limit %s)", Words_seconds(SWEEP_ILP_SECONDS, l, sizeof l));
+    }
     else if (v->metric == 1) snprintf(iv, sizeof iv, "%d", ip->spills);
     else App_bytes(Sweep_value(ip, v->metric), iv, sizeof iv);
     Grid_printf(g, x, y + h - 1, cw, ROLE_OK, 0, "%s ILP optimum, default order, at this budget: %s",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "words.h"
 #include "clock.h"
 #include "fileio.h"
 #include "policy.h"
@@ -187,6 +188,7 @@ static int Solve_run_cmd(int argc, char **argv) {
   const char *preset = "";
   if ((exit_code = Solve_budget(net, &s, Cli_value(c, &a, "--budget"), &preset, t_start)) >= 0) goto out;
   exit_code = EXIT_INVALID;
+  double asked_limit = s.time_limit; /* what the user gave (the result's words compare against it) */
   if (s.time_limit > 0) s.time_limit = fmax(s.time_limit - (Clock_now() - t_start), 0.001); /* from the start */
   Status sst = Solve_run(net, &s, &plan, &err);
   if (sst) {
@@ -210,14 +212,13 @@ static int Solve_run_cmd(int argc, char **argv) {
   printf("peak           %s bytes\n", Cli_count(m->peak_bytes, b1, sizeof b1));
   printf("footprint      %s bytes\n", Cli_count(m->footprint_bytes, b1, sizeof b1));
   const SolverInfo *si = &plan->solver;
-  if (si->has_bound) {
-    double gap = si->objective > 0 ? (si->objective - si->bound) / si->objective : 0;
-    printf("solver         %s, %.3f s, objective %s, bound %s, gap %.2f%%\n", SolverStatus_name(si->status), si->seconds,
-           Cli_count((int64_t)si->objective, b1, sizeof b1), Cli_count((int64_t)si->bound, b2, sizeof b2),
-           gap < 0 ? 0 : gap * 100);
-  } else {
-    printf("solver         %s, %.3f ms\n", SolverStatus_name(si->status), si->seconds * 1e3);
-  }
+  char res[200]; /* the explorer's words (words.c): one vocabulary for status, gap and time */
+  Words_result(si, si->seconds, asked_limit, res, sizeof res);
+  if (si->has_bound)
+    printf("solver         %s; objective %s, bound %s\n", res, Cli_count((int64_t)si->objective, b1, sizeof b1),
+           Cli_count((int64_t)si->bound, b2, sizeof b2));
+  else
+    printf("solver         %s\n", res);
   if (si->note[0]) printf("note           %s\n", si->note);
   bool interrupted = atomic_load(&Solve_interrupt);
   if (interrupted) printf("interrupted    Ctrl-C: this is the best plan found so far\n");

@@ -1,0 +1,55 @@
+#include "words.h"
+
+#include <stdio.h>
+
+const char *Words_seconds(double s, char *buf, size_t n) {
+  if (s >= 1) snprintf(buf, n, "%.2f s", s);
+  else if (s >= 0.1) snprintf(buf, n, "%.0f ms", s * 1e3);
+  else if (s >= 0.01) snprintf(buf, n, "%.1f ms", s * 1e3);
+  else snprintf(buf, n, "%.2f ms", s * 1e3);
+  return buf;
+}
+
+const char *Words_gap(double gap, char *buf, size_t n) {
+  double pct = gap * 100;
+  if (pct >= 99.95) snprintf(buf, n, "100 %%");
+  else if (pct > 0 && pct < 1) snprintf(buf, n, "%.2f %%", pct); /* 0.84 %, not 0.8 % */
+  else snprintf(buf, n, "%.1f %%", pct);
+  return buf;
+}
+
+double Words_gapOf(const SolverInfo *si) {
+  if (!si->has_objective || !si->has_bound || si->objective <= 0) return -1;
+  double g = (si->objective - si->bound) / si->objective;
+  return g < 0 ? 0 : g > 1 ? 1 : g;
+}
+
+const char *Words_result(const SolverInfo *si, double seconds, double limit, char *buf, size_t n) {
+  char t[48] = "", g[24];
+  if (seconds >= 0) {
+    char s[24];
+    snprintf(t, sizeof t, " in %s", Words_seconds(seconds, s, sizeof s));
+  }
+  switch (si->status) {
+  case SOLVER_OPTIMAL: snprintf(buf, n, "optimal%s", t); return buf;
+  case SOLVER_HEURISTIC: snprintf(buf, n, "solved (heuristic)%s", t); return buf;
+  case SOLVER_INFEASIBLE: snprintf(buf, n, "infeasible%s", t); return buf;
+  case SOLVER_NONE: snprintf(buf, n, "no result"); return buf;
+  default: break;
+  }
+  const char *why = si->status == SOLVER_TIMEOUT     ? "time limit"
+                    : si->status == SOLVER_CANCELLED ? "cancelled"
+                                                     : "the search stopped";
+  double gap = Words_gapOf(si);
+  char gaps[48] = "";
+  if (gap >= 1) snprintf(gaps, sizeof gaps, ", no bound yet");
+  else if (gap >= 0) snprintf(gaps, sizeof gaps, ", gap %s", Words_gap(gap, g, sizeof g));
+  if (si->status == SOLVER_TIMEOUT && seconds >= 0 && limit > 0 && seconds < 0.9 * limit) {
+    char s[24], l[24];
+    snprintf(buf, n, "not proven (time limit)%s, after %s: a stage's share of the %s limit", gaps,
+             Words_seconds(seconds, s, sizeof s), Words_seconds(limit, l, sizeof l));
+    return buf;
+  }
+  snprintf(buf, n, "not proven (%s)%s%s", why, gaps, t);
+  return buf;
+}

@@ -1,0 +1,24 @@
+/* words: the one vocabulary for solver results, gaps and times, shared by the
+ * explorer's views and the command line: a status in words ("optimal",
+ * "not proven (time limit)"), a gap always as a percent ("0.84 %"), a time in
+ * ms below a second and in s above ("4.70 ms", "4.93 s"). */
+#ifndef SPADMAP_WORDS_H
+#define SPADMAP_WORDS_H
+
+#include <stddef.h>
+
+#include "plan.h"
+
+/* "0.52 ms", "12.3 ms", "480 ms", "4.93 s". */
+const char *Words_seconds(double s, char *buf, size_t n);
+/* A relative gap (0.0084) as a percent: "0.84 %", "12.5 %", "100 %". */
+const char *Words_gap(double gap, char *buf, size_t n);
+/* The gap of a solver result, -1 when it has no objective and bound. */
+double Words_gapOf(const SolverInfo *si);
+/* A result in words: "optimal", "solved (heuristic)", "not proven (time limit), gap 12.5 %",
+ * "not proven (cancelled), no bound yet", "not proven (the search stopped: NOTE)". With
+ * seconds >= 0 the time follows (" in 4.93 s"), and for a time limit reached before
+ * limit (> 0) ran out, that a stage's share did ("after 4.93 s: a stage's share of the 15 s limit"). */
+const char *Words_result(const SolverInfo *si, double seconds, double limit, char *buf, size_t n);
+
+#endif
