@@ -157,5 +157,13 @@ bool Pack_generateTight(uint64_t seed, int n, int64_t duration, int64_t height, 
  * Pack_generateTight's instances. */
 bool Pack_generateTightPinwheel(uint64_t seed, int n, int64_t duration, int64_t height, int pinwheel_percent,
                                 PackBuffer *b);
+/* An instance like an allocator's (like minimalloc's benchmark): time steps in
+ * which buffers end and new ones are cut out of the free gaps, every gap filled
+ * at peak steps (the load reaches capacity there) and each left empty with
+ * probability slack_percent elsewhere; sizes in 1/256 of the capacity, short
+ * lifetimes with some long ones. A packing under capacity exists (the one
+ * generated); it has no guillotine structure. Deterministic in seed; false on
+ * bad arguments or no memory. */
+bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b);
 
 #endif

@@ -1,6 +1,8 @@
 /* pack_gen: tight benchmark instances (a full time x address rectangle cut into
  * buffers), for tests and `spadmap bench pack`: guillotine cuts, optionally
  * mixed with pinwheel cuts (which no guillotine packing reproduces). */
+#include <stdlib.h>
+
 #include "pack.h"
 
 static uint64_t Gen_next(uint64_t *s) { /* xorshift64* */
@@ -78,6 +80,74 @@ bool Pack_generateTightPinwheel(uint64_t seed, int n, int64_t duration, int64_t 
   }
   /* shuffle so the index order tells nothing */
   for (int i = n - 1; i > 0; i--) {
+    int j = (int)(Gen_next(&s) % (uint64_t)(i + 1));
+    PackBuffer t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  return true;
+}
+
+/* ---- instances like an allocator's ----------------------------------------- */
+
+typedef struct {
+  int64_t off, size, end;
+} GenLive;
+
+static int GenLive_cmpOff(const void *pa, const void *pb) {
+  const GenLive *a = pa, *b = pb;
+  return (a->off > b->off) - (a->off < b->off);
+}
+
+/* Steps through time as an allocator would: at each step the buffers whose
+ * lifetime is over free their addresses, and new buffers are cut out of the
+ * free gaps (each gap split into one to three pieces of whole quanta, 1/256
+ * of the capacity). At a
+ * "peak" step every gap is filled, elsewhere each gap only with probability
+ * 1 - slack, so the load reaches the capacity at the peaks and leaves room in
+ * between. Lifetimes are short mostly, with some long ones (skip connections).
+ * The buffers were placed, so a packing under `capacity` exists; it was made
+ * by filling holes over time, not by cutting a rectangle, so it has no
+ * guillotine structure. */
+bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b) {
+  if (n <= 0 || capacity < 64 || slack_percent < 0 || slack_percent > 100) return false;
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 7;
+  int64_t quantum = capacity / 256 > 0 ? capacity / 256 : 1;
+  GenLive *live = malloc(sizeof *live * (size_t)(n + 1));
+  if (!live) return false;
+  int nl = 0, k = 0;
+  for (int64_t t = 0; k < n; t++) {
+    int w = 0; /* free what ends now */
+    for (int x = 0; x < nl; x++)
+      if (live[x].end > t) live[w++] = live[x];
+    nl = w;
+    qsort(live, (size_t)nl, sizeof *live, GenLive_cmpOff);
+    bool peak = Gen_next(&s) % 12 == 0;
+    int64_t cursor = 0;
+    int gaps_end = nl; /* new buffers go after the live ones, sorted again next step */
+    for (int x = 0; x <= gaps_end && k < n; x++) {
+      int64_t gap_end = x < gaps_end ? live[x].off : capacity;
+      int64_t gap = gap_end - cursor;
+      if (gap >= quantum && (peak || (int)(Gen_next(&s) % 100) >= slack_percent)) {
+        int64_t units = gap / quantum, at = cursor;
+        int pieces = 1 + (int)(Gen_next(&s) % 3);
+        for (int p = 0; p < pieces && units > 0 && k < n; p++) {
+          int64_t u = p == pieces - 1 ? units : 1 + (int64_t)(Gen_next(&s) % (uint64_t)units);
+          int64_t size = u * quantum;
+          uint64_t r = Gen_next(&s) % 100;
+          int64_t len = r < 70 ? 1 + (int64_t)(Gen_next(&s) % 4) : r < 95 ? 4 + (int64_t)(Gen_next(&s) % 12)
+                                                                  : 16 + (int64_t)(Gen_next(&s) % 48);
+          b[k++] = (PackBuffer){t, t + len, size, 0};
+          live[nl++] = (GenLive){at, size, t + len};
+          at += size;
+          units -= u;
+        }
+      }
+      if (x < gaps_end) cursor = live[x].off + live[x].size;
+    }
+  }
+  free(live);
+  for (int i = n - 1; i > 0; i--) { /* the index order tells nothing */
     int j = (int)(Gen_next(&s) % (uint64_t)(i + 1));
     PackBuffer t = b[i];
     b[i] = b[j];

@@ -34,7 +34,7 @@ static const CliOption BenchPack_options[] = {
   {"--minimalloc", "BIN", "with a CSV folder: also run this google/minimalloc binary on each file, same limit, and "
                           "check its packing"},
   {"--pinwheel", "PERCENT", "also tight instances with this share of pinwheel cuts (not guillotine)"},
-  {"--tight-only", NULL, "only the generated instances"},
+  {"--tight-only", NULL, "only the generated instances (tight rectangles and allocator-like)"},
   {"--nets-only", NULL, "only the networks"},
   {NULL, NULL, NULL},
 };
@@ -98,6 +98,56 @@ static int BenchPack_tight(double tl, int seeds, int max_n, int pinwheel) {
     printf("| %d | %d/%d | %.3f | %.3f |", n, solved, seeds, sum / seeds, worst);
     for (int k = 0; k < NHEUR; k++) printf(" +%.1f%% |", over[k] / seeds);
     printf("\n");
+    free(b);
+  }
+  return invalid;
+}
+
+/* Instances like an allocator's (Pack_generateLive): solved at the capacity
+ * they were generated under (a packing exists), as minimalloc's benchmark is. */
+static int BenchPack_live(double tl, int seeds, int max_n, int slack) {
+  printf("\n### Allocator-like instances (capacity 1,048,576, %d %% of gaps left empty off the peaks; "
+         "a packing exists)\n\n", slack);
+  printf("| n | solved | mean time (s) | max time (s) | mean nodes | peak load / capacity | best heuristic fits |\n");
+  printf("|---|---|---|---|---|---|---|\n");
+  int invalid = 0;
+  const int64_t cap = 1048576;
+  for (int n = 100; n <= max_n; n += 100) {
+    PackBuffer *b = malloc(sizeof *b * (size_t)n);
+    if (!b) return 1;
+    int solved = 0, fits = 0;
+    double sum = 0, worst = 0, nodes = 0, load = 0;
+    for (int sd = 0; sd < seeds; sd++) {
+      if (!Pack_generateLive((uint64_t)(7000 * n + sd), n, cap, slack, b)) {
+        invalid++;
+        continue;
+      }
+      load += (double)Pack_maxLoad(b, n) / (double)cap;
+      PackOptions o;
+      PackOptions_init(&o);
+      o.time_limit = tl;
+      PackResult r;
+      SpError err;
+      if (Pack_solve(b, n, cap, &o, &r, &err)) {
+        fprintf(stderr, "bench pack: %s\n", err.text);
+        invalid++;
+        continue;
+      }
+      if (r.offsets && Pack_check(b, n, r.offsets, cap, &err)) invalid++;
+      else solved += r.offsets != NULL;
+      sum += r.seconds;
+      nodes += (double)r.nodes;
+      if (r.seconds > worst) worst = r.seconds;
+      fprintf(stderr, "live n=%d seed %d: %s, %.3f s, %ld nodes\n", n, sd, PackResultStatus_name(r.status), r.seconds,
+              r.nodes);
+      PackResult_free(&r);
+      o.method = PACK_BEST_HEURISTIC;
+      if (Pack_solve(b, n, cap, &o, &r, &err) == SP_OK && r.offsets) fits++;
+      PackResult_free(&r);
+    }
+    printf("| %d | %d/%d | %.3f | %.3f | %.0f | %.3f | %d/%d |\n", n, solved, seeds, sum / seeds, worst, nodes / seeds,
+           load / seeds, fits, seeds);
+    fflush(stdout);
     free(b);
   }
   return invalid;
@@ -421,6 +471,7 @@ static int BenchPack_run(int argc, char **argv) {
   if (!Cli_value(c, &a, "--nets-only")) {
     invalid += BenchPack_tight(tl, seeds, max_n, 0);
     if (pinwheel) invalid += BenchPack_tight(tl, seeds, max_n, pinwheel);
+    invalid += BenchPack_live(tl, seeds, max_n, 30);
   }
   if (!Cli_value(c, &a, "--tight-only")) {
     const char *dir = Cli_value(c, &a, "--dir") ? Cli_value(c, &a, "--dir") : Data_file("networks");
