@@ -39,7 +39,7 @@ bad_values() {
   *FILE* | *F.json* | *F.txt* | *.csv* | *.json*) printf '%s\n' "" "/" "$tmp/no/such/dir/f" ;;
   DIR) printf '%s\n' "" "$net" "$tmp/no/such/dir" ;;
   KEYS) printf "%s\n" "<Nope>" "<Click:x>" ;; # any text is a key sequence, but not an unknown key name
-  *) printf '%s\n' "zzz" "-1" "99999999999999999999" "nan" "" "1e999" "/" ;;
+  *) printf "%s\n" "zzz" "-1" "99999999999999999999" "nan" "" "1e999" ;;
   esac
 }
 
