@@ -113,6 +113,12 @@ static Status Pack_validate(const PackBuffer *b, int n, SpError *err) {
   return SP_OK;
 }
 
+static int Pack_cmpPair(const void *pa, const void *pb) {
+  const int64_t *a = pa, *b = pb;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t capacity, SpError *err) {
   Status st = Pack_validate(b, n, err);
   if (st != SP_OK) return st;
@@ -129,16 +135,19 @@ Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t ca
       return SpError_set(err, SP_ERR_FORMAT, "buffer %d: offset %lld + size %lld exceeds the capacity %lld", i,
                          (long long)offsets[i], (long long)b[i].size, (long long)capacity);
   }
-  /* Sweep by lower time; compare against buffers still live (small n: quadratic in
-   * the worst case, fine for the sizes we pack). */
+  /* Sweep by lower time; compare against buffers still live (the pairs that
+   * overlap in time, and no more). */
   int *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
-  if (!order) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
-  for (int i = 0; i < n; i++) order[i] = i;
-  for (int i = 1; i < n; i++) { /* insertion sort by lower: stable, no comparator context needed */
-    int v = order[i], k = i;
-    while (k > 0 && b[order[k - 1]].lower > b[v].lower) order[k] = order[k - 1], k--;
-    order[k] = v;
+  int64_t *key = malloc(sizeof *key * 2 * (size_t)(n > 0 ? n : 1));
+  if (!order || !key) {
+    free(order);
+    free(key);
+    return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
   }
+  for (int i = 0; i < n; i++) key[2 * i] = b[i].lower, key[2 * i + 1] = i;
+  qsort(key, (size_t)n, 2 * sizeof *key, Pack_cmpPair); /* by lower, then index: stable */
+  for (int i = 0; i < n; i++) order[i] = (int)key[2 * i + 1];
+  free(key);
   st = SP_OK;
   for (int x = 0; x < n && st == SP_OK; x++) {
     int i = order[x];
@@ -161,23 +170,38 @@ Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t ca
 
 /* ---- solving ------------------------------------------------------------------ */
 
-/* Runs one heuristic, or every one keeping the lowest (PACK_BEST_HEURISTIC). */
+/* Runs one heuristic, or every one keeping the lowest (PACK_BEST_HEURISTIC),
+ * on one overlap index. With o, best-heuristic stops between heuristics at the
+ * time limit (measured from start) or on cancel, keeping the best so far (at
+ * least one runs). Skyline walks the time axis once per placement (n times the
+ * number of distinct times): past 20,000 buffers best-heuristic leaves it out. */
 static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *offsets, int64_t *height,
-                             SpError *err) {
+                             const PackOptions *o, double start, SpError *err) {
+  PackOverlaps g;
+  if (!PackOverlaps_build(b, n, &g)) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  Status st = SP_OK;
   if (m != PACK_BEST_HEURISTIC) {
-    *height = PackHeur_of(m)(b, n, offsets);
-    return *height < 0 ? SpError_set(err, SP_ERR_NOMEM, "pack: out of memory") : SP_OK;
+    *height = PackHeur_of(m)(b, n, &g, offsets);
+    if (*height < 0) st = SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+    PackOverlaps_free(&g);
+    return st;
   }
-  int64_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
-  if (!tmp) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  int64_t *tmp = malloc(sizeof *tmp * (size_t)(n > 0 ? n : 1));
+  if (!tmp) {
+    PackOverlaps_free(&g);
+    return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  }
   *height = -1;
   for (int k = 0; k < PACK_METHOD_COUNT; k++) {
     PackHeuristicFn fn = PackHeur_of((PackMethod)k);
-    if (!fn) continue;
-    int64_t h = fn(b, n, tmp);
+    if (!fn || (k == PACK_SKYLINE && n > 20000)) continue;
+    if (*height >= 0 && o &&
+        ((o->cancel && atomic_load(o->cancel)) || (o->time_limit > 0 && Clock_now() - start >= o->time_limit)))
+      break;
+    int64_t h = fn(b, n, &g, tmp);
     if (h < 0) {
-      free(tmp);
-      return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+      st = SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+      break;
     }
     if (*height < 0 || h < *height) {
       *height = h;
@@ -185,12 +209,14 @@ static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *
     }
   }
   free(tmp);
-  return SP_OK;
+  PackOverlaps_free(&g);
+  return st;
 }
 
 /* The best heuristic's offsets: what the exact search starts from. */
-Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t *height, SpError *err) {
-  return Pack_heuristic(b, n, PACK_BEST_HEURISTIC, offsets, height, err);
+Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t *height, const PackOptions *o,
+                          double start, SpError *err) {
+  return Pack_heuristic(b, n, PACK_BEST_HEURISTIC, offsets, height, o, start, err);
 }
 
 Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, PackResult *r,
@@ -218,7 +244,7 @@ Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOption
   }
   r->offsets = malloc(sizeof *r->offsets * (size_t)(n ? n : 1));
   if (!r->offsets) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
-  st = Pack_heuristic(b, n, o->method, r->offsets, &r->height, err);
+  st = Pack_heuristic(b, n, o->method, r->offsets, &r->height, o, start, err);
   if (st != SP_OK) {
     PackResult_free(r);
     return st;

@@ -110,7 +110,9 @@ static bool CsvIds_add(CsvIds *t, char *const *ids, int n, int *dup) {
 Status PackInstance_parseCsv(const char *name, const char *text, PackInstance *inst, SpError *err) {
   memset(inst, 0, sizeof *inst);
   CsvIds seen = {NULL, 0};
-  CsvReader c = {name, text, 0, err};
+  /* a UTF-8 byte order mark (spreadsheets write one) is not part of the header */
+  size_t bom = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  CsvReader c = {name, text, bom, err};
   int where[16]; /* column number -> field kind (-1: ignored) */
   int have[COL_COUNT];
   for (int k = 0; k < COL_COUNT; k++) have[k] = -1;

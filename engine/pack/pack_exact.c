@@ -567,7 +567,7 @@ static SearchResult Search_guillotine(PackSearch *s, int64_t cap) {
  * made (too many overlapping pairs): the caller falls back. */
 static SearchResult Search_canonRounds(PackSearch *s, int64_t cap) {
   static const char *const heuristics[] = {"WAT", "TAW", "TWA"};
-  if (!s->canon) s->canon = PackCanon_new(s->b, s->n, (size_t)64 << 20);
+  if (!s->canon) s->canon = PackCanon_new(s->b, s->n, (size_t)16 << 20);
   if (!s->canon) {
     s->restart = true;
     return SEARCH_STOPPED;
@@ -709,7 +709,7 @@ Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackO
     }
     for (int k = 0; k < m; k++) pb[k] = b[ids[k]];
     int64_t ph, plb = Pack_maxLoad(pb, m);
-    st = Pack_bestHeuristic(pb, m, po, &ph, &e);
+    st = Pack_bestHeuristic(pb, m, po, &ph, o, start, &e);
     free(pb);
     for (int k = 0; k < m && st == SP_OK; k++) heur[ids[k]] = po[k];
     free(po);
@@ -787,7 +787,7 @@ Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackO
         int64_t qh;
         if (!qb || !qo) st = SP_ERR_NOMEM;
         for (int k = 0; k < mm && st == SP_OK; k++) qb[k] = b[order[starts[q] + k]];
-        if (st == SP_OK) st = Pack_bestHeuristic(qb, mm, qo, &qh, &e);
+        if (st == SP_OK) st = Pack_bestHeuristic(qb, mm, qo, &qh, o, start, &e);
         for (int k = 0; k < mm && st == SP_OK; k++) r->offsets[order[starts[q] + k]] = qo[k];
         if (st == SP_OK && qh > height) height = qh;
         free(qb);

@@ -15,8 +15,16 @@ static inline bool Pack_overlap(const PackBuffer *a, const PackBuffer *b) {
   return a->lower < b->upper && b->lower < a->upper;
 }
 
+/* Who overlaps whom in time (lists, CSR: adj[start[i]..start[i+1])), built in
+ * n log n plus the pairs; what the heuristics look at instead of all n. */
+typedef struct {
+  int *start, *adj;
+} PackOverlaps;
+bool PackOverlaps_build(const PackBuffer *b, int n, PackOverlaps *g);
+void PackOverlaps_free(PackOverlaps *g);
+
 /* One heuristic: fills offsets, returns the height, or -1 when out of memory. */
-typedef int64_t (*PackHeuristicFn)(const PackBuffer *b, int n, int64_t *offsets);
+typedef int64_t (*PackHeuristicFn)(const PackBuffer *b, int n, const PackOverlaps *g, int64_t *offsets);
 
 /* The heuristic of a method (NULL for PACK_EXACT / PACK_BEST_HEURISTIC). */
 PackHeuristicFn PackHeur_of(PackMethod m);
@@ -25,8 +33,11 @@ PackHeuristicFn PackHeur_of(PackMethod m);
 Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, double start,
                        PackResult *r);
 
-/* The best heuristic (lowest height of all): offsets and height. */
-Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t *height, SpError *err);
+/* The best heuristic (lowest height of all): offsets and height; o (may be
+ * NULL) stops it between heuristics at its time limit from start, or on cancel,
+ * with the best so far. */
+Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t *height, const PackOptions *o,
+                          double start, SpError *err);
 
 /* The time of the largest load (-1 when n == 0) and that load. */
 int64_t Pack_maxLoadAt(const PackBuffer *b, int n, int64_t *when);

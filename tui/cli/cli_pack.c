@@ -1,6 +1,8 @@
 /* spadmap pack: fixed-lifetime packing (engine/pack) on a google/minimalloc CSV
  * instance (id,lower,upper,size; the output adds offset), or on a network's tensor
  * lifetimes under a schedule; --check validates a solution file. */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,25 @@ out:
   return rc;
 }
 
+/* The first Ctrl-C stops the search, which then writes the best packing it
+ * has; a second one (or SIGTERM, SIGHUP) ends at once, removing a half-written
+ * --out. */
+static atomic_int Pack_interrupt;
+
+static void Pack_onSignal(int sig) {
+  if (sig == SIGINT && !atomic_load(&Pack_interrupt)) {
+    atomic_store(&Pack_interrupt, 1);
+    return;
+  }
+  Cli_removeTempAndDie(sig);
+}
+
+/* The engine's messages start with its module ("pack: ..."): after the
+ * command's own prefix that read "spadmap pack: pack: ...". */
+static const char *Pack_msg(const char *text) {
+  return Cli_safe(strncmp(text, "pack: ", 6) == 0 ? text + 6 : text);
+}
+
 static int Pack_run(int argc, char **argv) {
   CliArgs a;
   const CliCommand *c = &Cli_pack;
@@ -189,11 +210,15 @@ static int Pack_run(int argc, char **argv) {
     }
   }
   PackResult r;
+  atomic_store(&Pack_interrupt, 0);
+  o.cancel = &Pack_interrupt;
+  Cli_catchSignals(Pack_onSignal);
   if (Pack_solve(in.buffers, in.n, capacity, &o, &r, &err)) {
-    fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
+    fprintf(stderr, "spadmap pack: %s\n", Pack_msg(err.text));
     PackInstance_free(&in);
     return EXIT_INVALID;
   }
+  bool interrupted = atomic_load(&Pack_interrupt);
   char b1[32];
   printf("buffers        %d\n", in.n);
   printf("method         %s\n", PackMethod_name(o.method));
@@ -206,8 +231,20 @@ static int Pack_run(int argc, char **argv) {
   else if (r.status == PACK_INFEASIBLE)
     printf("proof          exhaustive search\n");
   printf("time           %.3f s, %ld nodes\n", r.seconds, r.nodes);
+  bool stopped = interrupted || (o.method == PACK_EXACT && r.status != PACK_OPTIMAL && r.status != PACK_INFEASIBLE &&
+                                 !(capacity > 0 && r.status == PACK_FOUND));
+  if (stopped) {
+    /* say what stopped it and what the packing written is worth */
+    printf("stopped        %s", interrupted ? "by Ctrl-C" : "at the time limit");
+    if (r.offsets && capacity <= 0 && r.height > 0)
+      printf(": the best packing found is written, gap %.1f %% above the bound\n",
+             100.0 * (double)(r.height - r.lower_bound) / (double)r.height);
+    else
+      printf(": no packing under the capacity found\n");
+  }
   /* the documented codes: a proof of infeasibility is an answer about the input (1);
-   * no answer within the limits is a solver limit (3) */
+   * no answer within the limits is a solver limit (3); Ctrl-C 130, after the
+   * best packing found is written */
   rc = r.offsets ? EXIT_OK : r.status == PACK_INFEASIBLE ? EXIT_INVALID : EXIT_LIMIT;
   const char *out = Cli_value(c, &a, "--out");
   if (out && r.offsets) {
@@ -226,7 +263,7 @@ static int Pack_run(int argc, char **argv) {
   }
   PackResult_free(&r);
   PackInstance_free(&in);
-  return rc;
+  return interrupted ? EXIT_INTERRUPTED : rc;
 }
 
 const CliCommand Cli_pack = {
