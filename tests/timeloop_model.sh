@@ -2,21 +2,25 @@
 # Timeloop as the referee: spadmap's mappings, exported with --export-timeloop,
 # evaluated by NVIDIA's timeloop-model (v1.0) when it is on PATH; skipped (77)
 # otherwise. Each mapping must be accepted, and Timeloop's cycles must be within
-# a factor of RATIO_MAX of our cost model's (docs/timeloop.md says where the two
-# models differ and why they do not agree exactly).
+# a factor of RATIO_MAX of our cost model's. The default, 6, is the bound the two
+# documented differences give (docs/timeloop.md): we add reads and writes where
+# Timeloop takes the slower of the two (up to 2x), and on a level holding 1-byte
+# inputs and 3-byte partial sums Timeloop counts every element as one byte word
+# (up to 3x); the measured ratios are in docs/results/timeloop.md.
 # usage: timeloop_model.sh SPADMAP DATA_DIR [--all]
 #   --all: every bundled cosa arch x every ResNet-50 layer x (cosa, cosa-plus,
-#   random) and a table (docs/results/timeloop.md); the default is a sample.
+#   random) and a table (docs/results/timeloop.md); ARCHS and METHODS narrow it.
+#   The default is a sample.
 bin=$1; data=$2; all=$3
 command -v timeloop-model >/dev/null 2>&1 || { echo "SKIP: timeloop-model is not on PATH"; exit 77; }
-RATIO_MAX=${RATIO_MAX:-3}
+RATIO_MAX=${RATIO_MAX:-6}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 r50=$data/networks/resnet50.json
 if [ "$all" = "--all" ]; then
   ops=$("$bin" layers --json "$r50" | sed -n 's/.*"op":[[:space:]]*"\(.*\)".*/\1/p')
-  archs="cosa_baseline cosa_4xpe cosa_sram"
-  methods="cosa cosa-plus random"
+  archs=${ARCHS:-"cosa_baseline cosa_4xpe cosa_sram"}
+  methods=${METHODS:-"cosa cosa-plus random"}
 else
   ops="conv1 layer1.0.conv2 layer3.0.conv1 layer4.0.conv2 fc"
   archs="cosa_baseline cosa_4xpe"
