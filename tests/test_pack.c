@@ -163,6 +163,234 @@ TEST(exact_matches_brute_force) {
   CHECK(above_load > 5); /* the brute force saw instances where the load bound is not enough */
 }
 
+/* ---- the heuristics against their quadratic definitions ------------------- */
+
+/* The orders and choices as the heuristics' papers define them, written the
+ * direct way (every buffer against every other): what pack_heuristics.c must
+ * reproduce, offset for offset, now that it uses an overlap index. */
+static bool Ref_overlap(const PackBuffer *a, const PackBuffer *b) { return a->lower < b->upper && b->lower < a->upper; }
+
+static void Ref_sortDesc(int64_t (*key)[3], int n, int *order) { /* by key0, key1 descending, then index */
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int x = 1; x < n; x++)
+    for (int y = x; y > 0; y--) {
+      int p = order[y - 1], q = order[y];
+      bool after = key[p][0] != key[q][0] ? key[p][0] < key[q][0] : key[p][1] != key[q][1] ? key[p][1] < key[q][1] : p > q;
+      if (!after) break;
+      order[y - 1] = q, order[y] = p;
+    }
+}
+
+static void Ref_sizeOrder(const PackBuffer *b, int n, int *order) {
+  int64_t key[48][3];
+  for (int i = 0; i < n; i++) key[i][0] = b[i].size, key[i][1] = b[i].upper - b[i].lower;
+  Ref_sortDesc(key, n, order);
+}
+
+static void Ref_breadthOrder(const PackBuffer *b, int n, int *order) {
+  int64_t tk[48][3];
+  int times[48];
+  bool seen[48] = {false};
+  for (int i = 0; i < n; i++) {
+    tk[i][0] = 0, tk[i][1] = -b[i].lower;
+    for (int j = 0; j < n; j++)
+      if (b[j].lower <= b[i].lower && b[i].lower < b[j].upper) tk[i][0] += b[j].size;
+  }
+  Ref_sortDesc(tk, n, times);
+  int k = 0;
+  for (int x = 0; x < n; x++) {
+    int64_t t = b[times[x]].lower, lk[48][3];
+    int live[48], nl = 0, idx[48];
+    for (int j = 0; j < n; j++)
+      if (!seen[j] && b[j].lower <= t && t < b[j].upper) idx[nl] = j, lk[nl][0] = b[j].size, lk[nl][1] = b[j].upper - b[j].lower, nl++;
+    Ref_sortDesc(lk, nl, live);
+    for (int y = 0; y < nl; y++) seen[idx[live[y]]] = true, order[k++] = idx[live[y]];
+  }
+}
+
+static int64_t Ref_sharedObjects(const PackBuffer *b, int n, const int *order, bool nearest, int64_t *off) {
+  int object[48], nobj = 0;
+  int64_t osize[48];
+  for (int i = 0; i < n; i++) object[i] = -1;
+  for (int k = 0; k < n; k++) {
+    int i = order[k], fit = -1, grow = -1;
+    int64_t fit_key = INT64_MAX;
+    for (int o = 0; o < nobj; o++) {
+      bool free_ = true;
+      int64_t dist = INT64_MAX;
+      for (int j = 0; j < n; j++)
+        if (object[j] == o) {
+          if (Ref_overlap(&b[i], &b[j])) free_ = false;
+          int64_t d = b[j].upper <= b[i].lower ? b[i].lower - b[j].upper : b[j].lower - b[i].upper;
+          if (d < dist) dist = d;
+        }
+      if (!free_) continue;
+      if (osize[o] >= b[i].size) {
+        int64_t key = nearest ? dist : osize[o];
+        if (key < fit_key) fit_key = key, fit = o;
+      } else if (grow < 0 || osize[o] > osize[grow]) {
+        grow = o;
+      }
+    }
+    int o = fit >= 0 ? fit : grow;
+    if (o < 0) o = nobj++, osize[o] = 0;
+    if (osize[o] < b[i].size) osize[o] = b[i].size;
+    object[i] = o;
+  }
+  int64_t top = 0, base[48];
+  for (int o = 0; o < nobj; o++) { /* unaligned instances: objects stacked in order */
+    base[o] = top;
+    top += osize[o];
+  }
+  for (int i = 0; i < n; i++) off[i] = base[object[i]];
+  return top;
+}
+
+static int64_t Ref_offsets(const PackBuffer *b, int n, const int *order, bool best_fit, int64_t *off) {
+  bool placed[48] = {false};
+  int64_t h = 0;
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
+    int64_t best = -1, best_gap = INT64_MAX, at = 0;
+    /* every offset that rests on 0 or on a placed neighbour's top, lowest first */
+    for (int c = -1; c < n; c++) {
+      if (c >= 0 && !(placed[c] && Ref_overlap(&b[i], &b[c]))) continue;
+      int64_t o = c < 0 ? 0 : off[c] + b[c].size, ceil_ = INT64_MAX;
+      bool ok = true;
+      for (int j = 0; j < n && ok; j++) {
+        if (!placed[j] || !Ref_overlap(&b[i], &b[j])) continue;
+        if (off[j] < o + b[i].size && o < off[j] + b[j].size) ok = false;
+        else if (off[j] >= o + b[i].size && off[j] < ceil_) ceil_ = off[j];
+      }
+      if (!ok) continue;
+      if (ceil_ == INT64_MAX) { /* on top of everything: only when no gap fits */
+        if (best < 0 && (at == 0 || o > at)) at = o;
+        continue;
+      }
+      int64_t gap = ceil_ - o;
+      if (!best_fit) {
+        if (best < 0 || o < best) best = o;
+      } else if (gap < best_gap || (gap == best_gap && o < best)) {
+        best_gap = gap, best = o;
+      }
+    }
+    if (best < 0) { /* the top of the neighbours */
+      at = 0;
+      for (int j = 0; j < n; j++)
+        if (placed[j] && Ref_overlap(&b[i], &b[j]) && off[j] + b[j].size > at) at = off[j] + b[j].size;
+      best = at;
+    }
+    off[i] = best;
+    placed[i] = true;
+    if (off[i] + b[i].size > h) h = off[i] + b[i].size;
+  }
+  return h;
+}
+
+TEST(heuristics_match_their_quadratic_definitions) {
+  PackBuffer b[48];
+  int64_t ref[48];
+  int order[48], compared = 0;
+  for (int round = 0; round < 200; round++) {
+    int n = 2 + (int)Rand(40);
+    RandomInstance(b, n, 30, 20);
+    for (int m = PACK_SO_SIZE; m <= PACK_CONFLICT; m++) {
+      int64_t want;
+      if (m == PACK_SO_SIZE || m == PACK_SO_IMPROVED) Ref_sizeOrder(b, n, order);
+      if (m == PACK_SO_BREADTH || m == PACK_OFFSET_BREADTH) Ref_breadthOrder(b, n, order);
+      if (m == PACK_OFFSET_SIZE) Ref_sizeOrder(b, n, order);
+      if (m == PACK_CONFLICT) {
+        int64_t key[48][3];
+        for (int i = 0; i < n; i++) {
+          key[i][0] = 0, key[i][1] = b[i].size;
+          for (int j = 0; j < n; j++) key[i][0] += j != i && Ref_overlap(&b[i], &b[j]);
+        }
+        Ref_sortDesc(key, n, order);
+      }
+      if (m <= PACK_SO_IMPROVED) want = Ref_sharedObjects(b, n, order, m == PACK_SO_IMPROVED, ref);
+      else want = Ref_offsets(b, n, order, m != PACK_CONFLICT, ref);
+      PackOptions o;
+      PackOptions_init(&o);
+      o.method = (PackMethod)m;
+      PackResult r;
+      SpError err;
+      CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+      CHECK_EQ(r.height, want);
+      if (r.offsets && r.height == want) {
+        bool same = true;
+        for (int i = 0; i < n; i++) same &= r.offsets[i] == ref[i];
+        if (!same) printf("  %s differs from its definition at n=%d (round %d)\n", PackMethod_name((PackMethod)m), n, round);
+        CHECK(same);
+      }
+      PackResult_free(&r);
+      compared++;
+    }
+  }
+  CHECK_EQ(compared, 200 * 6);
+}
+
+/* The minimalloc-style search (pack_canon.c) on its own, every preorder, at
+ * the optimum and one below, against the brute force: found means a packing
+ * that checks, exhausted means the brute force finds none either. Instances
+ * with slack (random lifetimes), up to 8 buffers, some aligned. */
+TEST(canonical_search_matches_brute_force) {
+  static const char *const heuristics[] = {"WAT", "TAW", "TWA", "L", "Z"};
+  PackBuffer b[8];
+  int64_t off[8], boff[16];
+  int decided = 0, proofs = 0;
+  for (int round = 0; round < 120; round++) {
+    int n = 3 + (int)Rand(6);
+    RandomInstance(b, n, 10, 6);
+    if (round % 5 == 0)
+      for (int i = 0; i < n; i++) b[i].align = 1 + Rand(2);
+    int64_t want = Brute_minHeight(b, n);
+    PackCanon *c = PackCanon_new(b, n, 1000);
+    CHECK(c != NULL);
+    for (int h = 0; h < 5; h++)
+      for (int64_t cap = want - 1; cap <= want; cap++) {
+        if (cap <= 0) continue;
+        long nodes;
+        int r = PackCanon_run(c, cap, heuristics[h], 0, NULL, NULL, off, &nodes);
+        bool fits = Brute_fits(b, n, cap, boff, 0);
+        CHECK_EQ(r, fits ? PACK_CANON_FOUND : PACK_CANON_INFEASIBLE);
+        if (r == PACK_CANON_FOUND) {
+          SpError err;
+          CHECK_EQ(Pack_check(b, n, off, cap, &err), SP_OK);
+        }
+        /* a budget of a few nodes stops it or decides it the same way */
+        int rb = PackCanon_run(c, cap, heuristics[h], 3, NULL, NULL, off, &nodes);
+        CHECK(rb == r || rb == PACK_CANON_BUDGET);
+        decided++;
+        proofs += r == PACK_CANON_INFEASIBLE;
+      }
+    PackCanon_free(c);
+  }
+  CHECK(decided > 1000);
+  CHECK(proofs > 300); /* one below the optimum is a proof each time */
+}
+
+/* Allocator-like instances carry their own packing: at the capacity they were
+ * made under the exact search finds one (small enough to finish), and the
+ * load reaches the capacity at the peaks. */
+TEST(allocator_like_instances_fit_their_capacity) {
+  PackBuffer b[40];
+  for (int seed = 0; seed < 6; seed++) {
+    CHECK(Pack_generateLive((uint64_t)seed, 40, 1 << 16, 30, b));
+    for (int i = 0; i < 40; i++) CHECK(b[i].lower < b[i].upper && b[i].size > 0);
+    CHECK(Pack_maxLoad(b, 40) <= 1 << 16);
+    PackOptions o;
+    PackOptions_init(&o);
+    o.time_limit = 20;
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, 40, 1 << 16, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_FOUND);
+    if (r.offsets) CHECK_EQ(Pack_check(b, 40, r.offsets, 1 << 16, &err), SP_OK);
+    PackResult_free(&r);
+  }
+  CHECK(!Pack_generateLive(1, 10, 10, 30, b)); /* a capacity too small to cut in quanta */
+}
+
 TEST(load_proof_names_a_time_over_capacity) {
   PackBuffer b[40];
   for (int round = 0; round < 30; round++) {
@@ -606,6 +834,12 @@ TEST(csv_reads_minimalloc_files) {
     CHECK_EQ(in.offsets[0], 16);
   }
   PackInstance_free(&in);
+  /* a spreadsheet's UTF-8 byte order mark before the header (it was "no 'id' column") */
+  CHECK_EQ(Parse("\xEF\xBB\xBFid,lower,upper,size\nb0,0,3,4\n", &in, &err), SP_OK);
+  CHECK_EQ(in.n, 1);
+  PackInstance_free(&in);
+  /* a BOM anywhere else is no header */
+  CHECK_EQ(Parse("id,\xEF\xBB\xBFlower,upper,size\nb0,0,3,4\n", &in, &err), SP_ERR_FORMAT);
 }
 
 TEST(csv_errors_name_line_column_and_expectation) {
@@ -641,7 +875,7 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_HAS(err.text, "t.csv:2:8: expected an integer for 'size', found \"%s%s%s%s%n%n\"");
 }
 
-TEST_MAIN("pack", T(names_round_trip), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),
+TEST_MAIN("pack", T(names_round_trip), T(canonical_search_matches_brute_force), T(heuristics_match_their_quadratic_definitions), T(allocator_like_instances_fit_their_capacity), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),
           T(sweep_packs_tight_instances), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),
