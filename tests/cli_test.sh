@@ -424,6 +424,31 @@ expect 0 "allocator pack" "$bin" solve "$data/networks/densenet121.json" --budge
 expect 0 "non-compulsory 0 bytes" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
 expect 0 "usage: spadmap bench pack" "$bin" bench pack --help
 expect 0 "invalid solutions or errors: 0" "$bin" bench pack --network diamond --nets-only
+# bench pack --dir: a folder of minimalloc CSVs, capacity from NAME.CAPACITY.csv
+mkdir -p "$tmp/mm"
+cp "$tmp/p.csv" "$tmp/mm/small.12.csv"
+cp "$tmp/p.csv" "$tmp/mm/tight.11.csv"
+expect 0 "small.12.csv | .* | 12 | found .* packing checked" "$bin" bench pack --dir "$tmp/mm"
+expect 0 "tight.11.csv | .* | 11 | infeasible .* load over capacity" "$bin" bench pack --dir "$tmp/mm"
+expect 2 "go with --dir DIR of minimalloc CSVs" "$bin" bench pack --minimalloc /bin/true --tight-only
+expect 2 "not an executable file" "$bin" bench pack --dir "$tmp/mm" --minimalloc "$tmp/nonexistent"
+# a spreadsheet's byte order mark; one prefix on engine messages
+printf '\357\273\277id,lower,upper,size\nb0,0,3,4\n' > "$tmp/bom.csv"
+expect 0 "status         optimal" "$bin" pack "$tmp/bom.csv"
+printf 'id,lower,upper,size\n' > "$tmp/big.csv"
+for i in 1 2 3 4 5; do echo "b$i,0,3,576460752303423488" >> "$tmp/big.csv"; done
+expect 1 "^spadmap pack: the summed sizes overflow" "$bin" pack "$tmp/big.csv"
+# Ctrl-C: the best packing so far is written, exit 130 (5,000 random buffers keep the search busy)
+awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 5000; i++) { l = int(rand() * 4000); printf "b%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 1 + int(rand() * 1000) } }' > "$tmp/many.csv"
+"$bin" pack "$tmp/many.csv" --time-limit 600 --out "$tmp/many.out.csv" > "$tmp/many.log" 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check "pack: Ctrl-C exits 130 (got $rc)" '[ "$rc" = 130 ]'
+check "pack: Ctrl-C says so" 'grep -q "stopped        by Ctrl-C: the best packing found is written" "$tmp/many.log"'
+expect 0 "valid: .*5000 buffers" "$bin" pack --check "$tmp/many.out.csv"
 # steps: Ctrl-C stops the functional check (it was ignored: 13 s, exit 0) and the plan
 # is printed with the check cancelled; exit 130
 if command -v timeout >/dev/null 2>&1; then

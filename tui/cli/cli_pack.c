@@ -33,6 +33,12 @@ static bool Pack_parseInt(const char *text, int64_t *v) {
   return true;
 }
 
+/* The engine's messages start with its module ("pack: ..."): after the
+ * command's own prefix that read "spadmap pack: pack: ...". */
+static const char *Pack_msg(const char *text) {
+  return Cli_safe(strncmp(text, "pack: ", 6) == 0 ? text + 6 : text);
+}
+
 static bool Pack_isNet(const char *path) {
   size_t n = strlen(path);
   return n > 5 && strcasecmp(path + n - 5, ".json") == 0;
@@ -91,22 +97,22 @@ static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in,
     NetFigures f;
     bool figures = strncasecmp(budget, "M_", 2) == 0;
     if (figures && Figures_compute(net, s.params, &f, NULL, &err)) {
-      fprintf(stderr, "spadmap pack: %s\n", err.text);
+      fprintf(stderr, "spadmap pack: %s\n", Pack_msg(err.text));
       goto out;
     }
     if (Budget_parse(budget, figures ? &f : NULL, capacity, NULL, &err)) {
-      fprintf(stderr, "spadmap pack: %s\n", err.text);
+      fprintf(stderr, "spadmap pack: %s\n", Pack_msg(err.text));
       rc = EXIT_USAGE;
       goto out;
     }
   }
   if (Solve_schedule(net, &s, order, NULL, &err)) {
-    fprintf(stderr, "spadmap pack: %s: %s\n", net->name, err.text);
+    fprintf(stderr, "spadmap pack: %s: %s\n", Cli_safe(net->name), Pack_msg(err.text));
     if (err.code == SP_ERR_ARG) rc = EXIT_USAGE;
     goto out;
   }
   if (Pack_netBuffers(net, s.params, order, &in->buffers, &tensor, &in->n, &err)) {
-    fprintf(stderr, "spadmap pack: %s\n", err.text);
+    fprintf(stderr, "spadmap pack: %s\n", Pack_msg(err.text));
     goto out;
   }
   in->ids = calloc((size_t)in->n + 1, sizeof(char *));
@@ -134,12 +140,6 @@ static void Pack_onSignal(int sig) {
     return;
   }
   Cli_removeTempAndDie(sig);
-}
-
-/* The engine's messages start with its module ("pack: ..."): after the
- * command's own prefix that read "spadmap pack: pack: ...". */
-static const char *Pack_msg(const char *text) {
-  return Cli_safe(strncmp(text, "pack: ", 6) == 0 ? text + 6 : text);
 }
 
 static int Pack_run(int argc, char **argv) {
