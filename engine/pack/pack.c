@@ -1,4 +1,5 @@
 /* pack: options, names, the load bound, the checker and Pack_solve's dispatch. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,11 +171,49 @@ Status Pack_check(const PackBuffer *b, int n, const int64_t *offsets, int64_t ca
 
 /* ---- solving ------------------------------------------------------------------ */
 
-/* Runs one heuristic, or every one keeping the lowest (PACK_BEST_HEURISTIC),
- * on one overlap index. With o, best-heuristic stops between heuristics at the
- * time limit (measured from start) or on cancel, keeping the best so far (at
- * least one runs). Skyline walks the time axis once per placement (n times the
- * number of distinct times): past 20,000 buffers best-heuristic leaves it out. */
+/* best-heuristic's heuristics, in the order ties are settled (the lower wins),
+ * dealt to two threads so each gets about half the work (the offset
+ * calculations cost the most). */
+static const PackMethod Pack_heurOrder[] = {PACK_SO_SIZE,        PACK_SO_BREADTH, PACK_SO_IMPROVED, PACK_OFFSET_SIZE,
+                                            PACK_OFFSET_BREADTH, PACK_CONFLICT,   PACK_SKYLINE};
+enum { PACK_NHEUR = sizeof Pack_heurOrder / sizeof Pack_heurOrder[0] };
+static const int Pack_heurThread[PACK_NHEUR] = {0, 0, 1, 0, 1, 1, 0};
+
+typedef struct {
+  const PackBuffer *b;
+  int n, thread;
+  const PackOverlaps *g;
+  const PackOptions *o;
+  double start;
+  int64_t *height;   /* per heuristic, -1: not run, -2: out of memory */
+  int64_t **offsets; /* per heuristic */
+} PackHeurJob;
+
+static bool Pack_heurStop(const PackHeurJob *j) {
+  const PackOptions *o = j->o;
+  return o && ((o->cancel && atomic_load(o->cancel)) || (o->time_limit > 0 && Clock_now() - j->start >= o->time_limit));
+}
+
+static void *Pack_heurWorker(void *arg) {
+  PackHeurJob *j = arg;
+  bool ran = false;
+  for (int k = 0; k < PACK_NHEUR; k++) {
+    if (Pack_heurThread[k] != j->thread || (Pack_heurOrder[k] == PACK_SKYLINE && j->n > 20000)) continue;
+    /* the first heuristic always runs (thread 0's: some packing to return) */
+    if ((ran || j->thread != 0) && Pack_heurStop(j)) break;
+    j->height[k] = PackHeur_of(Pack_heurOrder[k])(j->b, j->n, j->g, j->offsets[k]);
+    if (j->height[k] < 0) j->height[k] = -2;
+    ran = true;
+  }
+  return NULL;
+}
+
+/* Runs one heuristic, or every one keeping the lowest (PACK_BEST_HEURISTIC; on
+ * two threads, the result the same as one after the other), on one overlap
+ * index. With o, best-heuristic stops between heuristics at the time limit
+ * (measured from start) or on cancel, keeping the best so far (at least one
+ * runs). Skyline walks the time axis once per placement (n times the number of
+ * distinct times): past 20,000 buffers best-heuristic leaves it out. */
 static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *offsets, int64_t *height,
                              const PackOptions *o, double start, SpError *err) {
   PackOverlaps g;
@@ -186,30 +225,33 @@ static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *
     PackOverlaps_free(&g);
     return st;
   }
-  int64_t *tmp = malloc(sizeof *tmp * (size_t)(n > 0 ? n : 1));
-  if (!tmp) {
-    PackOverlaps_free(&g);
-    return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
+  int64_t heights[PACK_NHEUR], *offs[PACK_NHEUR];
+  bool nomem = false;
+  for (int k = 0; k < PACK_NHEUR; k++) {
+    heights[k] = -1;
+    offs[k] = malloc(sizeof *offs[k] * (size_t)(n > 0 ? n : 1));
+    nomem |= !offs[k];
   }
-  *height = -1;
-  for (int k = 0; k < PACK_METHOD_COUNT; k++) {
-    PackHeuristicFn fn = PackHeur_of((PackMethod)k);
-    if (!fn || (k == PACK_SKYLINE && n > 20000)) continue;
-    if (*height >= 0 && o &&
-        ((o->cancel && atomic_load(o->cancel)) || (o->time_limit > 0 && Clock_now() - start >= o->time_limit)))
-      break;
-    int64_t h = fn(b, n, &g, tmp);
-    if (h < 0) {
-      st = SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
-      break;
-    }
-    if (*height < 0 || h < *height) {
-      *height = h;
-      memcpy(offsets, tmp, sizeof *tmp * (size_t)n);
+  if (!nomem) {
+    PackHeurJob jobs[2] = {{b, n, 0, &g, o, start, heights, offs}, {b, n, 1, &g, o, start, heights, offs}};
+    pthread_t t;
+    /* small instances: one thread (starting one costs more than it saves) */
+    bool two = n >= 2000 && pthread_create(&t, NULL, Pack_heurWorker, &jobs[1]) == 0;
+    Pack_heurWorker(&jobs[0]);
+    if (two) pthread_join(t, NULL);
+    else Pack_heurWorker(&jobs[1]);
+    *height = -1;
+    for (int k = 0; k < PACK_NHEUR; k++) {
+      if (heights[k] == -2) nomem = true;
+      if (heights[k] >= 0 && (*height < 0 || heights[k] < *height)) {
+        *height = heights[k];
+        memcpy(offsets, offs[k], sizeof *offsets * (size_t)n);
+      }
     }
   }
-  free(tmp);
+  for (int k = 0; k < PACK_NHEUR; k++) free(offs[k]);
   PackOverlaps_free(&g);
+  if (nomem) st = SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
   return st;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,8 @@ static const CliOption BenchPack_options[] = {
   {"--dir", "DIR", "a folder of networks (default: the bundled data/networks), or of minimalloc CSVs (NAME.CAPACITY.csv): "
                    "then one row per CSV, solved at its capacity"},
   {"--capacity", "BYTES", "with a CSV folder: the capacity of files whose name gives none"},
+  {"--scale", "N", "instead of the tables: N buffers of each generator, every heuristic's time and the exact "
+                   "search's return under --time-limit"},
   {"--minimalloc", "BIN", "with a CSV folder: also run this google/minimalloc binary on each file, same limit, and "
                           "check its packing"},
   {"--pinwheel", "PERCENT", "also tight instances with this share of pinwheel cuts (not guillotine)"},
@@ -407,6 +410,46 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
   return invalid;
 }
 
+/* --scale N: how the heuristics and the time limit hold on N buffers of each
+ * generator (a cut rectangle: long lifetimes, many overlaps; allocator-like). */
+static int BenchPack_scale(int n, double tl) {
+  PackBuffer *b = malloc(sizeof *b * (size_t)n);
+  if (!b) return 1;
+  int invalid = 0;
+  printf("\n### %d buffers (time limit %g s for exact)\n\n", n, tl);
+  printf("| instance | method | height | seconds | peak RSS so far (MB) |\n|---|---|---|---|---|\n");
+  for (int family = 0; family < 2; family++) {
+    const char *name = family == 0 ? "cut rectangle" : "allocator-like";
+    bool ok = family == 0 ? Pack_generateTight(1, n, 2 * (int64_t)n, 1000000, b) : Pack_generateLive(1, n, 1048576, 30, b);
+    if (!ok) {
+      invalid++;
+      continue;
+    }
+    PackOptions o;
+    PackOptions_init(&o);
+    for (int m = PACK_EXACT; m < PACK_METHOD_COUNT; m++) {
+      if (m == PACK_SKYLINE && n > 20000) continue; /* quadratic: left out of best-heuristic there too */
+      o.method = (PackMethod)m;
+      o.time_limit = tl;
+      PackResult r;
+      SpError err;
+      double t0 = BenchPack_now();
+      Status st = Pack_solve(b, n, 0, &o, &r, &err);
+      double el = BenchPack_now() - t0;
+      if (st || !r.offsets || Pack_check(b, n, r.offsets, 0, &err)) invalid++;
+      struct rusage ru;
+      getrusage(RUSAGE_SELF, &ru);
+      char h[32];
+      printf("| %s | %s | %s | %.3f | %.0f |\n", name, PackMethod_name((PackMethod)m),
+             Cli_count(st ? -1 : r.height, h, sizeof h), el, (double)ru.ru_maxrss / 1024.0);
+      fflush(stdout);
+      PackResult_free(&r);
+    }
+  }
+  free(b);
+  return invalid;
+}
+
 static bool BenchPack_hasCsv(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return false;
@@ -446,6 +489,16 @@ static int BenchPack_run(int argc, char **argv) {
       fprintf(stderr, "spadmap bench pack: --network \"%s\": no %s\n", Cli_safe(only), Cli_safe(path));
       return EXIT_USAGE;
     }
+  }
+  if ((v = Cli_value(c, &a, "--scale"))) {
+    long long n;
+    if (!Cli_int(v, 1, 10000000, &n)) {
+      fprintf(stderr, "spadmap bench pack: --scale \"%s\": expected a whole count of buffers, 1..10^7\n", Cli_safe(v));
+      return EXIT_USAGE;
+    }
+    int r = BenchPack_scale((int)n, Cli_value(c, &a, "--time-limit") ? tl : 5);
+    printf("invalid solutions or errors: %d\n", r);
+    return r ? EXIT_INVALID : EXIT_OK;
   }
   const char *csv_dir = Cli_value(c, &a, "--dir");
   const char *referee = Cli_value(c, &a, "--minimalloc");
