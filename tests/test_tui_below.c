@@ -111,6 +111,7 @@ TEST(with_workers_p_below_m_r_waits_for_the_opened_networks_m_p) {
   App_startWorkers(&app);
   App_prefetchFigures(&app);
   Test_at(&app, 1572864);
+  CHECK(Test_wait(&app, Test_idle, 30)); /* with workers the tiler runs on its own thread (staging.c) */
   CHECK(Test_tiled(&app));
   int flags = Actions_key(&app, 'p');
   if (flags & ACT_RESOLVE) App_resolve(&app);

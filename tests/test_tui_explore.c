@@ -414,7 +414,7 @@ TEST(menu_help_lines_are_never_cut) {
   App_free(&app);
 }
 
-TEST(a_search_stopped_early_is_feasible_with_its_gap_never_solved) {
+TEST(a_search_stopped_early_is_not_proven_with_its_gap_never_solved) {
   App app;
   Test_open(&app, "fig1");
   app.deterministic = false;
@@ -423,7 +423,7 @@ TEST(a_search_stopped_early_is_feasible_with_its_gap_never_solved) {
                            .has_objective = true, .has_bound = true};
   char out[128];
   StatusView_result(&app, p, true, out, sizeof out);
-  CHECK_HAS(out, "feasible (timeout), gap 100.0 %");
+  CHECK_HAS(out, "not proven (time limit), no bound yet"); /* was "feasible (timeout), gap 100.0 %" */
   CHECK_HAS(out, "19.70 s");
   CHECK(!strstr(out, "solved"));
   p->solver.status = SOLVER_OPTIMAL;
@@ -782,7 +782,7 @@ TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_
           T(cycling_keys_never_start_an_ilp_and_the_status_shows_the_limit),
           T(rebinding_reaches_help_and_footer_and_refuses_shadowing), T(help_text_is_never_cut),
           T(help_title_keys_do_what_it_says),
-          T(a_search_stopped_early_is_feasible_with_its_gap_never_solved),
+          T(a_search_stopped_early_is_not_proven_with_its_gap_never_solved),
           T(ilp_progress_shows_only_incumbents_of_plans_that_exist),
           T(cancel_quit_and_open_never_wait_on_a_deaf_stage), T(cancel_drops_a_job_not_yet_started), T(the_pin_survives_reopening_the_same_network_only),
           T(flip_shows_the_pinned_plan_and_the_per_step_difference),

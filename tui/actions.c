@@ -329,7 +329,9 @@ static void Act_writePlan(App *app, const char *path) {
 static int Act_screen(App *app) { return Snapshot_saveScreen(app); }
 
 static int Act_cancel(App *app) {
-  if (App_cancel(app)) App_setMessage(app, false, "cancelling the solve...");
+  if (App_cancel(app)) {
+    if (!app->cancelled) App_setMessage(app, false, "cancelling the solve..."); /* a tiling said it let go */
+  }
   else App_setMessage(app, false, "no solve is running");
   return ACT_REDRAW;
 }

@@ -227,6 +227,7 @@ void App_startWorkers(App *app) {
 }
 
 void App_free(App *app) {
+  Staging_drop(app);
   App_release(app, false);
   Picker_close(app);
   memset(app, 0, sizeof *app);
@@ -277,6 +278,7 @@ Status App_load(App *app, const char *path, SpError *err) {
 }
 
 bool App_cancel(App *app) {
+  if (Staging_cancel(app)) return true; /* a tiling below M_R (staging.c) */
   if (!app->solving || !app->worker || app->cancel_asked) return false;
   Worker_cancel(app->worker);
   app->cancel_asked = true;
@@ -395,6 +397,7 @@ bool App_poll(App *app) {
   SolveResult r;
   if (!app->worker) return false;
   bool changed = App_unstick(app) | SweepView_poll(app);
+  changed |= Staging_poll(app); /* a tiling below M_R done: load and solve it */
   for (int p = 0; p < 2; p++) {
     NetFigures f;
     int *order;

@@ -314,7 +314,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   /* the cursor's step in words: what runs (first: at 80 columns it was cut off),
    * then what is resident and how the rest is cut up, in the longest form that fits */
   int op = p->order[app->cursor];
-  char r1[16], r2[16], r3[16], r4[16], line[256], opname[200];
+  char r1[16], r2[16], r3[16], r4[16], opname[200];
   int64_t res = ps->resident ? ps->resident[app->cursor] : 0, fb, gap;
   int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
   snprintf(opname, sizeof opname, "%s (%s)", app->net->ops[op].name, app->net->ops[op].type);
@@ -323,23 +323,34 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   App_bytes(res, r1, sizeof r1), App_bytes(p->metrics.peak_bytes, r2, sizeof r2);
   App_bytes(fb, r3, sizeof r3), App_bytes(gap, r4, sizeof r4);
   int frag = fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0;
-  snprintf(line, sizeof line, "resident %s of peak %s, free %s, largest gap %s, fragmentation %d%%", r1, r2, r3, r4,
-           frag);
-  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "resident %s of peak %s, largest gap %s of %s free", r1, r2, r4, r3);
-  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "resident %s/%s, largest gap %s of %s free", r1, r2, r4, r3);
-  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "%s/%s resident, gap %s of %s", r1, r2, r4, r3);
-  if ((int)strlen(line) > w - 1) snprintf(line, sizeof line, "in %s/%s, gap %s/%s", r1, r2, r4, r3);
-  n = Grid_text(g, x, ey + 4, w - 1, ROLE_DEFAULT, 0, line);
+  /* with a pinned plan, its resident bytes at this step follow (compare): the
+   * longest form that leaves room for them, else the longest that fits alone */
   const Plan *other = app->show_pinned ? app->plan : app->pinned;
   const PlanSteps *ops = app->show_pinned ? &app->steps : &app->pinned_steps;
-  if (other && ops->resident && app->cursor < other->nsteps) { /* the per-step difference, where it fits */
-    int64_t d = res - ops->resident[app->cursor];
+  char diff[64] = "";
+  int64_t d = 0;
+  if (other && ops->resident && app->cursor < other->nsteps) {
     char r5[16], r6[16];
-    snprintf(line, sizeof line, "  %s %s, %s%s", app->show_pinned ? "current" : "pinned",
+    d = res - ops->resident[app->cursor];
+    snprintf(diff, sizeof diff, "  %s %s, %s%s", app->show_pinned ? "current" : "pinned",
              App_bytes(ops->resident[app->cursor], r5, sizeof r5), d > 0 ? "+" : "", d ? App_bytes(d, r6, sizeof r6) : "same");
-    if (n + (int)strlen(line) <= w - 1)
-      Grid_text(g, x + n, ey + 4, w - 1 - n, d < 0 ? ROLE_OK : d > 0 ? ROLE_WARN : ROLE_DIM, 0, line);
   }
+  char forms[5][160];
+  snprintf(forms[0], sizeof forms[0], "resident %s of peak %s, free %s, largest gap %s, fragmentation %d%%", r1, r2, r3,
+           r4, frag);
+  snprintf(forms[1], sizeof forms[1], "resident %s of peak %s, largest gap %s of %s free", r1, r2, r4, r3);
+  snprintf(forms[2], sizeof forms[2], "resident %s/%s, largest gap %s of %s free", r1, r2, r4, r3);
+  snprintf(forms[3], sizeof forms[3], "%s/%s resident, gap %s of %s", r1, r2, r4, r3);
+  snprintf(forms[4], sizeof forms[4], "in %s/%s, gap %s/%s", r1, r2, r4, r3);
+  int pick = -1;
+  for (int i = 0; i < 5 && pick < 0 && diff[0]; i++)
+    if ((int)(strlen(forms[i]) + strlen(diff)) <= w - 1) pick = i;
+  if (pick < 0) {
+    diff[0] = '\0';
+    for (pick = 0; pick < 4 && (int)strlen(forms[pick]) > w - 1; pick++) {}
+  }
+  n = Grid_text(g, x, ey + 4, w - 1, ROLE_DEFAULT, 0, forms[pick]);
+  if (diff[0]) Grid_text(g, x + n, ey + 4, w - 1 - n, d < 0 ? ROLE_OK : d > 0 ? ROLE_WARN : ROLE_DIM, 0, diff);
   free(occ);
   free(top);
 }

@@ -1,11 +1,13 @@
 /* staging: the tiled network for budgets below M_R (staging.h). */
 #include "staging.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "figures.h"
 #include "import.h"
 #include "tiles/tiles.h"
@@ -72,6 +74,130 @@ static void Staging_keepFigures(App *app, StagingFigures *k, bool from_untiled) 
   } else k->figworker = NULL;
 }
 
+/* The tiling of a switch, run on a thread of its own in a terminal session
+ * (below M_R the tiler searched up to 1.5 s for amoebanet_d at 1K before it
+ * refused, the UI frozen). The UI polls it (Staging_poll); a newer budget, C
+ * or closing abandons it: the thread then frees it (its own reference to the
+ * network keeps that alive). */
+typedef struct {
+  int64_t b, mr;
+  char name[256];
+  TilesOptions to;
+  Status st;
+  SpError err;
+  Net *tn;
+  char *text;
+  TilesOptions used;
+  /* the thread's side */
+  const Net *orig;
+  Net *own;               /* the original opened for this job (freed with it), or NULL */
+  SharedNet *shared;      /* the reference that keeps orig alive, or NULL */
+  App *app;
+  const Net *net_then;    /* the app's network when it started: another one since drops the result */
+  pthread_t thread;
+  pthread_mutex_t mu;
+  bool finished, abandoned; /* under mu */
+} StagingJob;
+
+static StagingJob *Staging_job; /* the running job (one app per process has a terminal) */
+
+static void StagingJob_free(StagingJob *j) {
+  Net_free(j->tn);
+  free(j->text);
+  Net_free(j->own);
+  if (j->shared) SharedNet_release(j->shared);
+  pthread_mutex_destroy(&j->mu);
+  free(j);
+}
+
+static void *Staging_thread(void *arg) {
+  StagingJob *j = arg;
+  j->st = Tiles_tiledNetUsed(j->orig, &j->to, &j->tn, &j->text, &j->used, &j->err);
+  Net_free(j->own), j->own = NULL;
+  if (j->shared) SharedNet_release(j->shared), j->shared = NULL;
+  pthread_mutex_lock(&j->mu);
+  j->finished = true;
+  bool abandoned = j->abandoned;
+  pthread_mutex_unlock(&j->mu);
+  if (abandoned) StagingJob_free(j); /* the UI let go: the last holder frees */
+  return NULL;
+}
+
+/* Lets the running job go (it ends on its own); true if there was one. */
+static bool Staging_abandon(App *app) {
+  StagingJob *j = Staging_job;
+  if (!j || j->app != app) return false;
+  Staging_job = NULL;
+  pthread_mutex_lock(&j->mu);
+  bool finished = j->finished;
+  j->abandoned = true;
+  pthread_mutex_unlock(&j->mu);
+  if (finished) StagingJob_free(j);
+  return true;
+}
+
+static bool Staging_finish(App *app, StagingJob *job);
+
+static bool Staging_start(App *app, const Net *orig, Net *own, const TilesOptions *to, int64_t mr) {
+  StagingJob *j = calloc(1, sizeof *j);
+  if (!j) {
+    Net_free(own);
+    return false;
+  }
+  j->b = to->capacity, j->mr = mr, j->to = *to, j->orig = orig, j->own = own, j->app = app, j->net_then = app->net;
+  snprintf(j->name, sizeof j->name, "%s", orig->name);
+  if (!own && app->shared) SharedNet_retain(app->shared), j->shared = app->shared;
+  pthread_mutex_init(&j->mu, NULL);
+  if (pthread_create(&j->thread, NULL, Staging_thread, j) != 0) { /* no thread: here, as in a snapshot */
+    Staging_thread(j);
+    bool done = Staging_finish(app, j);
+    j->text = NULL, j->tn = NULL; /* Staging_finish took them */
+    StagingJob_free(j);
+    return done;
+  }
+  pthread_detach(j->thread);
+  Staging_job = j;
+  char b1[16];
+  app->seq++; /* a solve still running for an older budget is dropped */
+  app->solving = true;
+  app->has_progress = false;
+  app->solve_t0 = Clock_now();
+  App_setMessage(app, false, "tiling %s below M_R for %s... (C cancels; the last plan stays)", j->name,
+                 App_bytes(j->b, b1, sizeof b1));
+  return true;
+}
+
+bool Staging_poll(App *app) {
+  StagingJob *j = Staging_job;
+  if (!j || j->app != app) return false;
+  pthread_mutex_lock(&j->mu);
+  bool finished = j->finished;
+  pthread_mutex_unlock(&j->mu);
+  if (!finished) return false;
+  Staging_job = NULL;
+  if (app->net != j->net_then) { /* another network was opened meanwhile */
+    StagingJob_free(j);
+    return false;
+  }
+  app->solving = false;
+  app->staging = true; /* the solve Staging_finish starts takes the tiled network as it is */
+  Staging_finish(app, j);
+  app->staging = false;
+  j->text = NULL, j->tn = NULL; /* Staging_finish took them */
+  StagingJob_free(j);
+  return true;
+}
+
+bool Staging_cancel(App *app) {
+  if (!Staging_abandon(app)) return false;
+  app->solving = false;
+  app->cancelled = true;
+  App_setMessage(app, false, "tiling cancelled: the last plan stays");
+  return true;
+}
+
+void Staging_drop(App *app) { Staging_abandon(app); }
+
 static bool Staging_switch(App *app) {
   int64_t b = app->set.budget;
   SpError err;
@@ -111,14 +237,26 @@ static bool Staging_switch(App *app) {
   TilesOptions to;
   TilesOptions_init(&to);
   to.capacity = b;
-  Net *tn;
-  char *text;
-  TilesOptions used;
-  Status tst = Tiles_tiledNetUsed(orig, &to, &tn, &text, &used, &err);
-  char name[256];
-  snprintf(name, sizeof name, "%s", orig->name);
+  if (app->worker && (own || app->shared)) /* off the UI thread: the tiler may take a second */
+    return Staging_start(app, orig, own, &to, mr);
+  StagingJob job = {.b = b, .mr = mr, .to = to};
+  snprintf(job.name, sizeof job.name, "%s", orig->name);
+  job.st = Tiles_tiledNetUsed(orig, &to, &job.tn, &job.text, &job.used, &job.err);
   Net_free(own);
-  if (tst) return Staging_refuse(app, b, &err);
+  return Staging_finish(app, &job);
+}
+
+/* The second half of a switch, on the UI thread once the tiling is done:
+ * refuse, or load the tiled network (job's text becomes the app's) and solve it. */
+static bool Staging_finish(App *app, StagingJob *job) {
+  int64_t b = job->b, mr = job->mr;
+  SpError err = job->err;
+  Net *tn = job->tn;
+  char *text = job->text;
+  TilesOptions used = job->used;
+  char name[256];
+  snprintf(name, sizeof name, "%s", job->name);
+  if (job->st) return Staging_refuse(app, b, &err);
   int ops = tn->nops;
   Net_free(tn);
   char path[sizeof app->untiled_path], stem[sizeof app->stem];
@@ -166,6 +304,7 @@ bool Staging_apply(App *app) {
   /* the solve of a network just switched to (App_resolve inside Staging_switch)
    * takes it as it is: staging again from there could only repeat itself */
   if (app->staging) return false;
+  Staging_abandon(app); /* a newer budget: the running tiling is for an older one */
   app->staging = true;
   bool done = Staging_switch(app);
   app->staging = false;

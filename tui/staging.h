@@ -13,5 +13,12 @@
 /* Switches to the tiled network (or back) when the budget asks for it, then
  * solves; true when it did (App_resolve then has nothing left to do). */
 bool Staging_apply(App *app);
+/* With a worker (a terminal session) the tiling runs on a thread of its own:
+ * Staging_poll finishes a done one on the UI thread (true: the screen changed),
+ * Staging_cancel lets a running one go (true if there was one; the last plan
+ * stays), Staging_drop lets it go silently (closing). */
+bool Staging_poll(App *app);
+bool Staging_cancel(App *app);
+void Staging_drop(App *app);
 
 #endif

@@ -161,9 +161,9 @@ bool Pack_generateTightPinwheel(uint64_t seed, int n, int64_t duration, int64_t 
  * which buffers end and new ones are cut out of the free gaps, every gap filled
  * at peak steps (the load reaches capacity there) and each left empty with
  * probability slack_percent elsewhere; sizes in 1/256 of the capacity, short
- * lifetimes with some long ones. A packing under capacity exists (the one
- * generated); it has no guillotine structure. Deterministic in seed; false on
- * bad arguments or no memory. */
-bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b);
+ * lifetimes with some long ones. A packing under capacity exists: the one
+ * generated, into offsets[0..n) unless offsets is NULL; it has no guillotine
+ * structure. Deterministic in seed; false on bad arguments or no memory. */
+bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b, int64_t *offsets);
 
 #endif

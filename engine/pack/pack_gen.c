@@ -109,7 +109,7 @@ static int GenLive_cmpOff(const void *pa, const void *pb) {
  * The buffers were placed, so a packing under `capacity` exists; it was made
  * by filling holes over time, not by cutting a rectangle, so it has no
  * guillotine structure. */
-bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b) {
+bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent, PackBuffer *b, int64_t *offsets) {
   if (n <= 0 || capacity < 64 || slack_percent < 0 || slack_percent > 100) return false;
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 7;
   int64_t quantum = capacity / 256 > 0 ? capacity / 256 : 1;
@@ -137,6 +137,7 @@ bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent
           uint64_t r = Gen_next(&s) % 100;
           int64_t len = r < 70 ? 1 + (int64_t)(Gen_next(&s) % 4) : r < 95 ? 4 + (int64_t)(Gen_next(&s) % 12)
                                                                   : 16 + (int64_t)(Gen_next(&s) % 48);
+          if (offsets) offsets[k] = at;
           b[k++] = (PackBuffer){t, t + len, size, 0};
           live[nl++] = (GenLive){at, size, t + len};
           at += size;
@@ -152,6 +153,11 @@ bool Pack_generateLive(uint64_t seed, int n, int64_t capacity, int slack_percent
     PackBuffer t = b[i];
     b[i] = b[j];
     b[j] = t;
+    if (offsets) {
+      int64_t o = offsets[i];
+      offsets[i] = offsets[j];
+      offsets[j] = o;
+    }
   }
   return true;
 }

@@ -121,7 +121,7 @@ static int BenchPack_live(double tl, int seeds, int max_n, int slack) {
     int solved = 0, fits = 0;
     double sum = 0, worst = 0, nodes = 0, load = 0;
     for (int sd = 0; sd < seeds; sd++) {
-      if (!Pack_generateLive((uint64_t)(7000 * n + sd), n, cap, slack, b)) {
+      if (!Pack_generateLive((uint64_t)(7000 * n + sd), n, cap, slack, b, NULL)) {
         invalid++;
         continue;
       }
@@ -420,7 +420,7 @@ static int BenchPack_scale(int n, double tl) {
   printf("| instance | method | height | seconds | peak RSS so far (MB) |\n|---|---|---|---|---|\n");
   for (int family = 0; family < 2; family++) {
     const char *name = family == 0 ? "cut rectangle" : "allocator-like";
-    bool ok = family == 0 ? Pack_generateTight(1, n, 2 * (int64_t)n, 1000000, b) : Pack_generateLive(1, n, 1048576, 30, b);
+    bool ok = family == 0 ? Pack_generateTight(1, n, 2 * (int64_t)n, 1000000, b) : Pack_generateLive(1, n, 1048576, 30, b, NULL);
     if (!ok) {
       invalid++;
       continue;
