@@ -39,7 +39,13 @@ grep -q "resnet50" "$tmp/err" || fail "SPADMAP_DATA=nothing: $(cat "$tmp/err")"
 mkdir -p "$tmp/mydata/networks" && cp "$src/data/networks/diamond.json" "$tmp/mydata/networks/mine.json"
 SPADMAP_DATA="$tmp/mydata" "$tmp/moved/bin/spadmap" info mine >/dev/null || fail "SPADMAP_DATA=mydata: info mine"
 
-# no path of the build machine in the installed binary (data folder, __FILE__, debug info)
+# no path of the build machine in the installed binary (data folder, __FILE__, debug info);
+# not checked in a sanitizer build (never installed: GCC 12 writes UBSan's source
+# locations with the full path whatever -ffile-prefix-map says)
+if grep -a -q __asan_init "$tmp/moved/bin/spadmap"; then
+  echo "install: ok (a sanitizer build: the check for build paths in the binary was skipped)"
+  exit 0
+fi
 for p in "$src" "$build"; do
   if grep -a -q -F "$p" "$tmp/moved/bin/spadmap"; then fail "the installed binary contains $p"; fi
 done
