@@ -38,6 +38,19 @@ shot taa_example_offchip  taa_example 120x40 "D<Right><Tab><Tab>"
 shot layer_cosa           resnet50 120x40 "<End><Left><Left><Left><Left>I"
 shot layer_shuttle        alexnet  120x32 "<Right><Right><Right><Right><Right><Right>Immmm"
 shot layer_steps          alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
+# the lessons (spadmap lesson NAME): a stage each, narrative pane included
+lesson() { # NAME LESSON STAGE
+  "$bin" lesson "$2" --stage "$3" --size 140x45 --out "$here/$1.svg"
+  echo "wrote screenshots/$1.svg"
+}
+lesson lesson_replacement   replacement   3
+lesson lesson_fragmentation fragmentation 1
+lesson lesson_schedule      schedule      3
+lesson lesson_ilp           ilp           2
+lesson lesson_tiling        tiling        2
+lesson lesson_loopnest      loopnest      1
+lesson lesson_reuse         reuse         1
+lesson lesson_offloading    offloading    2
 # PNG: rsvg-convert, or ImageMagick's convert if it is the real one
 if command -v rsvg-convert >/dev/null 2>&1; then
   for f in "$here"/*.svg; do rsvg-convert "$f" -o "${f%.svg}.png"; done; echo "wrote PNGs (rsvg-convert)"

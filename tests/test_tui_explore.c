@@ -355,6 +355,7 @@ TEST(help_text_is_never_cut) {
       free(t);
     }
     for (int i = 0; i < Actions_count(); i++) {
+      if (Action_scope(Actions_at(i)) != ACT_SCOPE_MAIN) continue; /* the layer view's help lists those */
       const char *help = Actions_at(i)->help, *sp = strrchr(help, ' ');
       CHECK_HAS(all, sp ? sp + 1 : help); /* the last word of each line: nothing cut at the end */
     }

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "find.h"
+#include "lesson.h"
 #include "offchip_view.h"
 #include "policy.h"
 #include "snapshot.h"
@@ -356,6 +357,37 @@ static int Act_offchip(App *app) {
   return ACT_REDRAW;
 }
 
+/* The lesson's stages (lesson.c): on, and back (a replay from the start). */
+static int Act_lessonStep(App *app, int d) {
+  if (!app->lesson) {
+    App_setMessage(app, false, "no lesson is open (spadmap lesson lists them)");
+    return ACT_REDRAW;
+  }
+  int k = app->lesson->stage + d;
+  if (k < 0 || k >= app->lesson->nstages) {
+    App_setMessage(app, false, d > 0 ? "the last stage: keep exploring, or quit" : "the first stage");
+    return ACT_REDRAW;
+  }
+  SpError err;
+  app->message[0] = '\0';
+  if (Lesson_goto(app, k, &err)) App_setMessage(app, true, "%s", err.text);
+  return ACT_REDRAW;
+}
+static int Act_lessonNext(App *app) { return Act_lessonStep(app, 1); }
+static int Act_lessonPrev(App *app) { return Act_lessonStep(app, -1); }
+
+/* The layer view's own keys (scope ACT_SCOPE_LAYER): they act while it is open. */
+static int Act_layerMethodNext(App *app) { return LayerView_method(app, 1); }
+static int Act_layerMethodPrev(App *app) { return LayerView_method(app, -1); }
+static int Act_layerArch(App *app) { return LayerView_arch(app); }
+static int Act_layerArchFile(App *app) {
+  if (!LayerView_isOpen(app)) return LayerView_method(app, 0); /* says to open it first */
+  return Act_prompt(app, PROMPT_ARCH, "");
+}
+static int Act_layerCancel(App *app) { return LayerView_cancel(app); }
+static int Act_layerGroupUp(App *app) { return LayerView_group(app, 1); }
+static int Act_layerGroupDown(App *app) { return LayerView_group(app, -1); }
+
 /* A key bound to nothing says so (j, u ... did nothing and said nothing). */
 static int Act_unknown(App *app, int key) {
   char kn[16], hk[16];
@@ -417,10 +449,33 @@ static Action Actions_table[] = {
   {"mouse", 'M', 0, "mouse clicks on/off (click: step, tensor)", Act_mouse},
   {"layer", 'I', 0, "the op at the cursor as a layer: loop nest, tiles, costs (CoSA)", Act_layer},
   {"offchip", 'D', 0, "toggle the on-chip / off-chip (DRAM) map", Act_offchip},
+  {"lesson_next", '.', K_ENTER, "lesson: the next stage (spadmap lesson NAME)", Act_lessonNext},
+  {"lesson_prev", ',', 0, "lesson: the stage before", Act_lessonPrev},
+  /* the layer view's (I) keys: the same letters mean other things there */
+  {"layer_method_next", 'm', K_RIGHT, "layer view: the next method (mappers, SmartShuttle, steps)", Act_layerMethodNext},
+  {"layer_method_prev", 'M', K_LEFT, "layer view: the method before", Act_layerMethodPrev},
+  {"layer_arch", 'a', 0, "layer view: the next built-in architecture (mappers)", Act_layerArch},
+  {"layer_arch_file", 'O', 0, "layer view: open an architecture file (as --arch F)", Act_layerArchFile},
+  {"layer_cancel", 'C', 0, "layer view: cancel the running solve", Act_layerCancel},
+  {"layer_group_up", '+', '=', "layer view: one patch more per step (G, Row/ZigZag/ILP)", Act_layerGroupUp},
+  {"layer_group_down", '-', '_', "layer view: one patch fewer per step", Act_layerGroupDown},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 
 int Actions_count(void) { return ACTIONS_N; }
+int Action_scope(const Action *a) { return strncmp(a->name, "layer_", 6) == 0 ? ACT_SCOPE_LAYER : ACT_SCOPE_MAIN; }
+const Action *Actions_find(const char *name) {
+  for (int i = 0; i < ACTIONS_N; i++)
+    if (strcmp(Actions_table[i].name, name) == 0) return &Actions_table[i];
+  return NULL;
+}
+int Actions_keyScoped(App *app, int key, int scope) {
+  for (int i = 0; i < ACTIONS_N; i++)
+    if (Action_scope(&Actions_table[i]) == scope &&
+        (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key)))
+      return Actions_table[i].run(app);
+  return -1;
+}
 const Action *Actions_at(int i) { return i >= 0 && i < ACTIONS_N ? &Actions_table[i] : NULL; }
 
 static int Actions_enter(App *app) {
@@ -468,6 +523,7 @@ static int Actions_enter(App *app) {
     snprintf(app->search, sizeof app->search, "%.63s", text);
     return Find_search(app, 1);
   case PROMPT_GOTO: return Find_goto(app, text);
+  case PROMPT_ARCH: return LayerView_openArch(app, text);
   case PROMPT_SAVE: {
     if (!text[0]) {
       App_setMessage(app, false, "not saved");
@@ -534,8 +590,8 @@ int Actions_key(App *app, int key) {
   if (key == Actions_keyOf("screen_dump") && !app->prompt) return Act_screen(app); /* every view: the sweep, the layer view */
   if (app->sweep_open && app->sweep && !app->prompt && !app->help) return SweepView_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
-  if (LayerView_isOpen(app)) return LayerView_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
+  if (LayerView_isOpen(app) && !app->help && !app->legend) return LayerView_key(app, key);
   if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ') && HelpView_pages(app->grid) > 1) {
     int pages = HelpView_pages(app->grid); /* pages; on one page these close it, as any key */
     app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
@@ -550,10 +606,8 @@ int Actions_key(App *app, int key) {
     app->help = app->legend = false;
     return key == Actions_keyOf("quit") ? ACT_QUIT : ACT_REDRAW;
   }
-  for (int i = 0; i < ACTIONS_N; i++)
-    if (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key))
-      return Actions_table[i].run(app);
-  return Act_unknown(app, key);
+  int flags = Actions_keyScoped(app, key, ACT_SCOPE_MAIN);
+  return flags < 0 ? Act_unknown(app, key) : flags;
 }
 
 static const struct {
@@ -640,8 +694,8 @@ const char *Actions_configure(const char *spec) {
       snprintf(why, sizeof why, "unknown action or key in \"%.*s\"", (int)strcspn(p, ",\n"), p);
       return why;
     }
-    for (int j = 0; j < ACTIONS_N; j++) /* a key does one thing: refuse one that would hide another action */
-      if (j != i && (Actions_table[j].key == key || Actions_table[j].key2 == key)) {
+    for (int j = 0; j < ACTIONS_N; j++) /* a key does one thing in a view: refuse one that would hide another action */
+      if (j != i && Action_scope(&Actions_table[j]) == Action_scope(&Actions_table[i]) && (Actions_table[j].key == key || Actions_table[j].key2 == key)) {
         char kn[16];
         snprintf(why, sizeof why, "key %s is already bound to %s (rebind that first)", Key_name(key, kn, sizeof kn),
                  Actions_table[j].name);

@@ -19,17 +19,27 @@ enum { ACT_REDRAW = 1, ACT_RESOLVE = 2, ACT_QUIT = 4 };
 
 typedef int (*ActionFn)(App *app);
 
+/* Where an action's key works: the explorer, or the layer view (I) over it. */
+enum { ACT_SCOPE_MAIN = 0, ACT_SCOPE_LAYER = 1 };
+
 typedef struct {
   const char *name;
   int key, key2;        /* key2: an alternative, 0 if none */
   const char *help;
   ActionFn run;
 } Action;
+/* ACT_SCOPE_LAYER for the layer view's actions (named "layer_..."), else
+ * ACT_SCOPE_MAIN: a key is unique within its scope. */
+int Action_scope(const Action *a);
 
 int Actions_count(void);
 /* The key bound to the named action (0 if none): help, footer and legend show it. */
 int Actions_keyOf(const char *name);
 const Action *Actions_at(int i);
+/* The action of that name, or NULL (lessons replay actions by name). */
+const Action *Actions_find(const char *name);
+/* Runs the action of a scope bound to key: its ACT_* flags, -1 if none is bound. */
+int Actions_keyScoped(App *app, int key, int scope);
 /* Handles one key: prompt and help modes first, then the table. Returns ACT_* flags. */
 int Actions_key(App *app, int key);
 /* Applies "action=key,action=key" (SPADMAP_KEYS or the keys file); "" on success,

@@ -246,6 +246,9 @@ Status App_load(App *app, const char *path, SpError *err) {
   AppSettings set = app->set;
   bool det = app->deterministic, mouse = app->mouse, staging = app->staging; /* staging.c loads through here */
   bool offchip_map = app->offchip_map; /* a budget that re-tiles stays in the off-chip view */
+  struct Lesson *lesson = app->lesson;
+  char layer_arch[sizeof app->layer_arch];
+  snprintf(layer_arch, sizeof layer_arch, "%s", app->layer_arch);
   Picker picker = app->picker;
   Grid *grid = app->grid;
   Plan *pinned = app->pinned;
@@ -259,6 +262,8 @@ Status App_load(App *app, const char *path, SpError *err) {
   app->deterministic = det;
   app->mouse = mouse;
   app->offchip_map = offchip_map;
+  app->lesson = lesson;
+  snprintf(app->layer_arch, sizeof app->layer_arch, "%s", layer_arch);
   app->staging = staging;
   app->picker = picker;
   app->grid = grid;

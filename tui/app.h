@@ -26,7 +26,7 @@ typedef struct {
 } AppSettings;
 
 /* What the bottom line is reading (app->prompt is true while one is open). */
-typedef enum { PROMPT_BUDGET, PROMPT_SAVE, PROMPT_OVERWRITE, PROMPT_SEARCH, PROMPT_GOTO, PROMPT_TIME } PromptKind;
+typedef enum { PROMPT_BUDGET, PROMPT_SAVE, PROMPT_OVERWRITE, PROMPT_SEARCH, PROMPT_GOTO, PROMPT_TIME, PROMPT_ARCH } PromptKind;
 
 /* What the shown plan implies per step, computed once per plan. */
 typedef struct {
@@ -155,6 +155,8 @@ typedef struct App {
   NetFigures untiled_fig[2]; /* the original's figures (r/h/p keep meaning its presets) */
   bool untiled_fig_ok[2];
   Worker *untiled_figworker; /* still computing the original's figures (staging.c took it over), or NULL */
+  char layer_arch[1024];  /* the layer view's architecture file (--arch F, or opened there), "" for the built-ins */
+  struct Lesson *lesson;   /* the lesson shown in the narrative pane (lesson.c; owned by its command), or NULL */
 } App;
 
 /* Every policy of a kind, searching (ILP) ones included: the menus cycle these. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "layer_view.h"
 #include "views.h"
 
 enum { HELP_KEYW = 9 };
@@ -40,6 +41,16 @@ static const char *Help_keys(const Action *a, char *keys, int n) {
   return keys;
 }
 
+/* The help lists the view's own actions: the layer view's (scope
+ * ACT_SCOPE_LAYER) with the keys that still work over it, or the explorer's.
+ * The last drawn help's scope also answers HelpView_pages. */
+static int Help_scope = ACT_SCOPE_MAIN;
+static bool Help_shown(const Action *a) {
+  if (Action_scope(a) == Help_scope) return true;
+  return Help_scope == ACT_SCOPE_LAYER && (strcmp(a->name, "help") == 0 || strcmp(a->name, "legend") == 0 ||
+                                           strcmp(a->name, "quit") == 0 || strcmp(a->name, "layer") == 0);
+}
+
 /* An entry's text: the action's name (what SPADMAP_KEYS rebinds), then what it does. */
 static const char *Help_text(const Action *a, char *buf, size_t n) {
   snprintf(buf, n, "%s: %s", a->name, a->help);
@@ -50,6 +61,7 @@ static const char *Help_text(const Action *a, char *buf, size_t n) {
 static int Help_columns(int cw, int avail) {
   int col = 0, y = 0;
   for (int i = 0; i < Actions_count(); i++) {
+    if (!Help_shown(Actions_at(i))) continue;
     char text[256];
     int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Help_text(Actions_at(i), text, sizeof text));
     if (y + lines > avail && y > 0) col++, y = 0;
@@ -79,6 +91,7 @@ int HelpView_pages(const Grid *g) {
 }
 
 void HelpView_draw(App *app, Grid *g) {
+  Help_scope = LayerView_isOpen(app) ? ACT_SCOPE_LAYER : ACT_SCOPE_MAIN;
   int n = Actions_count(), avail = g->h - 5, cols, cw, pages;
   Help_layout(g, &cols, &cw, &pages);
   if (app->help_page >= pages) app->help_page = pages - 1;
@@ -95,6 +108,7 @@ void HelpView_draw(App *app, Grid *g) {
   int col = 0, y = 0;
   for (int i = 0; i < n; i++) {
     const Action *a = Actions_at(i);
+    if (!Help_shown(a)) continue;
     char text[256];
     int lines = Help_wrap(NULL, 0, 0, cw - HELP_KEYW - 2, ROLE_DEFAULT, Help_text(a, text, sizeof text));
     if (y + lines > avail && y > 0) col++, y = 0;

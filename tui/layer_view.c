@@ -14,13 +14,16 @@
 #include "shuttle_pane.h"
 
 static const char *const LayerView_archs[] = {"cosa_baseline", "cosa_4xpe", "cosa_sram"};
-enum { LV_NARCH = 3 };
+/* the built-in three, then a file of the user's (--arch F, or O in the view) */
+enum { LV_BUILTIN = 3, LV_NARCH = 4 };
 
 typedef struct LayerView {
   Layer layer;
   int method, arch;          /* indices: LayerMap_methods, LayerView_archs */
   int group_size;            /* patches per step of the steps methods (+/-) */
   Arch archs[LV_NARCH];
+  int narch;                 /* LV_BUILTIN, or LV_NARCH with the user's file */
+  char arch_name[LV_NARCH][64];
   bool arch_ok[LV_NARCH];
   char arch_err[LV_NARCH][SP_ERROR_TEXT];
   /* the solve */
@@ -35,6 +38,7 @@ typedef struct LayerView {
   LayerMapResult res;
   int res_method, res_arch, res_group; /* what res answers */
   ShuttlePaneResult *sres;   /* methods past the engine's table: SmartShuttle, steps (shuttle_pane.c) */
+  bool defer, pending;       /* LayerView_defer: switches only mark a solve as wanted */
 } LayerView;
 
 /* The engine's mappers, then SmartShuttle and the steps. */
@@ -111,6 +115,12 @@ static void LayerView_join(LayerView *v) {
  * the app has no worker (snapshots), else in the view's own thread. */
 static void LayerView_start(App *app) {
   LayerView *v = LayerView_of(app);
+  if (v->defer) { /* a replay presses m several times: only the method it stops at is mapped */
+    v->pending = true;
+    v->busy = true;
+    return;
+  }
+  v->pending = false;
   LayerView_join(v);
   v->busy = true;
   snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
@@ -132,6 +142,81 @@ static void LayerView_start(App *app) {
 
 bool LayerView_isOpen(const App *app) { return app->layer_view != NULL; }
 
+/* A user's architecture file becomes the view's fourth (replacing one opened
+ * before) and the one shown; a bad file leaves the view as it was. */
+static Status LayerView_loadArch(LayerView *v, const char *path, SpError *err) {
+  Arch a;
+  Status st = Arch_load(path, &a, err);
+  if (st) return st;
+  v->archs[LV_BUILTIN] = a;
+  v->arch_ok[LV_BUILTIN] = true;
+  App_stem(path, v->arch_name[LV_BUILTIN], sizeof v->arch_name[LV_BUILTIN]);
+  v->narch = LV_NARCH;
+  v->arch = LV_BUILTIN;
+  return SP_OK;
+}
+
+/* An action of the layer view while it is closed (a lesson, a rebinding): say so. */
+static bool LayerView_closed(App *app) {
+  if (LayerView_of(app)) return false;
+  char k[16];
+  Key_name(Actions_keyOf("layer"), k, sizeof k);
+  App_setMessage(app, true, "the layer view is not open (%s opens it on the op at the cursor)", k);
+  return true;
+}
+
+int LayerView_openArch(App *app, const char *path) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app)) return ACT_REDRAW;
+  if (!path[0]) return ACT_REDRAW;
+  SpError e = {0};
+  if (LayerView_loadArch(v, path, &e)) {
+    App_setMessage(app, true, "%s", e.text);
+    return ACT_REDRAW;
+  }
+  snprintf(app->layer_arch, sizeof app->layer_arch, "%s", path); /* kept for the next layer opened */
+  if (v->method >= LayerMap_nmethods) v->method = 0; /* the file is for the mappers */
+  App_setMessage(app, false, "architecture %s: %d levels", v->arch_name[v->arch], v->archs[v->arch].nlevels);
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
+int LayerView_method(App *app, int dir) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app) || dir == 0) return ACT_REDRAW;
+  v->method = (v->method + LayerView_nmethods() + dir) % LayerView_nmethods();
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
+int LayerView_arch(App *app) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app)) return ACT_REDRAW;
+  if (v->method >= LayerMap_nmethods) return 0; /* SmartShuttle and the steps have their own platform */
+  v->arch = (v->arch + 1) % v->narch;
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
+int LayerView_cancel(App *app) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app)) return ACT_REDRAW;
+  atomic_store(&v->cancel, 1);
+  return ACT_REDRAW;
+}
+
+int LayerView_group(App *app, int d) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app)) return ACT_REDRAW;
+  if (v->method <= LayerMap_nmethods + 1) return 0; /* a mapper, SmartShuttle, S1: no G */
+  int most = v->layer.P * v->layer.Q < 4096 ? (int)(v->layer.P * v->layer.Q) : 4096;
+  int g = v->group_size + d;
+  if (g < 1 || g > most) return ACT_REDRAW; /* at a limit: nothing to solve again */
+  v->group_size = g;
+  LayerView_start(app);
+  return ACT_REDRAW;
+}
+
 int LayerView_open(App *app) {
   int op = app->plan && app->cursor < app->plan->nsteps ? app->plan->order[app->cursor] : app->cursor;
   if (op < 0 || op >= app->net->nops) return 0;
@@ -147,14 +232,20 @@ int LayerView_open(App *app) {
   v->layer = l;
   v->group_size = SHUTTLE_PANE_GROUP_SIZE;
   pthread_mutex_init(&v->lock, NULL);
-  for (int i = 0; i < LV_NARCH; i++) {
+  for (int i = 0; i < LV_BUILTIN; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/arch/%s.json", Data_dir(), LayerView_archs[i]);
     SpError e = {0};
     v->arch_ok[i] = Arch_load(path, &v->archs[i], &e) == SP_OK;
     snprintf(v->arch_err[i], sizeof v->arch_err[i], "%s", e.text);
+    snprintf(v->arch_name[i], sizeof v->arch_name[i], "%s", LayerView_archs[i]);
   }
+  v->narch = LV_BUILTIN;
   app->layer_view = v;
+  if (app->layer_arch[0]) { /* --arch F: the user's file first */
+    SpError e = {0};
+    if (LayerView_loadArch(v, app->layer_arch, &e)) App_setMessage(app, true, "%s", e.text);
+  }
   LayerView_start(app);
   return ACT_REDRAW;
 }
@@ -195,36 +286,16 @@ int LayerView_key(App *app, int key) {
     LayerView_free(app);
     return ACT_REDRAW;
   }
-  switch (key) {
-  case 'm':
-  case K_RIGHT:
-    v->method = (v->method + 1) % LayerView_nmethods();
-    break;
-  case 'M':
-  case K_LEFT:
-    v->method = (v->method + LayerView_nmethods() - 1) % LayerView_nmethods();
-    break;
-  case 'a': /* the mappers' architectures; SmartShuttle and the steps have their own */
-    if (v->method >= LayerMap_nmethods) return 0;
-    v->arch = (v->arch + 1) % LV_NARCH;
-    break;
-  case 'C':
-    atomic_store(&v->cancel, 1);
+  /* the view's own actions (m, M, a, O, C, +, - as bound: tui/actions.c) */
+  int flags = Actions_keyScoped(app, key, ACT_SCOPE_LAYER);
+  if (flags >= 0) return flags;
+  if (key == Actions_keyOf("help") || key == Actions_keyOf("legend")) { /* over the view, about it */
+    app->help = key == Actions_keyOf("help");
+    app->legend = !app->help;
+    app->help_page = 0;
     return ACT_REDRAW;
-  case '+':
-  case '-': { /* patches per step G of Row, ZigZag and the ILP */
-    if (v->method <= LayerMap_nmethods + 1) return 0; /* a mapper, SmartShuttle, S1: no G */
-    int most = v->layer.P * v->layer.Q < 4096 ? (int)(v->layer.P * v->layer.Q) : 4096;
-    int g = v->group_size + (key == '+' ? 1 : -1);
-    if (g < 1 || g > most) return ACT_REDRAW; /* at a limit: nothing to solve again */
-    v->group_size = g;
-    break;
   }
-  default:
-    return 0;
-  }
-  LayerView_start(app);
-  return ACT_REDRAW;
+  return 0;
 }
 
 /* A bar of w cells: each held operand's share of the capacity in its own color. */
@@ -276,7 +347,7 @@ void LayerView_draw(App *app, Grid *g) {
               v->layer.groups);
   const Arch *a = &v->archs[v->arch];
   Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerView_methodName(v->method),
-              v->method < LayerMap_nmethods ? LayerView_archs[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
+              v->method < LayerMap_nmethods ? v->arch_name[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
   bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch && v->res_group == v->group_size;
   if (shown && !v->st && v->method >= LayerMap_nmethods) {
     ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
@@ -333,6 +404,29 @@ void LayerView_draw(App *app, Grid *g) {
              grouping ? "+/- G  " : "", stepping ? "arrows/Home/End step  " : v->method < LayerMap_nmethods ? "a arch  " : "",
              close, quit);
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, hint);
+}
+
+void LayerView_defer(App *app, bool on) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return;
+  v->defer = on;
+  if (!on && v->pending) LayerView_start(app);
+}
+
+bool LayerView_figure(App *app, const char *name, char *out, size_t n) {
+  LayerView *v = LayerView_of(app);
+  out[0] = '\0';
+  if (!v) return false;
+  if (strcmp(name, "layer_method") == 0) return snprintf(out, n, "%s", LayerView_methodName(v->method)), true;
+  if (strcmp(name, "arch") == 0) return snprintf(out, n, "%s", v->arch_name[v->arch]), true;
+  pthread_mutex_lock(&v->lock);
+  bool shown = !v->busy && !v->st && v->res_method == v->method && v->res_arch == v->arch && v->method < LayerMap_nmethods;
+  const Cost *c = &v->res.cost;
+  if (shown && strcmp(name, "latency") == 0) snprintf(out, n, "%.5g", c->latency);
+  else if (shown && strcmp(name, "energy") == 0) snprintf(out, n, "%.4g", c->energy_pj);
+  else if (shown && strcmp(name, "dram") == 0) snprintf(out, n, "%.4g", c->dram_bytes);
+  pthread_mutex_unlock(&v->lock);
+  return out[0] != '\0';
 }
 
 const char *LayerView_methodShown(const App *app) {

@@ -7,6 +7,7 @@
 #define SPADMAP_LAYER_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "app.h"
 #include "grid.h"
@@ -20,5 +21,19 @@ bool LayerView_poll(App *app);          /* a result arrived: redraw */
 void LayerView_free(App *app);          /* stops a running solve */
 /* The method the view shows ("cosa", "smartshuttle", "steps-row" ...), "" when closed (its legend). */
 const char *LayerView_methodShown(const App *app);
+/* The view's actions (tui/actions.c binds their keys; each says so when the view is closed). */
+int LayerView_method(App *app, int dir); /* the next (1) or previous (-1) method */
+int LayerView_arch(App *app);            /* the next architecture (mappers) */
+int LayerView_cancel(App *app);
+int LayerView_group(App *app, int d);    /* patches per step of Row, ZigZag and the ILP */
+/* Opens a user's architecture file (as --arch F): the view's fourth, shown now;
+ * app->layer_arch keeps it for layers opened later. */
+int LayerView_openArch(App *app, const char *path);
+/* While on, method and architecture switches only note that a solve is wanted;
+ * off starts it (lessons replay several presses of m, as a user would, without
+ * mapping every method passed). */
+void LayerView_defer(App *app, bool on);
+/* A figure of the mapping shown, as drawn: latency, energy, dram, layer_method, arch. */
+bool LayerView_figure(App *app, const char *name, char *out, size_t n);
 
 #endif

@@ -506,3 +506,14 @@ Status OffchipView_save(App *app, const char *path, char *msg, size_t n, SpError
   OffchipPlan_free(plan);
   return st;
 }
+
+bool OffchipView_figures(App *app, OffchipFigures *f) {
+  OffchipView *v = Off_get(app);
+  if (!v || !v->m || v->error[0]) return false;
+  f->taa_peak = v->r.peak_bytes;
+  f->so_peak = v->so_best;
+  f->so_method = v->so_best >= 0 ? OffchipMethod_name(v->so_method) : "";
+  f->lower_bound = v->r.lower_bound;
+  f->tiles = v->m->ntiles;
+  return true;
+}

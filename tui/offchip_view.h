@@ -22,6 +22,14 @@ bool OffchipView_click(App *app, int x, int y);
 /* Tab / Shift-Tab: the tensors live in DRAM at the cursor, by base address. */
 int OffchipView_selectLive(App *app, int dir);
 
+/* The panel's figures (lessons quote them). false when there is no off-chip plan. */
+typedef struct {
+  int64_t taa_peak, so_peak, lower_bound; /* so_peak -1: no Shared Objects strategy ran */
+  const char *so_method;
+  int tiles;
+} OffchipFigures;
+bool OffchipView_figures(App *app, OffchipFigures *f);
+
 /* S in the off-chip view: writes its plan (spadmap-offchip JSON, the placement
  * shown), validated first; msg gets the line to show. */
 Status OffchipView_save(App *app, const char *path, char *msg, size_t n, SpError *err);

@@ -4,14 +4,33 @@
 #include <string.h>
 
 #include "layer_view.h"
+#include "lesson.h"
 #include "offchip_view.h"
 #include "views.h"
 
+/* Above a lesson's pane the explorer is drawn on fewer rows than it asks of a terminal. */
+enum { VIEW_LESSON_MIN_H = 16 };
+
+static void View_drawMain(App *app, Grid *g);
+
+/* A lesson's narrative pane takes the bottom rows; the explorer draws above it
+ * as on a shorter terminal (its overlays too), so nothing hides the pane. */
 void View_draw(App *app, Grid *g) {
   Grid_clear(g);
+  int lh = LessonView_height(app, g);
+  if (lh > g->h - VIEW_LESSON_MIN_H) lh = g->h - VIEW_LESSON_MIN_H; /* the explorer keeps a usable height */
+  if (lh < 5) lh = 0;
+  g->h -= lh;
+  View_drawMain(app, g);
+  g->h += lh;
+  app->grid = g;
+  if (lh) LessonView_draw(app, g, g->h - lh, lh);
+}
+
+static void View_drawMain(App *app, Grid *g) {
   app->grid = g;
   app->map_geom.valid = app->sched_geom.valid = app->stay_geom.valid = false;
-  if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+  if (g->w < VIEW_MIN_W || g->h < (app->lesson ? VIEW_LESSON_MIN_H : VIEW_MIN_H)) {
     char msg[80];
     snprintf(msg, sizeof msg, "terminal too small (need %dx%d, have %dx%d)", VIEW_MIN_W, VIEW_MIN_H, g->w, g->h);
     /* on as many lines as the width asks (at 20 columns it showed "terminal too small (") */

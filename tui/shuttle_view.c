@@ -8,10 +8,13 @@ void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const
                       const ShuttleLayer *r) {
   if (!r || h < 12 || w < 60) return;
   double mb = o->bytes_per_elem / 1e6;
-  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: M=%lld N=%lld R=%lld C=%lld K=%lld S=%d D=%lld, %lld KB buffer",
+  /* one naming on the screen: CoSA's (R S P Q C K N), as the view's title and the
+   * mappers use; the paper's own letters (M N R C K) mean other dimensions, so
+   * they are given once, in the legend line under the table */
+  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: K=%lld C=%lld P=%lld Q=%lld R=%lld stride %d N=%lld, %lld KB buffer",
               (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
               (long long)l->N, (long long)(o->glb_bytes / 1024));
-  Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "<Tm, Tn, Tr, Tc>",
+  Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "<TK, TC, TP, TQ>",
               "ifm MB", "ofm MB", "wght MB", "total MB");
   int row = y + 3;
   for (int s = 0; s < SHUTTLE_SCHEMES; s++)
@@ -31,4 +34,8 @@ void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const
   Grid_printf(g, x, row, w, ROLE_DIM, 0, "<rule: Table I's pick   <oracle: least volume (Eq. 2)");
   Grid_printf(g, x, row + 1, w, ROLE_DEFAULT, 0, "MACs per DRAM access: rule %.1f, oracle %.1f", (double)r->macs / rv->total,
               (double)r->macs / ov->total);
+  if (row + 4 < y + h) {
+    Grid_text(g, x, row + 3, w, ROLE_DIM, 0, "names: CoSA's, as the whole view: K out-ch, C in-ch, PxQ output, RxS kernel");
+    Grid_text(g, x, row + 4, w, ROLE_DIM, 0, "the paper's: M=K N=C RxC=PxQ KxK=RxS, <Tm,Tn,Tr,Tc> = <TK,TC,TP,TQ>");
+  }
 }

@@ -91,6 +91,7 @@ static const char *Status_promptLabel(PromptKind k) {
   case PROMPT_SEARCH: return "search names (Enter; n/N next/previous)";
   case PROMPT_GOTO: return "go to step";
   case PROMPT_TIME: return "ILP time limit, seconds (none: no limit)";
+  case PROMPT_ARCH: return "architecture file for the layer view (data/arch/*.json; Enter, Esc)";
   }
   return "";
 }

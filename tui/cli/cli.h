@@ -123,6 +123,7 @@ extern const CliCommand Cli_benchCosma;
 extern const CliCommand Cli_benchScale;
 extern const CliCommand Cli_tui;
 extern const CliCommand Cli_snapshot;
+extern const CliCommand Cli_lesson;
 extern const CliCommand Cli_benchRender;
 extern const CliCommand Cli_import;
 extern const CliCommand Cli_benchLayer;

@@ -10,6 +10,7 @@
 #include "actions.h"
 #include "cli.h"
 #include "fileio.h"
+#include "layer/arch.h"
 #include "snapshot.h"
 #include "solve.h"
 #include "term.h"
@@ -70,6 +71,7 @@ static bool Tui_keys(void) {
   {"--allocator", "NAME", "allocator"},                                                                               \
   {"--params", NULL, "hold parameter tensors on chip too"},                                                           \
   {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"},                   \
+  {"--arch", "FILE", "the layer view's (I) architecture: an arch file of your own, or data/arch/smartshuttle.json"},   \
       CLI_MODEL_OPTIONS
 
 static int Tui_policy(const char *cmd, PolicyKind k, const char *name, int *idx) {
@@ -118,6 +120,15 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
     }
     app->set.preset = preset && preset[0] ? preset[2] : 0;
   }
+  const char *arch = Cli_value(c, a, "--arch");
+  if (arch) { /* checked now, not when the layer view first opens */
+    Arch probe;
+    if (Arch_load(arch, &probe, &err)) {
+      fprintf(stderr, "spadmap %s: --arch: %s\n", c->name, Cli_safe(err.text));
+      return EXIT_INVALID;
+    }
+    snprintf(app->layer_arch, sizeof app->layer_arch, "%s", arch);
+  }
   const char *plan = Cli_value(c, a, "--plan");
   if (plan && App_openPlan(app, plan, &err)) {
     fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
@@ -150,7 +161,7 @@ static int Tui_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--dim N=1 --dtype T --fold]",
+const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--arch F] [--dim N=1 --dtype T --fold]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
                             Tui_options, Tui_run};
 

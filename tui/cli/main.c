@@ -14,6 +14,7 @@ static const CliCommand *const Main_commands[] = {
     &Cli_bench,
     &Cli_tui,
     &Cli_snapshot,
+    &Cli_lesson,
     &Cli_benchRender,
     &Cli_import,
     &Cli_layers,

@@ -1,0 +1,124 @@
+/* spadmap lesson [NAME]: the lessons (data/lessons/NAME.json, tui/lesson.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fileio.h"
+#include "lesson.h"
+#include "snapshot.h"
+#include "term.h"
+#include "views.h"
+#include "worker.h"
+
+static const CliOption Lesson_options[] = {
+  {"--stage", "K", "start at stage K (1 = the first)"},
+  {"--out", "FILE", "no terminal: write stage K's screen to FILE.svg (colours) or FILE.txt, as snapshot does"},
+  {"--size", "WxH", "with --out: the screen size (default 140x45)"},
+  {NULL, NULL, NULL},
+};
+
+/* One line per lesson: its name, what it shows, on which network. */
+static int Lesson_list(void) {
+  char **paths;
+  int n = Lesson_listFiles(&paths), bad = 0;
+  printf("lessons (spadmap lesson NAME opens one in the explorer):\n");
+  for (int i = 0; i < n; i++) {
+    Lesson *l;
+    SpError err;
+    if (Lesson_load(paths[i], &l, &err)) {
+      fprintf(stderr, "spadmap lesson: %s\n", Cli_safe(err.text));
+      bad++;
+    } else {
+      printf("  %-14s %s (%s, %d stages)\n", l->name, Cli_safe(l->summary), Cli_safe(l->network), l->nstages);
+      Lesson_free(l);
+    }
+    free(paths[i]);
+  }
+  free(paths);
+  if (n == 0) {
+    fprintf(stderr, "spadmap lesson: no lessons found in the data folder's lessons/\n");
+    return EXIT_INVALID;
+  }
+  return bad ? EXIT_INVALID : EXIT_OK;
+}
+
+static int Lesson_run(int argc, char **argv) {
+  CliArgs a;
+  const CliCommand *c = &Cli_lesson;
+  int rc = Cli_parse(c, argc, argv, 0, 1, &a);
+  if (rc >= 0) return rc;
+  if (a.npos == 0) return Lesson_list();
+  char path[1024];
+  Lesson_path(a.pos[0], path, sizeof path);
+  Lesson *l;
+  SpError err;
+  if (access(path, F_OK) != 0 && !strchr(a.pos[0], '/')) {
+    fprintf(stderr, "spadmap lesson: no lesson \"%s\" (spadmap lesson lists them)\n", Cli_safe(a.pos[0]));
+    return EXIT_USAGE;
+  }
+  if (Lesson_load(path, &l, &err)) {
+    fprintf(stderr, "spadmap lesson: %s\n", Cli_safe(err.text));
+    return EXIT_INVALID;
+  }
+  long long stage = 1;
+  const char *st_text = Cli_value(c, &a, "--stage"), *out = Cli_value(c, &a, "--out");
+  if (st_text && !Cli_int(st_text, 1, l->nstages, &stage)) {
+    fprintf(stderr, "spadmap lesson: --stage \"%s\": expected a stage from 1 to %d\n", Cli_safe(st_text), l->nstages);
+    Lesson_free(l);
+    return EXIT_USAGE;
+  }
+  int w = 140, h = 45;
+  const char *size = Cli_value(c, &a, "--size");
+  if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 1000)) {
+    fprintf(stderr, "spadmap lesson: --size wants WxH, e.g. 140x45 (got \"%s\")\n", Cli_safe(size));
+    Lesson_free(l);
+    return EXIT_USAGE;
+  }
+  App app;
+  Status st = Lesson_start(&app, l, out != NULL, &err);
+  if (!st && stage > 1) st = Lesson_goto(&app, (int)stage - 1, &err);
+  if (st) {
+    fprintf(stderr, "spadmap lesson: %s\n", Cli_safe(err.text));
+    App_free(&app);
+    Lesson_free(l);
+    return EXIT_INVALID;
+  }
+  rc = EXIT_OK;
+  if (out) { /* a picture of the stage, without a terminal */
+    Grid *g = Grid_new(w, h, true);
+    FileOut fo;
+    if (!g) rc = EXIT_INVALID;
+    else {
+      View_draw(&app, g);
+      size_t len = strlen(out);
+      if (FileIO_open(out, &fo, &err)) {
+        fprintf(stderr, "spadmap lesson: %s\n", err.text);
+        rc = EXIT_INVALID;
+      } else {
+        if (len > 4 && strcmp(out + len - 4, ".svg") == 0) Snapshot_writeSVG(g, fo.f);
+        else Snapshot_writeText(g, fo.f);
+        if (FileIO_commit(&fo, &err)) {
+          fprintf(stderr, "spadmap lesson: %s\n", err.text);
+          rc = EXIT_INVALID;
+        }
+      }
+      app.grid = NULL;
+      Grid_free(g);
+    }
+  } else rc = Term_run(&app) ? EXIT_INVALID : EXIT_OK;
+  App_free(&app);
+  Lesson_free(l);
+  if (Worker_abandoned()) { /* a solve that does not listen still runs: leave without exit handlers under it */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(rc);
+  }
+  return rc;
+}
+
+const CliCommand Cli_lesson = {"lesson", "[NAME] [--stage K] [--out F.svg|F.txt --size WxH]",
+                               "Short lessons in the explorer: without NAME, the list; with it, the explorer at the "
+                               "lesson's first stage and its narrative pane (. next stage, , back).",
+                               Lesson_options, Lesson_run};
