@@ -16,7 +16,7 @@ static bool Status_searching(const AppSettings *s) {
 }
 
 /* The result of the plan on screen in words (words.c, the CLI's vocabulary):
- * "✓ solved (heuristic) in 1.20 ms", "✓ optimal in 2.10 s", and for a search
+ * "✓ solved in 1.20 ms" (heuristic), "✓ optimal in 2.10 s", and for a search
  * stopped early "not proven (time limit), gap 12.5 % in 15.00 s" (never "solved"). */
 void StatusView_result(const App *app, const Plan *p, bool unicode, char *out, size_t n) {
   const SolverInfo *si = &p->solver;

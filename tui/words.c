@@ -32,7 +32,7 @@ const char *Words_result(const SolverInfo *si, double seconds, double limit, cha
   }
   switch (si->status) {
   case SOLVER_OPTIMAL: snprintf(buf, n, "optimal%s", t); return buf;
-  case SOLVER_HEURISTIC: snprintf(buf, n, "solved (heuristic)%s", t); return buf;
+  case SOLVER_HEURISTIC: snprintf(buf, n, "solved%s", t); return buf; /* a heuristic plan: no proof claimed */
   case SOLVER_INFEASIBLE: snprintf(buf, n, "infeasible%s", t); return buf;
   case SOLVER_NONE: snprintf(buf, n, "no result"); return buf;
   default: break;

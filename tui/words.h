@@ -15,7 +15,7 @@ const char *Words_seconds(double s, char *buf, size_t n);
 const char *Words_gap(double gap, char *buf, size_t n);
 /* The gap of a solver result, -1 when it has no objective and bound. */
 double Words_gapOf(const SolverInfo *si);
-/* A result in words: "optimal", "solved (heuristic)", "not proven (time limit), gap 12.5 %",
+/* A result in words: "optimal" (proven), "solved" (a heuristic plan), "not proven (time limit), gap 12.5 %",
  * "not proven (cancelled), no bound yet", "not proven (the search stopped: NOTE)". With
  * seconds >= 0 the time follows (" in 4.93 s"), and for a time limit reached before
  * limit (> 0) ran out, that a stage's share did ("after 4.93 s: a stage's share of the 15 s limit"). */
