@@ -143,6 +143,13 @@ case_ diamond_sweep_unknown  diamond  100x30 "Wj"
 shows diamond_sweep_unknown  "no action on j in the sweep (? for help)"
 case_ taa_example_off_legend taa_example 100x30 "Dl"
 shows taa_example_off_legend "legend: the off-chip map"
+# the layer view's legends: the mappers' tile bars, the steps map with its patch grid
+case_ resnet50_layer_legend  resnet50 120x40 "<End><Left><Left><Left><Left>Il"
+shows resnet50_layer_legend  "legend: the layer's mapping"
+shows resnet50_layer_legend  "W: the weights' (kernels') tile"
+case_ alexnet_steps_legend   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left>Ml"
+shows alexnet_steps_legend   "legend: the steps map"
+shows alexnet_steps_legend   "patch grid: a patch of the cursor's step"
 # saving asks for a path (Esc leaves without writing)
 case_ diamond_save_prompt    diamond  80x24  "S"
 # a saved plan opened with --plan (written by solve first)
