@@ -260,6 +260,29 @@ TEST(cancel_key_stops_an_ilp_and_keeps_the_last_plan) {
   App_free(&app);
 }
 
+/* A search that stopped without a proof says why in the panel (issue 25: the
+ * solver's note, wrapped whole), a proven or heuristic plan says nothing more. */
+TEST(panel_says_why_a_search_stopped) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, FIG1, &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  CHECK(app.plan != NULL);
+  if (!app.plan) return;
+  snprintf(app.plan->solver.note, sizeof app.plan->solver.note,
+           "stopped: the time limit; bound 4.69M from the checkpoint chain (every order)");
+  char *t = Test_screen(&app, 120, 40);
+  CHECK(strstr(t, "why:") == NULL); /* a heuristic plan: no reason to give */
+  free(t);
+  app.plan->solver.status = SOLVER_TIMEOUT;
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "why: stopped: the time limit;");
+  CHECK_HAS(t, "checkpoint chain"); /* the end is there too: wrapped, not cut */
+  free(t);
+  App_free(&app);
+}
+
 TEST(figures_come_from_the_worker_and_presets_wait_for_them) {
   App app;
   SpError err;
@@ -508,6 +531,7 @@ TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding 
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
           T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
+          T(panel_says_why_a_search_stopped),
           T(figures_come_from_the_worker_and_presets_wait_for_them), T(picker_lists_filters_and_loads_or_reports),
           T(clicks_move_the_cursor_and_select_through_the_map_axes), T(words_say_what_the_solver_did),
           T(menu_reruns_a_cancelled_search_and_open_says_it_searches))

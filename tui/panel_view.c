@@ -86,6 +86,14 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   char res[160];
   Words_result(&p->solver, app->deterministic ? -1 : p->solver.seconds, app->plan_set.time_limit, res, sizeof res);
   Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "solver: %s", res);
+  /* a search that stopped without a proof says why and where its bound comes
+   * from (COSMA's note: "stopped: ...; bound from ..."); wrapped, never cut */
+  SolverStatus ss = p->solver.status;
+  if (p->solver.note[0] && (ss == SOLVER_FEASIBLE || ss == SOLVER_TIMEOUT || ss == SOLVER_CANCELLED)) {
+    char why[240];
+    snprintf(why, sizeof why, "why: %s", p->solver.note);
+    y += View_wrap(g, x + 1, y, w - 1, ROLE_DIM, why);
+  }
   if (app->violations == 0) Grid_text(g, x + 1, y++, w - 1, ROLE_OK, 0, "validator: valid");
   else Grid_printf(g, x + 1, y++, w - 1, ROLE_WARN, ATTR_BOLD, "validator: %d violation(s)", app->violations);
   if (q) {
