@@ -102,7 +102,7 @@ void Snapshot_writeSVG(const Grid *g, FILE *f) {
       while (x1 < g->w && !Svg_block(row[x1].ch) && Svg_fg(&row[x1]) == fg && (row[x1].attr & ATTR_BOLD) == bold) x1++;
       while (x1 > x && row[x1 - 1].ch == ' ') x1--;
       fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\"%s textLength=\"%.1f\">", x * SVG_CW10 / 10.0,
-              y * SVG_CH + 13, fg, bold ? " font-weight=\"bold\"" : "", (x1 - x) * SVG_CW10 / 10.0);
+              y * SVG_CH + 12, fg, bold ? " font-weight=\"bold\"" : "", (x1 - x) * SVG_CW10 / 10.0);
       for (int i = x; i < x1; i++) Svg_escape(f, row[i].ch);
       fputs("</text>\n", f);
       x = x1;
