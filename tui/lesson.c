@@ -464,31 +464,6 @@ Status Lesson_start(App *app, Lesson *l, bool deterministic, SpError *err) {
 
 /* ---- figures -------------------------------------------------------------- */
 
-static void Lesson_free_at(const App *app, const Plan *p, int t, int64_t *free_bytes, int64_t *gap) {
-  /* the map's own computation (map_view.c Map_free): bytes free, the largest gap */
-  int64_t used = 0, best = 0, at = 0;
-  int n = 0, *live = malloc(sizeof(int) * (size_t)(p->nstays + 1));
-  *free_bytes = *gap = 0;
-  if (!live) return;
-  for (int i = 0; i < p->nstays; i++)
-    if (p->stays[i].start <= t && t <= p->stays[i].end) {
-      int j = n++;
-      while (j > 0 && p->stays[live[j - 1]].offset > p->stays[i].offset) live[j] = live[j - 1], j--;
-      live[j] = i;
-    }
-  for (int k = 0; k < n; k++) {
-    const Stay *s = &p->stays[live[k]];
-    int64_t b = app->net->tensors[s->tensor].bytes;
-    if (s->offset - at > best) best = s->offset - at;
-    if (s->offset + b > at) at = s->offset + b;
-    used += b;
-  }
-  if (p->budget - at > best) best = p->budget - at;
-  *free_bytes = p->budget - used;
-  *gap = best;
-  free(live);
-}
-
 bool Lesson_figure(App *app, const char *name, char *out, size_t n) {
   char b[32];
   out[0] = '\0';
@@ -544,7 +519,7 @@ bool Lesson_figure(App *app, const char *name, char *out, size_t n) {
   }
   int64_t fb, gap;
   if (app->cursor < 0 || app->cursor >= p->nsteps) return false;
-  Lesson_free_at(app, p, app->cursor, &fb, &gap);
+  MapView_freeAt(app, p, app->cursor, &fb, &gap); /* the map's own figures */
   if (strcmp(name, "free") == 0) return BYTES(fb);
   if (strcmp(name, "largest_gap") == 0) return BYTES(gap);
   if (strcmp(name, "fragmentation") == 0)

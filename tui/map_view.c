@@ -127,7 +127,7 @@ bool MapView_hit(const App *app, int x, int y, int *step, int *stay) {
 }
 
 /* Free bytes at step t of plan p, the largest free gap, and the tensors there. */
-static void Map_free(const App *app, const Plan *p, int t, int64_t *free_bytes, int64_t *gap) {
+void MapView_freeAt(const App *app, const Plan *p, int t, int64_t *free_bytes, int64_t *gap) {
   int64_t used = 0, best = 0, at = 0;
   int n = 0, *live = malloc(sizeof(int) * (size_t)(p->nstays + 1));
   *free_bytes = *gap = 0;
@@ -319,7 +319,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
   snprintf(opname, sizeof opname, "%s (%s)", app->net->ops[op].name, app->net->ops[op].type);
   Map_tail(g, x + n + 2, ey + 3, w - 1 - n - 2, ROLE_DEFAULT, opname);
-  Map_free(app, p, app->cursor, &fb, &gap);
+  MapView_freeAt(app, p, app->cursor, &fb, &gap);
   App_bytes(res, r1, sizeof r1), App_bytes(p->metrics.peak_bytes, r2, sizeof r2);
   App_bytes(fb, r3, sizeof r3), App_bytes(gap, r4, sizeof r4);
   int frag = fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0;

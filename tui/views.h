@@ -14,6 +14,9 @@ void View_draw(App *app, Grid *g);
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h);
 /* An axis label for a round address, unit always included; false if it does not fit. */
 bool MapView_tickLabel(int64_t v, char *buf, int n);
+/* Free bytes and the largest gap at step t of plan p, as the map shows them
+ * (the lessons quote the same figures). */
+void MapView_freeAt(const App *app, const Plan *p, int t, int64_t *free_bytes, int64_t *gap);
 void PanelView_draw(App *app, Grid *g, int x, int y, int w, int h);
 void StatusView_drawTop(App *app, Grid *g, int y);
 void StatusView_drawBottom(App *app, Grid *g, int y);
