@@ -218,7 +218,8 @@ Status Shuttle_network(const Net *net, int64_t batch, const ShuttleOptions *o, S
     ShuttleNet_free(out);
     return SpError_set(err, SP_ERR_NOMEM, "network analysis");
   }
-  for (int i = 0; i < out->nlayers; i++) opts[i] = *o;
+  opts[0] = *o; /* nlayers >= 1 here; written apart so that GCC -O3 sees it (-Wmaybe-uninitialized) */
+  for (int i = 1; i < out->nlayers; i++) opts[i] = *o;
   SpError e2;
   out->have_static =
       Shuttle_static(out->layers, opts, out->nlayers, SHUTTLE_STATIC_ZHANG, &out->zhang_tiling, &out->zhang, NULL, &e2) ==
