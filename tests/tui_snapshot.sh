@@ -131,6 +131,13 @@ case_ diamond_cli_settings   diamond  100x30 "" --budget 11,264 --schedule mpmf 
 case_ nasnet_a_sweep         nasnet_a 120x40 "W<Right><Right><Right><Down><Down>"
 case_ resnet50_sweep_spills  resnet50 100x30 "W<Tab>"
 case_ diamond_sweep_enter    diamond  100x30 "W<End><Down><Down><Enter>"
+# at 80x24 the list's names kept their first letters and lost the allocator, with no
+# mark ("default/belady/li"): now the schedule shrinks to its initial for every row and
+# what still does not fit ends in an ellipsis; the last budget label is not cut ("1.20")
+case_ nasnet_a_sweep_80x24   nasnet_a 80x24  "W"
+shows nasnet_a_sweep_80x24   "│d/belady/linear "
+shows nasnet_a_sweep_80x24   "│d/size-aware/lin…"
+shows nasnet_a_sweep_80x24   "│m/belady/linear "
 # every view's legend on the legend key (issue 26, point 3): the sweep's (l did nothing
 # there), the off-chip map's (it showed the on-chip one); the sweep proves the ILP points
 # in a snapshot too (small networks), and says unknown keys

@@ -42,7 +42,8 @@ static const LegendRow Legend_offchip[] = {
 };
 
 static const LegendRow Legend_sweep[] = {
-  {0x00B7, ROLE_DIM, "one fast combination (schedule/replacement/allocator) at each budget"},
+  {0x00B7, ROLE_DIM, "one fast combination (schedule/replacement/allocator) at each budget; in a narrow "
+                    "list the schedule is its initial: d/ default, m/ mpmf"},
   {0x25CF, ROLE_SELECT, "the combination the cursor is on (Up/Down), its value at each budget"},
   {0x2605, ROLE_OK, "the proven ILP optimum (ilp replacement, default order) at that budget: the floor "
                     "the heuristics are measured against; not drawn where it was not proven in time"},

@@ -303,7 +303,7 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int last_end = -1;
   for (int bi = 0; bi < sw->nbudgets; bi++) { /* budget labels where they fit */
     int lx = SWEEP_X(bi), len = (int)strlen(App_bytes(sw->budgets[bi], b1, sizeof b1));
-    if (lx <= last_end + 1 || lx + len > px + pw + 6) continue;
+    if (lx <= last_end + 1 || lx + len > x + cw) continue; /* whole, left of the list's divider */
     Grid_put(g, lx, py + ph, 0x2534, ROLE_AXIS, 0);
     Grid_text(g, lx, py + ph + 1, len, ROLE_AXIS, 0, b1);
     last_end = lx + len;
@@ -360,6 +360,13 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int lx = x + cw + 1;
   for (int r = y; r < y + h; r++) Grid_put(g, lx - 1, r, 0x2502, ROLE_DIM, 0);
   Grid_printf(g, lx, y, lw, ROLE_TITLE, ATTR_BOLD, "at %s", App_bytes(sw->budgets[v->budget], b1, sizeof b1));
+  /* too narrow (80x24): every schedule shrinks to its initial (the legend says which), so the replacement and
+   * the allocator, which tell the rows apart, stay whole; what still does not fit ends in an ellipsis */
+  bool initials = false;
+  for (int k = 0; k < sw->ncombos; k++)
+    initials |= strcmp(sw->combos[k].replacement, "-") != 0 &&
+                (int)(strlen(sw->combos[k].schedule) + strlen(sw->combos[k].replacement) +
+                      strlen(sw->combos[k].allocator) + 2) > lw - 9;
   int rows = h - 2, first = v->combo - rows / 2;
   if (first + rows > sw->ncombos) first = sw->ncombos - rows;
   if (first < 0) first = 0;
@@ -369,13 +376,14 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
     const SweepPoint *p = Sweep_at(sw, k, v->budget);
     char name[96], val[24] = "...";
     if (strcmp(c->replacement, "-") == 0) snprintf(name, sizeof name, "%s (joint)", c->schedule);
+    else if (initials) snprintf(name, sizeof name, "%c/%s/%s", c->schedule[0], c->replacement, c->allocator);
     else snprintf(name, sizeof name, "%s/%s/%s", c->schedule, c->replacement, c->allocator);
     if (p->done && p->status) snprintf(val, sizeof val, "no plan");
     else if (p->done && v->metric == 1) snprintf(val, sizeof val, "%d", p->spills);
     else if (p->done) App_bytes(Sweep_value(p, v->metric), val, sizeof val);
     bool sel = k == v->combo;
-    Grid_printf(g, lx, y + 1 + i, lw - 9, sel ? ROLE_SELECT : ROLE_DEFAULT, sel ? ATTR_BOLD | ATTR_REVERSE : 0, "%-*.*s",
-                lw - 9, lw - 9, name);
+    Grid_printf(g, lx, y + 1 + i, lw - 9, sel ? ROLE_SELECT : ROLE_DEFAULT, sel ? ATTR_BOLD | ATTR_REVERSE : 0, "%-*s",
+                lw - 9, name);
     Grid_printf(g, lx + lw - 8, y + 1 + i, 8, sel ? ROLE_SELECT : ROLE_DEFAULT, sel ? ATTR_BOLD : 0, "%8s", val);
   }
   (void)b2;
