@@ -96,6 +96,19 @@ int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *ut
   return n;
 }
 
+int Grid_tail(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8) {
+  int len = 0; /* codepoints */
+  for (const char *p = utf8; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
+  if (len <= maxw || maxw < 4) return Grid_text(g, x, y, maxw, fg, attr, utf8);
+  const char *p = utf8;
+  for (int skip = len - (maxw - 1); *p && skip > 0; skip--) {
+    p++;
+    while (((unsigned char)*p & 0xC0) == 0x80) p++;
+  }
+  Grid_put(g, x, y, 0x2026, ROLE_DIM, 0);
+  return 1 + Grid_text(g, x + 1, y, maxw - 1, fg, attr, p);
+}
+
 int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...) {
   char buf[512];
   va_list ap;

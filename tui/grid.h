@@ -60,6 +60,9 @@ void Grid_box(Grid *g, int x, int y, int w, int h);
 /* UTF-8 text at (x, y), at most maxw columns; returns the columns written. Text
  * cut at maxw ends in an ellipsis (ASCII "~") in its last column. */
 int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8);
+/* The same for names: a longer one keeps its distinctive end behind an ellipsis
+ * ("…layer4.2.conv3 (conv2d)"), which is where names built from paths differ. */
+int Grid_tail(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8);
 int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 /* The glyph to draw: `uni` when the grid is Unicode, else its ASCII stand-in. */

@@ -151,22 +151,6 @@ void MapView_freeAt(const App *app, const Plan *p, int t, int64_t *free_bytes, i
   free(live);
 }
 
-/* Text in w columns; a longer one keeps its distinctive end ("…layer4.2.conv3 (conv2d)"). */
-static void Map_tail(Grid *g, int x, int y, int w, Role role, const char *text) {
-  int len = 0; /* codepoints */
-  for (const char *p = text; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
-  const char *p = text;
-  if (len > w && w >= 4) {
-    for (int skip = len - (w - 1); *p && skip > 0; skip--) {
-      p++;
-      while (((unsigned char)*p & 0xC0) == 0x80) p++;
-    }
-    Grid_put(g, x++, y, 0x2026, ROLE_DIM, 0);
-    w--;
-  }
-  Grid_text(g, x, y, w, role, 0, p);
-}
-
 void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   const Plan *p = App_shownPlan(app);
   const PlanSteps *ps = App_shownSteps(app);
@@ -318,7 +302,7 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   int64_t res = ps->resident ? ps->resident[app->cursor] : 0, fb, gap;
   int n = Grid_printf(g, x, ey + 3, w - 1, ROLE_CURSOR, ATTR_BOLD, "step %d/%d", app->cursor, p->nsteps - 1);
   snprintf(opname, sizeof opname, "%s (%s)", app->net->ops[op].name, app->net->ops[op].type);
-  Map_tail(g, x + n + 2, ey + 3, w - 1 - n - 2, ROLE_DEFAULT, opname);
+  Grid_tail(g, x + n + 2, ey + 3, w - 1 - n - 2, ROLE_DEFAULT, 0, opname);
   MapView_freeAt(app, p, app->cursor, &fb, &gap);
   App_bytes(res, r1, sizeof r1), App_bytes(p->metrics.peak_bytes, r2, sizeof r2);
   App_bytes(fb, r3, sizeof r3), App_bytes(gap, r4, sizeof r4);

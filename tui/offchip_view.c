@@ -401,8 +401,9 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
   for (int i = 0; i < m->ntensors && y < y1; i++) {
     const TilesTensor *tt = &m->tensors[i];
     if (tt->last < a || tt->first > b) continue;
-    Grid_printf(g, x + 1, y++, w - 1, Role_tensor(tt->net_tensor), 0, "%-*.*s %6s @%s", nw, nw,
-                v->net->tensors[tt->net_tensor].name, App_bytes(tt->bytes, b1, sizeof b1), App_bytes(v->r.base[i], b2, sizeof b2));
+    Grid_tail(g, x + 1, y, nw, Role_tensor(tt->net_tensor), 0, v->net->tensors[tt->net_tensor].name);
+    Grid_printf(g, x + 1 + nw, y++, w - 1 - nw, Role_tensor(tt->net_tensor), 0, " %6s @%s",
+                App_bytes(tt->bytes, b1, sizeof b1), App_bytes(v->r.base[i], b2, sizeof b2));
   }
 }
 

@@ -104,25 +104,6 @@ static int Panel_totals(App *app, Grid *g, int x, int y, int w) {
   return y - y0;
 }
 
-/* Text in w columns; a longer one keeps its distinctive end ("…denselayer12.conv2 conv2d"). */
-static void Panel_tail(Grid *g, int x, int y, int w, Role role, int attr, const char *text) {
-  int len = 0; /* codepoints */
-  for (const char *p = text; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
-  if (len <= w || w < 4) {
-    Grid_text(g, x, y, w, role, attr, text);
-    return;
-  }
-  int skip = len - (w - 1);
-  const char *p = text;
-  while (*p && skip > 0) {
-    p++;
-    while (((unsigned char)*p & 0xC0) == 0x80) p++;
-    skip--;
-  }
-  Grid_put(g, x, y, g->unicode ? 0x2026 : '~', ROLE_DIM, 0);
-  Grid_text(g, x + 1, y, w - 1, role, attr, p);
-}
-
 static int64_t Panel_sum(const Net *net, const int *ts, int n) {
   int64_t s = 0;
   for (int i = 0; i < n; i++) {
@@ -156,7 +137,7 @@ static void Panel_schedule(App *app, Grid *g, int x, int y, int w, int rows) {
     Grid_printf(g, x + 2, yy, 5, cur ? ROLE_CURSOR : ROLE_AXIS, cur ? ATTR_BOLD : 0, "%4d", t);
     char name[256];
     snprintf(name, sizeof name, "%s %s", o->name, o->type);
-    Panel_tail(g, x + 7, yy, namew, cur ? ROLE_CURSOR : ROLE_DEFAULT, cur ? ATTR_BOLD : 0, name);
+    Grid_tail(g, x + 7, yy, namew, cur ? ROLE_CURSOR : ROLE_DEFAULT, cur ? ATTR_BOLD : 0, name);
     if (ps->spills && (ps->spills[t] || ps->retrievals[t]))
       Grid_put(g, x + 7 + namew, yy, ps->spills[t] && ps->retrievals[t] ? 0x2195 : ps->spills[t] ? 0x25BC : 0x25B2,
                ps->spills[t] && ps->retrievals[t] ? ROLE_WARN : ps->spills[t] ? ROLE_SPILL : ROLE_RETRIEVE, ATTR_BOLD);
@@ -210,7 +191,7 @@ static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Pla
     if (e->for_tensor >= 0) {
       Grid_printf(g, x + 1, y + used++, w - 1, ROLE_DEFAULT, 0, " step %d needed %s for", e->step,
                   App_bytes(e->need, b1, sizeof b1));
-      if (used < rows) Panel_tail(g, x + 3, y + used++, w - 3, ROLE_DEFAULT, 0, net->tensors[e->for_tensor].name);
+      if (used < rows) Grid_tail(g, x + 3, y + used++, w - 3, ROLE_DEFAULT, 0, net->tensors[e->for_tensor].name);
     } else {
       snprintf(line, sizeof line, " step %d re-placed its inputs: no gap fit", e->step);
       used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DEFAULT, 0, line);
@@ -278,7 +259,7 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
   }
   const Tensor *ts = &app->net->tensors[t];
   char b[16], shape[128] = "";
-  Panel_tail(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
+  Grid_tail(g, x + 1, yy++, w - 1, ROLE_SELECT, ATTR_BOLD, ts->name);
   const Stay *spill_here = Panel_spillHere(app, p);
   /* a small panel (80x24) explains a spill before the tensor's details: "why it left" was gone */
   bool brief = spill_here && rows < 14;
@@ -294,7 +275,7 @@ static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
                 TensorKind_name(ts->kind), ts->rank ? shape : "scalar", ts->dtype);
   if (yy < end) { /* the maker's name last: a long one keeps its distinctive end */
     int used = Grid_printf(g, x + 1, yy, w - 1, ROLE_DIM, 0, "read by %d op(s), made by ", ts->nconsumers);
-    Panel_tail(g, x + 1 + used, yy++, w - 1 - used, ROLE_DIM, 0,
+    Grid_tail(g, x + 1 + used, yy++, w - 1 - used, ROLE_DIM, 0,
                ts->producer >= 0 ? app->net->ops[ts->producer].name : "(host)");
   }
   int64_t cost = 0;
