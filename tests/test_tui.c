@@ -35,6 +35,25 @@ TEST(grid_text_utf8_clipping_and_dump) {
   Grid_free(g);
 }
 
+/* Sizes fit the map's 6-column label: "1002.8K" (nasnet_a's M_P) printed as "1002.…" there. */
+TEST(sizes_stay_within_six_columns) {
+  static const struct { int64_t b; const char *want; } cases[] = {
+      {1023, "1023B"},       {1024, "1.00K"},        {10240, "10.0K"},        {1023948, "999.9K"},
+      {1026880, "0.98M"},    {1048576, "1.00M"},     {104852357, "99.99M"},   {104852358, "100.0M"},
+      {1048523325, "999.9M"}, {1048523326, "0.98G"}, {-1026880, "-0.98M"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char b[32];
+    App_bytes(cases[i].b, b, sizeof b);
+    if (strcmp(b, cases[i].want) != 0) printf("  %lld: got %s, want %s\n", (long long)cases[i].b, b, cases[i].want);
+    CHECK(strcmp(b, cases[i].want) == 0);
+  }
+  for (int64_t v = 1; v < (int64_t)1 << 34; v = v * 3 / 2 + 1) {
+    char b[32];
+    CHECK(strlen(App_bytes(v, b, sizeof b)) <= 6);
+  }
+}
+
 TEST(key_scripts_parse_names_and_utf8) {
   const char *s = "x<Right><lt><S-Tab>\xc3\xa9";
   int key, n, keys[8], k = 0;
@@ -527,7 +546,7 @@ TEST(menu_reruns_a_cancelled_search_and_open_says_it_searches) {
 }
 
 TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding drops the F keys */,
-          T(grid_text_utf8_clipping_and_dump), T(key_scripts_parse_names_and_utf8),
+          T(grid_text_utf8_clipping_and_dump), T(sizes_stay_within_six_columns), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
           T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),

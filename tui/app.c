@@ -479,8 +479,11 @@ const char *App_bytes(int64_t b, char *buf, int n) {
   const char *sign = b < 0 ? "-" : "";
   if (a < 1024) snprintf(buf, (size_t)n, "%s%lldB", sign, (long long)a);
   else if (a < 10 * 1024) snprintf(buf, (size_t)n, "%s%.2fK", sign, (double)a / 1024);
-  else if (a < 1024 * 1024) snprintf(buf, (size_t)n, "%s%.1fK", sign, (double)a / 1024);
-  else if (a < 1024LL * 1024 * 1024) snprintf(buf, (size_t)n, "%s%.2fM", sign, (double)a / 1048576.0);
+  /* a size stays within 6 columns (the map's label): from 999.95K on the next unit ("0.98M", not "1002.8K"),
+   * from 99.995M one decimal ("123.4M"), from 999.95M gigabytes */
+  else if (a < 1023949) snprintf(buf, (size_t)n, "%s%.1fK", sign, (double)a / 1024);
+  else if (a < 104852358LL) snprintf(buf, (size_t)n, "%s%.2fM", sign, (double)a / 1048576.0);
+  else if (a < 1048523326LL) snprintf(buf, (size_t)n, "%s%.1fM", sign, (double)a / 1048576.0);
   else snprintf(buf, (size_t)n, "%s%.2fG", sign, (double)a / 1073741824.0);
   return buf;
 }
