@@ -12,6 +12,7 @@
 
 #include "actions.h"
 #include "app.h"
+#include "import.h"
 #include "lesson.h"
 #include "test.h"
 #include "views.h"
@@ -95,6 +96,12 @@ TEST(every_lesson_replays_and_its_text_quotes_the_screen) {
     if (st) printf("  %s\n", err.text);
     CHECK_EQ(st, SP_OK);
     for (int k = 0; !st && k < l->nstages; k++) {
+      const char *net = l->stages[k].network;
+      size_t nl = net ? strlen(net) : 0;
+      if (nl > 5 && strcmp(net + nl - 5, ".onnx") == 0 && !Import_haveOnnx()) {
+        printf("  %s stage %d opens %s: skipped, ONNX support is not built in\n", l->name, k + 1, net);
+        break;
+      }
       if (k > 0) {
         st = Lesson_goto(&app, k, &err);
         if (st) printf("  %s\n", err.text);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -388,11 +389,21 @@ static Status Lesson_do(App *app, const char *a, SpError *err) {
   return SP_OK;
 }
 
+/* A lesson's network: a bundled name, a path as given, or a path inside the data
+ * folder ("onnx/resnet18.onnx"), so a lesson opens a bundled model from any folder. */
+static const char *Lesson_netPath(const char *arg) {
+  struct stat sb;
+  const char *p = Data_net(arg);
+  if (stat(p, &sb) == 0 || arg[0] == '/') return p;
+  const char *in_data = Data_file(arg);
+  return stat(in_data, &sb) == 0 ? in_data : p;
+}
+
 static Status Lesson_apply(App *app, Lesson *l, int k, SpError *err) {
   const LessonStage *s = &l->stages[k];
   if (s->network) {
     char path[1024];
-    snprintf(path, sizeof path, "%s", Data_net(s->network));
+    snprintf(path, sizeof path, "%s", Lesson_netPath(s->network));
     Status st = App_load(app, path, err);
     if (st) return st;
     App_resolve(app);
@@ -408,7 +419,7 @@ static Status Lesson_apply(App *app, Lesson *l, int k, SpError *err) {
 /* The lesson's network with the default settings, as a fresh explorer has them. */
 static Status Lesson_openNetwork(App *app, Lesson *l, SpError *err) {
   char path[1024];
-  snprintf(path, sizeof path, "%s", Data_net(l->network));
+  snprintf(path, sizeof path, "%s", Lesson_netPath(l->network));
   bool det = app->deterministic;
   if (app->net) App_free(app); /* the workers were set aside by the caller */
   Status st = App_initWith(app, path, NULL, err);
