@@ -1,7 +1,8 @@
 #!/bin/sh
-# Regenerates screenshots/*.svg from real runs of `spadmap snapshot` (the same
-# grid the terminal shows, with its colors). PNGs too when rsvg-convert or a
-# real ImageMagick is installed.
+# Regenerates screenshots/*.svg from real runs (the same grid the terminal shows,
+# with its colors): the README's pictures all from lesson stages (`spadmap lesson
+# NAME --stage K --out F.svg`), the guides' others from `spadmap snapshot` key
+# scripts. PNGs too when rsvg-convert or a real ImageMagick is installed.
 # usage: screenshots/make.sh [BUILD_DIR]   (default: build)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,6 @@ shot() { # NAME NET SIZE KEYS [more snapshot options]
   "$bin" snapshot "$nets/$net.json" --size "$size" --keys "$keys" --out "$here/$name.svg" "$@"
   echo "wrote screenshots/$name.svg"
 }
-shot resnet50_mr          resnet50 120x40 "x<Tab>"
 shot nasnet_a_pinned_mpmf nasnet_a 120x40 "cs"
 shot diamond_spill        diamond  120x40 "x<Tab>"
 shot fig1_help            fig1     120x40 "?"
@@ -23,7 +23,7 @@ shot resnet50_cosma_vs_default resnet50 120x40 "whcm<Down><Down><Down><Enter>"
 # an ONNX model exported by torch.onnx.export (data/gen/export_onnx.py), opened as it is
 "$bin" snapshot "$root/data/onnx/resnet18.onnx" --size 120x40 --keys "x<Tab>" --out "$here/resnet18_onnx.svg"
 echo "wrote screenshots/resnet18_onnx.svg"
-# the README's walk-through: find a tensor, explain a spill, the sweep, a saved plan, the legend
+# docs/explorer.md's walk-through: find a tensor, explain a spill, the sweep, a saved plan, the legend
 shot walk_search          resnet50 140x42 "/layer3.2.conv2<Enter>"
 shot walk_explain         nasnet_a 150x45 "xxzzzz"
 shot walk_sweep           nasnet_a 140x42 "W<Right><Right><Right><Down><Down>"
@@ -38,11 +38,18 @@ shot taa_example_offchip  taa_example 120x40 "D<Right><Tab><Tab>"
 shot layer_cosa           resnet50 120x40 "<End><Left><Left><Left><Left>I"
 shot layer_shuttle        alexnet  120x32 "<Right><Right><Right><Right><Right><Right>Immmm"
 shot layer_steps          alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left><Left><Right><Right><Right>"
-# the lessons (spadmap lesson NAME): a stage each, narrative pane included
+# the lessons (spadmap lesson NAME): a stage each, narrative pane included; every
+# picture README.md shows is one of these
 lesson() { # NAME LESSON STAGE
   "$bin" lesson "$2" --stage "$3" --size 140x45 --out "$here/$1.svg"
   echo "wrote screenshots/$1.svg"
 }
+# lesson tour: the README's six steps at 80x24, drawn at 140x45
+lesson tour_search          tour          2
+lesson tour_explain         tour          3
+lesson tour_compare         tour          4
+lesson tour_sweep           tour          5
+lesson tour_onnx            tour          6
 lesson lesson_replacement   replacement   3
 lesson lesson_fragmentation fragmentation 1
 lesson lesson_schedule      schedule      3
