@@ -13,9 +13,12 @@ README.md is read in document order:
 Each quote is also checked to be specific: the same quote with one figure (or, with
 none, one letter) changed must not be on that screen, so a wrong figure in the
 README cannot pass by matching something else.
+And every picture README.md shows is drawn by a lesson stage: screenshots/make.sh
+makes it with `lesson NAME LESSON STAGE` (spadmap lesson LESSON --stage STAGE), and
+that lesson has that stage.
 usage: readme_walkthrough.py SPADMAP README.md
 """
-import html, re, shlex, subprocess, sys
+import html, json, os, re, shlex, subprocess, sys
 
 binary, readme = sys.argv[1], sys.argv[2]
 KEYS = {'Enter', 'Esc', 'Tab', 'S-Tab', 'Left', 'Right', 'Up', 'Down', 'Home', 'End', 'PgUp', 'PgDn'}
@@ -98,8 +101,32 @@ for tok in re.finditer(r'<kbd>(.*?)</kbd>|`([^`]+)`', section, re.S):
         failed += 1
         print('FAIL after keys %r: "%s" is not specific: "%s" is on the screen too' % (keys, quote, wrong))
 
+# the pictures: each one a lesson stage's, as make.sh draws it
+root = os.path.dirname(os.path.abspath(readme))
+made = {}
+for line in open(os.path.join(root, 'screenshots', 'make.sh'), encoding='utf-8'):
+    m = re.match(r'\s*lesson\s+(\w+)\s+(\w+)\s+(\d+)\s*$', line)
+    if m:
+        made[m.group(1)] = (m.group(2), int(m.group(3)))
+pictures = re.findall(r'!\[[^\]]*\]\(screenshots/([\w.-]+)\.(?:png|svg)\)', text)
+for name in pictures:
+    if name not in made:
+        failed += 1
+        print('FAIL: README.md shows screenshots/%s, which no lesson stage in screenshots/make.sh draws' % name)
+        continue
+    lesson, stage = made[name]
+    path = os.path.join(root, 'data', 'lessons', lesson + '.json')
+    n = len(json.load(open(path, encoding='utf-8'))['stages']) if os.path.exists(path) else 0
+    if not 1 <= stage <= n:
+        failed += 1
+        print('FAIL: screenshots/%s: lesson %s has no stage %d' % (name, lesson, stage))
+    elif not os.path.exists(os.path.join(root, 'screenshots', name + '.svg')):
+        failed += 1
+        print('FAIL: screenshots/%s.svg is missing (screenshots/make.sh draws it)' % name)
+
+print('readme_walkthrough: %d pictures checked against the lesson stages in screenshots/make.sh' % len(pictures))
 print('readme_walkthrough: %d steps, %d quotes checked at %s after %d keys, %d failed'
       % (len(steps), checked, SIZE, len(keys), failed))
-if len(steps) < 5 or checked < 10:
-    sys.exit('readme_walkthrough: expected at least 5 steps and 10 quotes')
+if len(steps) < 5 or checked < 10 or not pictures:
+    sys.exit('readme_walkthrough: expected at least 5 steps, 10 quotes and a picture')
 sys.exit(1 if failed else 0)
