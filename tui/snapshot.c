@@ -39,8 +39,9 @@ static void Svg_escape(FILE *f, uint32_t c) {
   }
 }
 
-/* Cell geometry of the SVG: a monospace cell of 8.4 x 17 px (14 px font). */
-enum { SVG_CW10 = 84, SVG_CH = 17 };
+/* Cell geometry of the SVG: a monospace cell of 8.4 x 17 px (14 px font); a margin of SVG_PAD px on the right,
+ * since a glyph's ink may reach past its cell and the last column's was cut at the edge when rasterised. */
+enum { SVG_CW10 = 84, SVG_CH = 17, SVG_PAD = 6 };
 
 static const char *Svg_bg(const Cell *c) {
   const RoleStyle *s = Role_style((Role)c->fg);
@@ -59,7 +60,7 @@ static const char *Svg_fg(const Cell *c) {
 static bool Svg_block(uint32_t ch) { return ch == 0x2588 || ch == 0x2580 || ch == 0x2584; }
 
 void Snapshot_writeSVG(const Grid *g, FILE *f) {
-  int W = g->w * SVG_CW10 / 10, H = g->h * SVG_CH;
+  int W = g->w * SVG_CW10 / 10 + SVG_PAD, H = g->h * SVG_CH;
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" shape-rendering=\"crispEdges\">\n", W, H, W, H);
   fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#1e1e1e\"/>\n");
   fprintf(f, "<g font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"14px\" xml:space=\"preserve\">\n");
