@@ -13,6 +13,7 @@
 #include "actions.h"
 #include "app.h"
 #include "import.h"
+#include "layer_view.h"
 #include "lesson.h"
 #include "test.h"
 #include "views.h"
@@ -22,10 +23,7 @@ enum { W = 140, H = 45 };
 /* The explorer's rows above the pane, as text. */
 static char *Test_main(App *app, Grid *g) {
   View_draw(app, g);
-  int lh = LessonView_height(app, g);
-  if (lh > g->h - 16) lh = g->h - 16;
-  if (lh < 5) lh = 0;
-  int full = g->h;
+  int lh = LessonView_height(app, g), full = g->h;
   g->h -= lh;
   char *t = Grid_toText(g);
   g->h = full;
@@ -168,6 +166,291 @@ TEST(the_pane_names_the_bound_keys_and_the_stage_keys_move) {
   Lesson_free(l);
 }
 
+/* ---- the pane at 80x24 ------------------------------------------------------ */
+
+/* Row r of the screen as text (into out). */
+static void Test_row(const char *screen, int r, char *out, size_t n) {
+  const char *p = screen;
+  for (int i = 0; i < r && p; i++)
+    if ((p = strchr(p, '\n'))) p++;
+  snprintf(out, n, "%.*s", p ? (int)strcspn(p, "\n") : 0, p ? p : "");
+}
+
+/* Words separated by one space; a word split over two lines ("…" at a line's end) joined. */
+static void Test_norm(const char *in, char *out, size_t n) {
+  size_t k = 0;
+  for (const char *p = in; *p && k + 1 < n; p++) {
+    if (strncmp(p, "\xe2\x80\xa6\n", 4) == 0) { /* "…" then the next line: the word goes on */
+      p += 3;
+      continue;
+    }
+    bool sp = *p == ' ' || *p == '\n';
+    if (sp && (k == 0 || out[k - 1] == ' ')) continue;
+    out[k++] = sp ? ' ' : *p;
+  }
+  while (k > 0 && out[k - 1] == ' ') k--;
+  out[k] = '\0';
+}
+
+/* Everything the pane's text rows show for the stage, read the way a learner
+ * reads it: the rows in view, then the scroll key (as bound) while the pane says
+ * "more ↓", each page's rows after the ones already read (a page keeps a line of
+ * the one before). Returns the text rows joined by newlines (free()); *pages
+ * counts the pages seen. */
+static char *Test_readPane(App *app, Grid *g, int *pages) {
+  static char rows[256][256];
+  int nrows = 0;
+  *pages = 0;
+  for (int press = 0; press < 40; press++) {
+    View_draw(app, g);
+    int lh = LessonView_height(app, g), top = g->h - lh;
+    char *t = Grid_toText(g), title[512], keys[512];
+    Test_row(t, top, title, sizeof title);
+    Test_row(t, g->h - 1, keys, sizeof keys);
+    if (press > 0) CHECK_HAS(title, "more \xe2\x86\x91"); /* scrolled: the title says lines are above */
+    char page[64][256];
+    int n = 0;
+    for (int r = top + 1; r < g->h - 2 && n < 64; r++) {
+      char row[512];
+      Test_row(t, r, row, sizeof row);
+      snprintf(page[n++], sizeof page[0], "%s", row[0] == ' ' && row[1] == ' ' ? row + 2 : row);
+    }
+    free(t);
+    (*pages)++;
+    /* where this page starts among the rows read: the longest overlap of their end and its start */
+    int skip = 0;
+    for (int k = n < nrows ? n : nrows; k > 0 && !skip; k--) {
+      bool same = true;
+      for (int i = 0; i < k && same; i++) same = strcmp(rows[nrows - k + i], page[i]) == 0;
+      if (same) skip = k;
+    }
+    for (int i = skip; i < n && nrows < 256; i++) snprintf(rows[nrows++], sizeof rows[0], "%s", page[i]);
+    if (!strstr(keys, "more \xe2\x86\x93")) break; /* nothing below */
+    CHECK(Actions_key(app, Actions_keyOf("lesson_down")) & ACT_REDRAW);
+  }
+  while (nrows > 0 && !rows[nrows - 1][0]) nrows--;
+  size_t len = 1;
+  for (int i = 0; i < nrows; i++) len += strlen(rows[i]) + 1;
+  char *all = calloc(1, len);
+  for (int i = 0; all && i < nrows; i++) strcat(strcat(all, rows[i]), "\n");
+  return all;
+}
+
+/* At 80x24 the pane shows a few rows; every word of every stage, each quoted
+ * figure among them, is read by scrolling it (it showed the first rows and lost
+ * the rest: fragmentation's first stage stopped at "too small for the gap's").
+ * Each wrapped row holds whole words, and the pane says when more is below. */
+TEST(at_80x24_every_stage_reads_whole_by_scrolling_the_pane) {
+  char **paths;
+  int n = Lesson_listFiles(&paths);
+  CHECK(n >= 8);
+  Grid *g = Grid_new(80, 24, true);
+  int scrolled = 0, figures = 0;
+  for (int i = 0; i < n; i++) {
+    Lesson *l;
+    SpError err;
+    Status st = Lesson_load(paths[i], &l, &err);
+    free(paths[i]);
+    CHECK_EQ(st, SP_OK);
+    if (st) continue;
+    App app;
+    CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+    app.grid = g;
+    for (int k = 0; k < l->nstages; k++) {
+      if (k > 0) CHECK_EQ(Lesson_goto(&app, k, &err), SP_OK);
+      const LessonStage *s = &l->stages[k];
+      int pages;
+      char *pane = Test_readPane(&app, g, &pages);
+      if (!pane) continue;
+      scrolled += pages > 1;
+      static char normw[4096], normp[16384], filled[4096], all[16384];
+      Test_norm(pane, normp, sizeof normp);
+      all[0] = '\0';
+      for (int t = 0; t < s->ntext; t++) {
+        Lesson_fill(&app, g, s->text[t], filled, sizeof filled);
+        Test_norm(filled, normw, sizeof normw);
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%s ", normw);
+        if (!strstr(normp, normw)) {
+          printf("  %s stage %d, paragraph %d is not all in the pane at 80x24:\n%s\n", l->name, k + 1, t + 1, pane);
+          CHECK(false);
+        }
+        for (const char *p = strchr(s->text[t], '{'); p; p = strchr(p + 1, '{')) {
+          char name[96], val[128];
+          snprintf(name, sizeof name, "%.*s", (int)(strchr(p, '}') - p - 1), p + 1);
+          if (strncmp(name, "key:", 4) == 0 || !Lesson_figure(&app, name, val, sizeof val)) continue;
+          if (!Test_shows(pane, val)) printf("  %s stage %d: {%s} = %s not in the pane\n", l->name, k + 1, name, val);
+          CHECK(Test_shows(pane, val));
+          figures++;
+        }
+      }
+      /* rows break at spaces: a row's last word and the next row's first are two words of the text */
+      for (char *nl = strchr(pane, '\n'); nl && nl[1] && nl[1] != '\n'; nl = strchr(nl + 1, '\n')) {
+        if (nl == pane || nl[-1] == '\n' || (nl - pane >= 3 && strncmp(nl - 3, "\xe2\x80\xa6", 3) == 0)) continue;
+        char pair[128];
+        const char *a = nl - 1;
+        while (a > pane && a[-1] != ' ' && a[-1] != '\n') a--;
+        snprintf(pair, sizeof pair, "%.*s %.*s", (int)(nl - a), a, (int)strcspn(nl + 1, " \n"), nl + 1);
+        CHECK_HAS(all, pair);
+      }
+      free(pane);
+    }
+    app.grid = NULL;
+    App_free(&app);
+    Lesson_free(l);
+  }
+  free(paths);
+  CHECK(scrolled >= 5); /* most stages overflow 80x24's five rows of text */
+  CHECK(figures >= 12);
+  Grid_free(g);
+}
+
+/* A paragraph longer than the pane at 80x24: "more ↓ N lines (Space)" at first,
+ * the last paragraph's end after the scroll key, "more ↑" then; the key back up
+ * shows the first line again. The hide key gives the explorer the pane's rows
+ * (the title line stays, naming the key to show it). */
+TEST(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says) {
+  char path[1024];
+  Lesson *l;
+  SpError err;
+  CHECK_EQ(Lesson_load(Lesson_path("fragmentation", path, sizeof path), &l, &err), SP_OK);
+  if (!l) return;
+  App app;
+  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Grid *g = Grid_new(80, 24, true);
+  app.grid = g;
+  View_draw(&app, g);
+  char *t = Grid_toText(g), down[16], up[16], pane[16], want[64];
+  Key_name(Actions_keyOf("lesson_down"), down, sizeof down);
+  Key_name(Actions_keyOf("lesson_up"), up, sizeof up);
+  Key_name(Actions_keyOf("lesson_pane"), pane, sizeof pane);
+  snprintf(want, sizeof want, "lines (%s)", down);
+  CHECK_HAS(t, "more \xe2\x86\x93");
+  CHECK_HAS(t, want);
+  CHECK_HAS(t, "resnet50 at 2.30M (M_R)");
+  CHECK(!strstr(t, "below the highest block")); /* the stage's last words: below the pane */
+  CHECK_EQ(LessonView_height(&app, g), 8);      /* the explorer keeps 16 rows */
+  free(t);
+  CHECK_EQ(Actions_key(&app, Actions_keyOf("lesson_down")), ACT_REDRAW);
+  View_draw(&app, g);
+  t = Grid_toText(g);
+  CHECK_HAS(t, "below the highest block.");
+  snprintf(want, sizeof want, "(%s)", up);
+  CHECK_HAS(t, "more \xe2\x86\x91");
+  CHECK_HAS(t, want);
+  CHECK(!strstr(t, "more \xe2\x86\x93"));
+  free(t);
+  Actions_key(&app, Actions_keyOf("lesson_down")); /* at the end: it says so, nothing moves */
+  CHECK_HAS(app.message, "the end of this stage's text");
+  Actions_key(&app, Actions_keyOf("lesson_up"));
+  View_draw(&app, g);
+  t = Grid_toText(g);
+  CHECK_HAS(t, "resnet50 at 2.30M (M_R)");
+  CHECK(!strstr(t, "more \xe2\x86\x91"));
+  free(t);
+  /* hidden: one title line, the explorer on 23 rows (its key line just above it) */
+  CHECK_EQ(Actions_key(&app, Actions_keyOf("lesson_pane")), ACT_REDRAW);
+  View_draw(&app, g);
+  CHECK_EQ(LessonView_height(&app, g), 1);
+  t = Grid_toText(g);
+  char row[512];
+  Test_row(t, 23, row, sizeof row);
+  snprintf(want, sizeof want, "%s: show the text", pane);
+  CHECK_HAS(row, "lesson fragmentation, stage 1/3");
+  CHECK_HAS(row, want);
+  CHECK(!strstr(t, "resnet50 at 2.30M (M_R)"));
+  free(t);
+  /* the next stage keeps the pane hidden; showing it shows that stage's text from its start */
+  Actions_key(&app, Actions_keyOf("lesson_next"));
+  Actions_key(&app, Actions_keyOf("lesson_pane"));
+  View_draw(&app, g);
+  CHECK_EQ(LessonView_height(&app, g), 8);
+  t = Grid_toText(g);
+  CHECK_HAS(t, "stage 2/3");
+  CHECK(!strstr(t, "more \xe2\x86\x91"));
+  free(t);
+  /* an ASCII terminal: the marks in ASCII */
+  Grid *a = Grid_new(80, 24, false);
+  app.grid = a;
+  Actions_key(&app, Actions_keyOf("lesson_prev"));
+  View_draw(&app, a);
+  t = Grid_toText(a);
+  CHECK_HAS(t, "more v ");
+  free(t);
+  Actions_key(&app, Actions_keyOf("lesson_down"));
+  View_draw(&app, a);
+  t = Grid_toText(a);
+  CHECK_HAS(t, "more ^ ");
+  free(t);
+  app.grid = NULL;
+  Grid_free(a);
+  Grid_free(g);
+  App_free(&app);
+  Lesson_free(l);
+}
+
+/* Lessons open the layer view (loopnest): the pane's keys work over it too ('.'
+ * and the scroll key did nothing there), while the view's own keys stay its own. */
+TEST(the_pane_keys_work_over_the_layer_view) {
+  char path[1024];
+  Lesson *l;
+  SpError err;
+  CHECK_EQ(Lesson_load(Lesson_path("loopnest", path, sizeof path), &l, &err), SP_OK);
+  if (!l) return;
+  App app;
+  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Grid *g = Grid_new(80, 24, true);
+  app.grid = g;
+  View_draw(&app, g);
+  CHECK(LayerView_isOpen(&app));
+  CHECK_EQ(Actions_key(&app, Actions_keyOf("lesson_down")), ACT_REDRAW);
+  CHECK(l->scroll > 0);
+  CHECK_EQ(Actions_key(&app, Actions_keyOf("lesson_next")), ACT_REDRAW);
+  CHECK_EQ(l->stage, 1);
+  CHECK_EQ(l->scroll, 0);
+  app.grid = NULL;
+  Grid_free(g);
+  App_free(&app);
+  Lesson_free(l);
+}
+
+/* In a lesson the help is drawn above the pane, on fewer rows: PgDn reaches
+ * every page it has there (it cycled through the full screen's count, 4 of 6,
+ * and the lesson keys' own page was never shown). */
+TEST(in_a_lesson_at_80x24_pgdn_reaches_every_help_page) {
+  char path[1024];
+  Lesson *l;
+  SpError err;
+  CHECK_EQ(Lesson_load(Lesson_path("replacement", path, sizeof path), &l, &err), SP_OK);
+  if (!l) return;
+  App app;
+  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Grid *g = Grid_new(80, 24, true);
+  app.grid = g;
+  Actions_key(&app, Actions_keyOf("help"));
+  int seen = 0;
+  bool names[3] = {false, false, false};
+  const char *lesson_actions[3] = {"lesson_down:", "lesson_up:", "lesson_pane:"};
+  for (int press = 0; press < 12; press++) {
+    View_draw(&app, g);
+    char *t = Grid_toText(g);
+    for (int i = 0; i < 3; i++) names[i] = names[i] || strstr(t, lesson_actions[i]);
+    CHECK_HAS(t, "lesson replacement, stage 1/4"); /* the pane stays under the help */
+    free(t);
+    seen++;
+    Actions_key(&app, K_PGDN);
+    if (app.help_page == 0) break; /* back to the first page */
+  }
+  CHECK(seen > 4); /* more pages above the pane than on the whole screen */
+  for (int i = 0; i < 3; i++) {
+    if (!names[i]) printf("  %s is on no help page\n", lesson_actions[i]);
+    CHECK(names[i]);
+  }
+  app.grid = NULL;
+  Grid_free(g);
+  App_free(&app);
+  Lesson_free(l);
+}
+
 static void Test_bad(const char *json, const char *want) {
   char path[] = "/tmp/spadmap-test-lesson-XXXXXX.json";
   int fd = mkstemps(path, 5);
@@ -204,4 +487,6 @@ TEST(a_bad_lesson_file_says_where_and_what_was_expected) {
 }
 
 TEST_MAIN("tui_lessons", T(every_lesson_replays_and_its_text_quotes_the_screen),
-          T(the_pane_names_the_bound_keys_and_the_stage_keys_move), T(a_bad_lesson_file_says_where_and_what_was_expected))
+          T(the_pane_names_the_bound_keys_and_the_stage_keys_move), T(at_80x24_every_stage_reads_whole_by_scrolling_the_pane),
+          T(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says), T(the_pane_keys_work_over_the_layer_view),
+          T(in_a_lesson_at_80x24_pgdn_reaches_every_help_page), T(a_bad_lesson_file_says_where_and_what_was_expected))

@@ -375,6 +375,9 @@ static int Act_lessonStep(App *app, int d) {
 }
 static int Act_lessonNext(App *app) { return Act_lessonStep(app, 1); }
 static int Act_lessonPrev(App *app) { return Act_lessonStep(app, -1); }
+static int Act_lessonDown(App *app) { return LessonView_scroll(app, 1); }
+static int Act_lessonUp(App *app) { return LessonView_scroll(app, -1); }
+static int Act_lessonPane(App *app) { return LessonView_toggle(app); }
 
 /* The layer view's own keys (scope ACT_SCOPE_LAYER): they act while it is open. */
 static int Act_layerMethodNext(App *app) { return LayerView_method(app, 1); }
@@ -451,6 +454,9 @@ static Action Actions_table[] = {
   {"offchip", 'D', 0, "toggle the on-chip / off-chip (DRAM) map", Act_offchip},
   {"lesson_next", '.', K_ENTER, "lesson: the next stage (spadmap lesson NAME)", Act_lessonNext},
   {"lesson_prev", ',', 0, "lesson: the stage before", Act_lessonPrev},
+  {"lesson_down", ' ', '}', "lesson: its text a page down", Act_lessonDown},
+  {"lesson_up", '{', 0, "lesson: its text a page up", Act_lessonUp},
+  {"lesson_pane", 'f', 0, "lesson: hide / show its text (full map)", Act_lessonPane},
   /* the layer view's (I) keys: the same letters mean other things there */
   {"layer_method_next", 'm', K_RIGHT, "layer view: the next method (mappers, SmartShuttle, steps)", Act_layerMethodNext},
   {"layer_method_prev", 'M', K_LEFT, "layer view: the method before", Act_layerMethodPrev},
@@ -475,6 +481,24 @@ int Actions_keyScoped(App *app, int key, int scope) {
         (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key)))
       return Actions_table[i].run(app);
   return -1;
+}
+/* The lesson_* action bound to key while a lesson's pane shows under the sweep
+ * or the layer view, unless that view uses the key itself (Enter picks a sweep
+ * point; a layer view key as bound). NULL if none. */
+static const Action *Actions_lessonKey(App *app, int key) {
+  if (!app->lesson || app->prompt || app->menu.open || app->help || app->legend) return NULL;
+  if (app->sweep_open && (key == K_ENTER || key == '\r' || key == K_ESC || key == K_TAB || key == K_LEFT ||
+                          key == K_RIGHT || key == K_UP || key == K_DOWN || key == K_HOME || key == K_END))
+    return NULL;
+  if (LayerView_isOpen(app))
+    for (int i = 0; i < ACTIONS_N; i++)
+      if (Action_scope(&Actions_table[i]) == ACT_SCOPE_LAYER && (Actions_table[i].key == key || Actions_table[i].key2 == key))
+        return NULL;
+  for (int i = 0; i < ACTIONS_N; i++)
+    if (strncmp(Actions_table[i].name, "lesson_", 7) == 0 &&
+        (Actions_table[i].key == key || (Actions_table[i].key2 && Actions_table[i].key2 == key)))
+      return &Actions_table[i];
+  return NULL;
 }
 const Action *Actions_at(int i) { return i >= 0 && i < ACTIONS_N ? &Actions_table[i] : NULL; }
 
@@ -588,12 +612,18 @@ int Actions_key(App *app, int key) {
   }
   if (app->picker.open) return Picker_key(app, key);
   if (key == Actions_keyOf("screen_dump") && !app->prompt) return Act_screen(app); /* every view: the sweep, the layer view */
+  if (app->sweep_open || LayerView_isOpen(app)) { /* lessons open these: the pane's keys work over them too */
+    const Action *a = Actions_lessonKey(app, key);
+    if (a) return a->run(app);
+  }
   if (app->sweep_open && app->sweep && !app->prompt && !app->help) return SweepView_key(app, key);
   if (app->menu.open) return Menu_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (LayerView_isOpen(app) && !app->help && !app->legend) return LayerView_key(app, key);
-  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ') && HelpView_pages(app->grid) > 1) {
-    int pages = HelpView_pages(app->grid); /* pages; on one page these close it, as any key */
+  Grid above = app->grid ? *app->grid : (Grid){0}; /* the help is drawn above a lesson's pane: its pages there */
+  above.h -= app->grid ? LessonView_height(app, app->grid) : 0;
+  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ') && HelpView_pages(&above) > 1) {
+    int pages = HelpView_pages(&above); /* pages; on one page these close it, as any key */
     app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
     return ACT_REDRAW;
   }

@@ -39,6 +39,8 @@ typedef struct Lesson {
   LessonStage *stages;
   int nstages;
   int stage;              /* the stage shown (-1: none applied yet) */
+  int scroll;             /* the pane's first text line shown (0 on each stage) */
+  bool hidden;            /* the pane folded to its title line (lesson_pane) */
   char error[SP_ERROR_TEXT]; /* the last replay's failure, "" if none */
 } Lesson;
 
@@ -68,8 +70,15 @@ void Lesson_fill(App *app, const Grid *g, const char *text, char *out, size_t n)
 /* The capture named `name` of the stage shown, from the screen text `screen`. */
 bool Lesson_capture(App *app, const char *screen, const char *name, char *out, size_t n);
 
-/* The narrative pane's rows at the bottom of g (0: no lesson). */
+/* The narrative pane's rows at the bottom of g (0: no lesson, or no room): the
+ * explorer keeps VIEW_LESSON_MIN_H rows above it; 1 when the pane is hidden. */
+enum { VIEW_LESSON_MIN_H = 16 };
 int LessonView_height(const App *app, const Grid *g);
 void LessonView_draw(App *app, Grid *g, int y, int h);
+/* The pane's text scrolled a page (rows shown less one) down (dir 1) or up (-1),
+ * as the lesson_down / lesson_up keys do; ACT_* flags. */
+int LessonView_scroll(App *app, int dir);
+/* lesson_pane: the pane hidden (its title line stays, saying the key) or shown. */
+int LessonView_toggle(App *app);
 
 #endif

@@ -8,18 +8,14 @@
 #include "offchip_view.h"
 #include "views.h"
 
-/* Above a lesson's pane the explorer is drawn on fewer rows than it asks of a terminal. */
-enum { VIEW_LESSON_MIN_H = 16 };
-
 static void View_drawMain(App *app, Grid *g);
 
-/* A lesson's narrative pane takes the bottom rows; the explorer draws above it
- * as on a shorter terminal (its overlays too), so nothing hides the pane. */
+/* A lesson's narrative pane takes the bottom rows (LessonView_height leaves the
+ * explorer VIEW_LESSON_MIN_H of them); the explorer draws above it as on a
+ * shorter terminal (its overlays too), so nothing hides the pane. */
 void View_draw(App *app, Grid *g) {
   Grid_clear(g);
   int lh = LessonView_height(app, g);
-  if (lh > g->h - VIEW_LESSON_MIN_H) lh = g->h - VIEW_LESSON_MIN_H; /* the explorer keeps a usable height */
-  if (lh < 5) lh = 0;
   g->h -= lh;
   View_drawMain(app, g);
   g->h += lh;
