@@ -176,6 +176,31 @@ case_ squeezenet_unstaged   squeezenet1_0 80x24  "b300K<Enter>b2M<Enter>"
 case_ squeezenet_staged_off squeezenet1_0 100x30 "b300K<Enter>D<Right><Right><Tab>"
 # `-` walks below M_R too: each press past the tiled network's own M_R tiles the original finer
 case_ diamond_minus_below   diamond       120x40 "r----"
+# a lesson at 80x24 (spadmap lesson NAME --keys): the pane shows five rows of the
+# stage and says more is below; Space scrolls to the stage's last words (they were
+# lost); f hides the text and the map takes the rows (issue 26)
+lesson_() {
+  name=$1; lesson=$2; size=$3; keys=$4
+  if ! "$bin" lesson "$data/lessons/$lesson.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
+    echo "FAIL $name: spadmap lesson failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1)); return
+  fi
+  if [ -n "$UPDATE_SCREENS" ]; then
+    cp "$tmp/$name.txt" "$dir/$name.txt"; echo "updated $dir/$name.txt"; pass=$((pass + 1)); return
+  fi
+  if ! cmp -s "$tmp/$name.txt" "$dir/$name.txt"; then
+    echo "FAIL $name (lesson $lesson, keys \"$keys\", $size): screen differs from $dir/$name.txt"
+    diff "$dir/$name.txt" "$tmp/$name.txt" | head -20 | sed 's/^/  | /'
+    fail=$((fail + 1)); return
+  fi
+  pass=$((pass + 1))
+}
+lesson_ lesson_fragmentation_80x24 fragmentation 80x24 ""
+shows lesson_fragmentation_80x24 "more ↓ 3 lines (Space)"
+lesson_ lesson_fragmentation_80x24_more fragmentation 80x24 " "
+shows lesson_fragmentation_80x24_more "map are that free space below the highest block."
+shows lesson_fragmentation_80x24_more "more ↑ 3 ({)"
+lesson_ lesson_fragmentation_80x24_hidden fragmentation 80x24 "f"
+shows lesson_fragmentation_80x24_hidden "f: show the text"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

@@ -16,6 +16,7 @@ static const CliOption Lesson_options[] = {
   {"--stage", "K", "start at stage K (1 = the first)"},
   {"--out", "FILE", "no terminal: write stage K's screen to FILE.svg (colours) or FILE.txt, as snapshot does"},
   {"--size", "WxH", "with --out: the screen size (default 140x45)"},
+  {"--keys", "KEYS", "with --out: keys to press first, as snapshot's (\" \" scrolls the lesson's text a page)"},
   {NULL, NULL, NULL},
 };
 
@@ -76,6 +77,11 @@ static int Lesson_run(int argc, char **argv) {
     Lesson_free(l);
     return EXIT_USAGE;
   }
+  if (!out && Cli_value(c, &a, "--keys")) {
+    fprintf(stderr, "spadmap lesson: --keys goes with --out (in a terminal, press them)\n");
+    Lesson_free(l);
+    return EXIT_USAGE;
+  }
   App app;
   Status st = Lesson_start(&app, l, out != NULL, &err);
   if (!st && stage > 1) st = Lesson_goto(&app, (int)stage - 1, &err);
@@ -91,12 +97,19 @@ static int Lesson_run(int argc, char **argv) {
     FileOut fo;
     if (!g) rc = EXIT_INVALID;
     else {
+      app.grid = g;
+      View_draw(&app, g); /* the screen the keys act on (captures, the pane's size) */
+      const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
+      if (keys && !Snapshot_keys(&app, keys, &bad)) {
+        fprintf(stderr, "spadmap lesson: unknown key name at \"%s\"\n", Cli_safe(bad));
+        rc = EXIT_USAGE;
+      }
       View_draw(&app, g);
       size_t len = strlen(out);
-      if (FileIO_open(out, &fo, &err)) {
+      if (!rc && FileIO_open(out, &fo, &err)) {
         fprintf(stderr, "spadmap lesson: %s\n", err.text);
         rc = EXIT_INVALID;
-      } else {
+      } else if (!rc) {
         if (len > 4 && strcmp(out + len - 4, ".svg") == 0) Snapshot_writeSVG(g, fo.f);
         else Snapshot_writeText(g, fo.f);
         if (FileIO_commit(&fo, &err)) {
@@ -118,7 +131,7 @@ static int Lesson_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_lesson = {"lesson", "[NAME] [--stage K] [--out F.svg|F.txt --size WxH]",
+const CliCommand Cli_lesson = {"lesson", "[NAME] [--stage K] [--out F.svg|F.txt --size WxH --keys KEYS]",
                                "Short lessons in the explorer: without NAME, the list; with it, the explorer at the "
                                "lesson's first stage and its narrative pane (. next stage, , back).",
                                Lesson_options, Lesson_run};
