@@ -389,7 +389,8 @@ TEST(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says) {
 }
 
 /* Lessons open the layer view (loopnest): the pane's keys work over it too ('.'
- * and the scroll key did nothing there), while the view's own keys stay its own. */
+ * and the scroll key did nothing there), and over the sweep, while the views'
+ * own keys stay their own. */
 TEST(the_pane_keys_work_over_the_layer_view) {
   char path[1024];
   Lesson *l;
@@ -407,6 +408,23 @@ TEST(the_pane_keys_work_over_the_layer_view) {
   CHECK_EQ(Actions_key(&app, Actions_keyOf("lesson_next")), ACT_REDRAW);
   CHECK_EQ(l->stage, 1);
   CHECK_EQ(l->scroll, 0);
+  app.grid = NULL;
+  App_free(&app);
+  Lesson_free(l);
+  /* over the sweep: '.' goes on (it said "no action on . in the sweep"); Enter stays the sweep's */
+  CHECK_EQ(Lesson_load(Lesson_path("ilp", path, sizeof path), &l, &err), SP_OK);
+  if (!l) return;
+  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  app.grid = g;
+  Actions_key(&app, Actions_keyOf("sweep"));
+  CHECK(app.sweep_open && app.sweep);
+  Actions_key(&app, K_ENTER); /* a sweep point's plan, not the next stage */
+  CHECK_EQ(l->stage, 0);
+  CHECK(!app.sweep_open);
+  Actions_key(&app, Actions_keyOf("sweep"));
+  CHECK(app.sweep_open && app.sweep);
+  Actions_key(&app, Actions_keyOf("lesson_next"));
+  CHECK_EQ(l->stage, 1);
   app.grid = NULL;
   Grid_free(g);
   App_free(&app);
