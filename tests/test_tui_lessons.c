@@ -431,6 +431,57 @@ TEST(the_pane_keys_work_over_the_layer_view) {
   Lesson_free(l);
 }
 
+/* A word wider than the pane's line (a long path) is split with "…" ending its
+ * first part and read whole across the two rows; paragraphs past the fifth row
+ * are reached by scrolling, and the last one ends the text. */
+TEST(a_word_wider_than_the_pane_is_split_with_a_mark) {
+  char path[] = "/tmp/spadmap-test-lesson-XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  char word[121];
+  for (int i = 0; i < 120; i++) word[i] = (char)('a' + i % 26);
+  word[120] = '\0';
+  char json[2048];
+  snprintf(json, sizeof json,
+           "{\"format\": \"spadmap-lesson\", \"title\": \"t\", \"summary\": \"s\", \"network\": \"diamond\", "
+           "\"stages\": [{\"title\": \"long\", \"text\": [\"one two %s three\", \"p2\", \"p3\", \"p4\", "
+           "\"the peak is {peak} and this is the end\"]}]}", word);
+  CHECK(write(fd, json, strlen(json)) == (ssize_t)strlen(json));
+  close(fd);
+  Lesson *l;
+  SpError err;
+  CHECK_EQ(Lesson_load(path, &l, &err), SP_OK);
+  remove(path);
+  if (!l) return;
+  App app;
+  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Grid *g = Grid_new(80, 24, true);
+  app.grid = g;
+  int pages;
+  char *pane = Test_readPane(&app, g, &pages);
+  CHECK(pages > 1);
+  CHECK_HAS(pane, "\xe2\x80\xa6\n"); /* the split's mark at a row's end */
+  static char norm[8192], want[256];
+  Test_norm(pane, norm, sizeof norm);
+  snprintf(want, sizeof want, "one two %s three", word);
+  CHECK_HAS(norm, want);
+  char peak[32];
+  CHECK(Lesson_figure(&app, "peak", peak, sizeof peak));
+  snprintf(want, sizeof want, "the peak is %s and this is the end", peak);
+  CHECK_HAS(norm, want);
+  int cols = 0, widest = 0; /* no row wider than the pane's text (76 columns at 80) */
+  for (const char *r = pane; *r; r++)
+    if (*r == '\n') cols = 0;
+    else if ((*r & 0xC0) != 0x80 && ++cols > widest) widest = cols;
+  CHECK_EQ(widest, 76);
+  free(pane);
+  app.grid = NULL;
+  Grid_free(g);
+  App_free(&app);
+  Lesson_free(l);
+}
+
 /* In a lesson the help is drawn above the pane, on fewer rows: PgDn reaches
  * every page it has there (it cycled through the full screen's count, 4 of 6,
  * and the lesson keys' own page was never shown). */
@@ -507,4 +558,5 @@ TEST(a_bad_lesson_file_says_where_and_what_was_expected) {
 TEST_MAIN("tui_lessons", T(every_lesson_replays_and_its_text_quotes_the_screen),
           T(the_pane_names_the_bound_keys_and_the_stage_keys_move), T(at_80x24_every_stage_reads_whole_by_scrolling_the_pane),
           T(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says), T(the_pane_keys_work_over_the_layer_view),
-          T(in_a_lesson_at_80x24_pgdn_reaches_every_help_page), T(a_bad_lesson_file_says_where_and_what_was_expected))
+          T(in_a_lesson_at_80x24_pgdn_reaches_every_help_page),
+          T(a_word_wider_than_the_pane_is_split_with_a_mark), T(a_bad_lesson_file_says_where_and_what_was_expected))
