@@ -673,18 +673,26 @@ static void LessonView_lines(App *app, const Grid *g, LessonLines *L) {
   }
 }
 
-int LessonView_height(const App *app, const Grid *g) {
+int LessonView_height(App *app, const Grid *g) {
   const Lesson *l = app->lesson;
   if (!l || l->stage < 0 || g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) return 0;
   int room = g->h - VIEW_LESSON_MIN_H; /* the explorer keeps a usable height */
   if (l->hidden) return 1;
   if (room < 5) return 0;
-  /* the raw text (placeholders longer than most figures) sizes it: at most 2/5 of the screen */
+  /* each paragraph's rows, filled or raw, whichever is more (a capture is read off
+   * the screen drawn after this, its {name} stands for it): at most 2/5 of the screen */
   const LessonStage *s = &l->stages[l->stage];
-  LessonLines L = {0};
-  for (int i = 0; i < s->ntext; i++) Lesson_wrap(&L, s->text[i], LessonView_textWidth(g));
-  int lines = 3 + L.n + s->ntext - 1; /* the title, the text, the try and keys lines */
-  Lines_free(&L);
+  static char text[4096];
+  int lines = 3 + s->ntext - 1; /* the title, the try and keys lines, the blank lines between */
+  for (int i = 0; i < s->ntext; i++) {
+    LessonLines raw = {0}, filled = {0};
+    Lesson_wrap(&raw, s->text[i], LessonView_textWidth(g));
+    Lesson_fill(app, NULL, s->text[i], text, sizeof text);
+    Lesson_wrap(&filled, text, LessonView_textWidth(g));
+    lines += raw.n > filled.n ? raw.n : filled.n;
+    Lines_free(&raw);
+    Lines_free(&filled);
+  }
   int most = g->h * 2 / 5;
   lines = lines < 6 ? 6 : lines > most ? most : lines;
   return lines > room ? room : lines;

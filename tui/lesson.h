@@ -73,7 +73,7 @@ bool Lesson_capture(App *app, const char *screen, const char *name, char *out, s
 /* The narrative pane's rows at the bottom of g (0: no lesson, or no room): the
  * explorer keeps VIEW_LESSON_MIN_H rows above it; 1 when the pane is hidden. */
 enum { VIEW_LESSON_MIN_H = 16 };
-int LessonView_height(const App *app, const Grid *g);
+int LessonView_height(App *app, const Grid *g);
 void LessonView_draw(App *app, Grid *g, int y, int h);
 /* The pane's text scrolled a page (rows shown less one) down (dir 1) or up (-1),
  * as the lesson_down / lesson_up keys do; ACT_* flags. */
