@@ -620,12 +620,14 @@ int Actions_key(App *app, int key) {
   if (app->menu.open) return Menu_key(app, key);
   if (app->prompt) return Actions_prompt(app, key);
   if (LayerView_isOpen(app) && !app->help && !app->legend) return LayerView_key(app, key);
-  Grid above = app->grid ? *app->grid : (Grid){0}; /* the help is drawn above a lesson's pane: its pages there */
-  above.h -= app->grid ? LessonView_height(app, app->grid) : 0;
-  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ') && HelpView_pages(&above) > 1) {
-    int pages = HelpView_pages(&above); /* pages; on one page these close it, as any key */
-    app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
-    return ACT_REDRAW;
+  if (app->help && app->grid && (key == K_PGDN || key == K_PGUP || key == ' ')) {
+    Grid above = *app->grid; /* the help is drawn above a lesson's pane: its pages there */
+    above.h -= LessonView_height(app, app->grid);
+    int pages = HelpView_pages(&above); /* on one page these close it, as any key */
+    if (pages > 1) {
+      app->help_page = (app->help_page + (key == K_PGUP ? pages - 1 : 1)) % pages;
+      return ACT_REDRAW;
+    }
   }
   if (app->help && key == Actions_keyOf("legend")) { /* the help's title offers it */
     app->help = false;
