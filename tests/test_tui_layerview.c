@@ -3,6 +3,7 @@
  * (--arch F or the O prompt, data/arch/smartshuttle.json included), one naming
  * of the loop dimensions on screen (CoSA's, the paper's in a legend line), and
  * durations with their unit. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,5 +145,85 @@ TEST(one_naming_on_screen_and_durations_in_cycles) {
   App_free(&app);
 }
 
+/* The steps map's cursor keys are actions of the table too (issue 26, point 8:
+ * they were hard-wired in steps_view.c): rebound, the new key moves the step,
+ * ? over the view lists them, and the old key falls back to the layer view's
+ * own binding (Right: the next method). */
+TEST(steps_map_keys_are_actions_rebound_and_listed) {
+  CHECK_EQ(Action_scope(Actions_find("steps_next")), ACT_SCOPE_STEPS);
+  CHECK_EQ(Actions_keyOf("steps_prev"), K_LEFT); /* the defaults are the keys it had */
+  CHECK_EQ(Actions_keyOf("steps_last"), K_END);
+  CHECK(Actions_configure("steps_next=m")[0] != '\0'); /* would hide the layer view's m */
+  CHECK(Actions_configure("steps_next=q")[0] != '\0'); /* would hide quit over the view */
+  CHECK(Actions_configure("steps_next=<Left>")[0] != '\0'); /* steps_prev's */
+  CHECK_EQ(Actions_configure("steps_next=j,steps_last=J")[0], '\0');
+  App app;
+  Test_openLayer(&app, NULL);
+  LayerView_defer(&app, true);
+  for (int i = 0; i < 16 && !Test_figure(&app, "layer_method", "steps-row"); i++) Test_keys(&app, "m");
+  LayerView_defer(&app, false);
+  CHECK(Test_figure(&app, "layer_method", "steps-row"));
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "step 1 of 43");
+  CHECK_HAS(t, "j: step"); /* the map's legend gives the keys as bound */
+  CHECK_HAS(t, "Left/j/PgUp/PgDn/Home/J step");
+  free(t);
+  Test_keys(&app, "jj");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "step 3 of 43");
+  free(t);
+  Test_keys(&app, "J");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "step 43 of 43");
+  free(t);
+  Test_keys(&app, "<Left><Home>");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "step 1 of 43");
+  free(t);
+  /* ? over the view lists the map's actions with their keys */
+  Test_keys(&app, "?");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "steps_next: steps map: the next step");
+  CHECK_HAS(t, "steps_page_prev");
+  free(t);
+  Test_keys(&app, "x");
+  /* Right is no step key now: the layer view's binding of it (the next method) */
+  Test_keys(&app, "<Right>");
+  CHECK(Test_figure(&app, "layer_method", "steps-zigzag"));
+  CHECK_EQ(Actions_configure("steps_next=<Right>,steps_last=<End>")[0], '\0');
+  /* by name with another method shown: says so */
+  LayerView_defer(&app, true);
+  for (int i = 0; i < 16 && !Test_figure(&app, "layer_method", "cosa"); i++) Test_keys(&app, "m");
+  LayerView_defer(&app, false);
+  CHECK_EQ(Actions_find("steps_next")->run(&app), ACT_REDRAW);
+  CHECK_HAS(app.message, "the steps map is not shown");
+  App_free(&app);
+}
+
+/* The layer view's progress line speaks the tool's one vocabulary (words.c,
+ * issue 26 point 9): it printed "cosa MIP round 1: 0.8172 (gap 33.3%) 4.7 s"
+ * where the status line says "solving 4.70 s, ..., gap 33.3 %: stage". */
+TEST(layer_progress_in_the_words_of_the_status_line) {
+  App app;
+  Test_openLayer(&app, NULL);
+  LayerView_report(&app, "cosa MIP round 1: branch and bound", 0.8172, 0.5448, 1.0 / 3, 4.7);
+  char *t = Test_screen(&app, 80, 24); /* whole at 80 columns */
+  CHECK_HAS(t, "solving 4.70 s, best 0.8172, bound 0.5448, gap 33.3 %: cosa MIP round 1:");
+  CHECK_HAS(t, "branch and bound");
+  CHECK(strstr(t, "(gap") == NULL && strstr(t, "33.3%") == NULL);
+  free(t);
+  /* the random mapper: a best, no bound (-1), under a second; then none drawn yet */
+  LayerView_report(&app, "random", 1.25e6, -1, -1, 0.25);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "solving 250 ms, best 1.25e+06: random");
+  free(t);
+  LayerView_report(&app, "random", INFINITY, -1, -1, 0.25);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "solving 250 ms: random");
+  free(t);
+  App_free(&app);
+}
+
 TEST_MAIN("tui_layerview", T(arch_file_from_the_command_line_and_from_the_prompt),
-          T(layer_keys_are_actions_rebound_and_listed_by_help_there), T(one_naming_on_screen_and_durations_in_cycles))
+          T(layer_keys_are_actions_rebound_and_listed_by_help_there), T(one_naming_on_screen_and_durations_in_cycles),
+          T(steps_map_keys_are_actions_rebound_and_listed), T(layer_progress_in_the_words_of_the_status_line))

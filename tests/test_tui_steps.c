@@ -63,17 +63,17 @@ TEST(steps_map_example2) {
     SpError err;
     CHECK_EQ(Steps_plan(&l, &o, strategies[i], &p, &err), SP_OK);
     StepsViewState s = {0};
-    CHECK(StepsView_key(&s, &p, K_RIGHT));
+    CHECK(StepsView_move(&s, &p, 1));
     CHECK_EQ(s.cursor, 1);
     Grid *g = Grid_new(80, 24, true);
     StepsView_draw(g, 0, 0, 80, 24, &p, &s);
     Tv_compare(g, names[i]);
     /* the keys stop at the ends */
-    CHECK(StepsView_key(&s, &p, K_END));
-    CHECK(!StepsView_key(&s, &p, K_RIGHT));
+    CHECK(StepsView_move(&s, &p, 1 << 30));
+    CHECK(!StepsView_move(&s, &p, 1));
     CHECK_EQ(s.cursor, p.nsteps - 1);
-    CHECK(StepsView_key(&s, &p, K_HOME));
-    CHECK(!StepsView_key(&s, &p, K_LEFT));
+    CHECK(StepsView_move(&s, &p, -(1 << 30)));
+    CHECK(!StepsView_move(&s, &p, -1));
     Grid_free(g);
     StepsPlan_free(&p);
   }
@@ -90,7 +90,7 @@ TEST(steps_map_scrolls) {
   SpError err;
   CHECK_EQ(Steps_plan(&l, &o, STEPS_ZIGZAG, &p, &err), SP_OK);
   StepsViewState s = {0};
-  for (int i = 0; i < 7; i++) StepsView_key(&s, &p, K_PGDN);
+  for (int i = 0; i < 7; i++) StepsView_move(&s, &p, 10);
   CHECK_EQ(s.cursor, 70);
   Grid *g = Grid_new(80, 24, false);
   StepsView_draw(g, 0, 0, 80, 24, &p, &s);
@@ -125,10 +125,10 @@ TEST(steps_patch_grid_follows_the_step) {
   StepsPlan p;
   SpError err;
   CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
-  const int keys[] = {K_HOME, K_END, K_PGUP};
+  const int moves[] = {-(1 << 30), 1 << 30, -10}; /* Home, End, PgUp */
   StepsViewState s = {0};
   for (int k = 0; k < 3; k++) {
-    StepsView_key(&s, &p, keys[k]);
+    StepsView_move(&s, &p, moves[k]);
     Grid *g = Grid_new(80, 24, false);
     StepsView_draw(g, 0, 0, 80, 24, &p, &s);
     char *text = Grid_toText(g);
@@ -169,11 +169,11 @@ TEST(steps_pane_caps_the_steps) {
   l.C = 1; l.K = 1; l.R = l.S = 1; l.P = 1024; l.Q = 257; /* 263,168 patches */
   char err[256] = "";
   atomic_int cancel = 0;
-  CHECK(ShuttlePane_solve(1, &l, 4, &cancel, err, sizeof err) == NULL); /* S1: a patch a step */
+  CHECK(ShuttlePane_solve(1, &l, 4, &cancel, NULL, NULL, err, sizeof err) == NULL); /* S1: a patch a step */
   CHECK(strstr(err, "263168 steps") != NULL);
   CHECK(strstr(err, "more than the 262144") != NULL);
   /* row-by-row at G = 4: 65,792 steps, shown */
-  ShuttlePaneResult *r = ShuttlePane_solve(2, &l, 4, &cancel, err, sizeof err);
+  ShuttlePaneResult *r = ShuttlePane_solve(2, &l, 4, &cancel, NULL, NULL, err, sizeof err);
   CHECK(r != NULL);
   Grid *g = Grid_new(100, 24, false);
   ShuttlePane_draw(g, 0, 0, 100, 24, r);

@@ -390,6 +390,13 @@ static int Act_layerArchFile(App *app) {
 static int Act_layerCancel(App *app) { return LayerView_cancel(app); }
 static int Act_layerGroupUp(App *app) { return LayerView_group(app, 1); }
 static int Act_layerGroupDown(App *app) { return LayerView_group(app, -1); }
+/* The steps map's cursor (scope ACT_SCOPE_STEPS): Home/End go past any end. */
+static int Act_stepsPrev(App *app) { return LayerView_step(app, -1); }
+static int Act_stepsNext(App *app) { return LayerView_step(app, 1); }
+static int Act_stepsPagePrev(App *app) { return LayerView_step(app, -10); }
+static int Act_stepsPageNext(App *app) { return LayerView_step(app, 10); }
+static int Act_stepsFirst(App *app) { return LayerView_step(app, -(1 << 30)); }
+static int Act_stepsLast(App *app) { return LayerView_step(app, 1 << 30); }
 
 /* A key bound to nothing says so (j, u ... did nothing and said nothing). */
 static int Act_unknown(App *app, int key) {
@@ -465,11 +472,22 @@ static Action Actions_table[] = {
   {"layer_cancel", 'C', 0, "layer view: cancel the running solve", Act_layerCancel},
   {"layer_group_up", '+', '=', "layer view: one patch more per step (G, Row/ZigZag/ILP)", Act_layerGroupUp},
   {"layer_group_down", '-', '_', "layer view: one patch fewer per step", Act_layerGroupDown},
+  /* the steps map's (steps methods of the layer view): they come first there */
+  {"steps_prev", K_LEFT, 0, "steps map: the step before", Act_stepsPrev},
+  {"steps_next", K_RIGHT, 0, "steps map: the next step", Act_stepsNext},
+  {"steps_page_prev", K_PGUP, 0, "steps map: ten steps back", Act_stepsPagePrev},
+  {"steps_page_next", K_PGDN, 0, "steps map: ten steps on", Act_stepsPageNext},
+  {"steps_first", K_HOME, 0, "steps map: the first step", Act_stepsFirst},
+  {"steps_last", K_END, 0, "steps map: the last step", Act_stepsLast},
 };
 enum { ACTIONS_N = sizeof Actions_table / sizeof Actions_table[0] };
 
 int Actions_count(void) { return ACTIONS_N; }
-int Action_scope(const Action *a) { return strncmp(a->name, "layer_", 6) == 0 ? ACT_SCOPE_LAYER : ACT_SCOPE_MAIN; }
+int Action_scope(const Action *a) {
+  return strncmp(a->name, "layer_", 6) == 0   ? ACT_SCOPE_LAYER
+         : strncmp(a->name, "steps_", 6) == 0 ? ACT_SCOPE_STEPS
+                                              : ACT_SCOPE_MAIN;
+}
 const Action *Actions_find(const char *name) {
   for (int i = 0; i < ACTIONS_N; i++)
     if (strcmp(Actions_table[i].name, name) == 0) return &Actions_table[i];
@@ -706,6 +724,28 @@ int Key_parse(const char *s, int *key) {
   return n;
 }
 
+/* The keys that work over the layer view and its steps map (LayerView_key,
+ * Actions_key): a key of those views must not take them. */
+static bool Actions_overViews(const Action *a) {
+  static const char *const names[] = {"quit", "help", "legend", "layer", "screen_dump"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (strcmp(a->name, names[k]) == 0) return true;
+  return false;
+}
+
+/* Would binding key to a hide b (or be hidden by it)? Within a scope, any of
+ * b's keys; between the layer view and its steps map, b's first key (the steps
+ * map's Left/Right are the method keys' alternatives, shadowed there on purpose),
+ * and the explorer's keys that work over those views. */
+static bool Actions_clash(const Action *a, const Action *b, int key) {
+  int sa = Action_scope(a), sb = Action_scope(b);
+  if (sa == sb) return b->key == key || (b->key2 && b->key2 == key);
+  if (sa != ACT_SCOPE_MAIN && sb != ACT_SCOPE_MAIN) return b->key == key;
+  if ((sa != ACT_SCOPE_MAIN && Actions_overViews(b)) || (sb != ACT_SCOPE_MAIN && Actions_overViews(a)))
+    return b->key == key || (b->key2 && b->key2 == key);
+  return false;
+}
+
 const char *Actions_configure(const char *spec) {
   static char why[128];
   const char *p = spec;
@@ -727,7 +767,7 @@ const char *Actions_configure(const char *spec) {
       return why;
     }
     for (int j = 0; j < ACTIONS_N; j++) /* a key does one thing in a view: refuse one that would hide another action */
-      if (j != i && Action_scope(&Actions_table[j]) == Action_scope(&Actions_table[i]) && (Actions_table[j].key == key || Actions_table[j].key2 == key)) {
+      if (j != i && Actions_clash(&Actions_table[i], &Actions_table[j], key)) {
         char kn[16];
         snprintf(why, sizeof why, "key %s is already bound to %s (rebind that first)", Key_name(key, kn, sizeof kn),
                  Actions_table[j].name);

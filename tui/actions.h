@@ -19,8 +19,9 @@ enum { ACT_REDRAW = 1, ACT_RESOLVE = 2, ACT_QUIT = 4 };
 
 typedef int (*ActionFn)(App *app);
 
-/* Where an action's key works: the explorer, or the layer view (I) over it. */
-enum { ACT_SCOPE_MAIN = 0, ACT_SCOPE_LAYER = 1 };
+/* Where an action's key works: the explorer, the layer view (I) over it, or
+ * the layer view's steps map (its steps methods), where it comes first. */
+enum { ACT_SCOPE_MAIN = 0, ACT_SCOPE_LAYER = 1, ACT_SCOPE_STEPS = 2 };
 
 typedef struct {
   const char *name;
@@ -28,8 +29,10 @@ typedef struct {
   const char *help;
   ActionFn run;
 } Action;
-/* ACT_SCOPE_LAYER for the layer view's actions (named "layer_..."), else
- * ACT_SCOPE_MAIN: a key is unique within its scope. */
+/* ACT_SCOPE_LAYER for the layer view's actions (named "layer_..."),
+ * ACT_SCOPE_STEPS for its steps map's ("steps_..."), else ACT_SCOPE_MAIN: a key
+ * is unique within its scope, and a steps key takes no primary key of the layer
+ * view (Left/Right, the method keys' alternatives, step the map there). */
 int Action_scope(const Action *a);
 
 int Actions_count(void);

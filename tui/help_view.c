@@ -42,11 +42,13 @@ static const char *Help_keys(const Action *a, char *keys, int n) {
 }
 
 /* The help lists the view's own actions: the layer view's (scope
- * ACT_SCOPE_LAYER) with the keys that still work over it, or the explorer's.
+ * ACT_SCOPE_LAYER, and its steps map's, ACT_SCOPE_STEPS) with the keys that
+ * still work over it, or the explorer's.
  * The last drawn help's scope also answers HelpView_pages. */
 static int Help_scope = ACT_SCOPE_MAIN;
 static bool Help_shown(const Action *a) {
   if (Action_scope(a) == Help_scope) return true;
+  if (Help_scope == ACT_SCOPE_LAYER && Action_scope(a) == ACT_SCOPE_STEPS) return true; /* its steps map's */
   return Help_scope == ACT_SCOPE_LAYER && (strcmp(a->name, "help") == 0 || strcmp(a->name, "legend") == 0 ||
                                            strcmp(a->name, "quit") == 0 || strcmp(a->name, "layer") == 0);
 }

@@ -2,6 +2,7 @@
  * runs cancels it and queues the new request. */
 #include "layer_view.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "actions.h"
 #include "layer/layer_map.h"
 #include "shuttle_pane.h"
+#include "words.h"
 
 static const char *const LayerView_archs[] = {"cosa_baseline", "cosa_4xpe", "cosa_sram"};
 /* the built-in three, then a file of the user's (--arch F, or O in the view) */
@@ -32,7 +34,7 @@ typedef struct LayerView {
   pthread_mutex_t lock;
   atomic_int cancel;
   bool busy, fresh;          /* running; a result arrived since the last poll */
-  char stage[96];            /* progress, under lock */
+  char stage[160];           /* progress (Words_progress), under lock */
   Status st;
   SpError err;
   LayerMapResult res;
@@ -50,13 +52,23 @@ static const char *LayerView_methodName(int m) {
 /* The view is one per app; App has no field for it, so it is keyed by the app. */
 static LayerView *LayerView_of(const App *app) { return (LayerView *)app->layer_view; }
 
+/* The progress line in the one vocabulary (words.c): "solving 4.70 s, best
+ * 0.8172, bound 0.5463, gap 33.3 %: cosa MIP round 1: branch and bound". */
 static void LayerView_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
   LayerView *v = user;
+  char fig[64] = "", b[32] = "";
+  bool has_inc = isfinite(inc), has_bound = isfinite(bound) && gap >= 0; /* random, exhaustive: -1 */
+  if (has_bound) snprintf(b, sizeof b, "bound %.4g", bound);
+  if (has_inc) snprintf(fig, sizeof fig, "best %.4g%s%s", inc, b[0] ? ", " : "", b);
+  else snprintf(fig, sizeof fig, "%s", b);
   pthread_mutex_lock(&v->lock);
-  if (gap >= 0 && inc == inc) snprintf(v->stage, sizeof v->stage, "%s: %.4g (gap %.1f%%) %.1f s", stage, inc, 100 * gap, el);
-  else snprintf(v->stage, sizeof v->stage, "%s %.1f s", stage, el);
-  (void)bound;
+  Words_progress(el, fig, has_inc ? gap : -1, stage, v->stage, sizeof v->stage);
   pthread_mutex_unlock(&v->lock);
+}
+/* The steps ILP's reports (its exact search and MIP) on the same line. */
+static void LayerView_stepsProgress(const IlpProgress *p, void *user) {
+  LayerView_progress(p->stage, p->has_incumbent ? p->incumbent : NAN, p->has_bound ? p->bound : NAN, p->gap,
+                     p->elapsed, user);
 }
 
 static void LayerView_solve(LayerView *v, int method, int arch, int group_size, bool snapshot) {
@@ -72,7 +84,8 @@ static void LayerView_solve(LayerView *v, int method, int arch, int group_size, 
   ShuttlePaneResult *sres = NULL;
   Status st;
   if (method >= LayerMap_nmethods) {
-    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, group_size, &v->cancel, err.text, sizeof err.text);
+    sres = ShuttlePane_solve(method - LayerMap_nmethods, &v->layer, group_size, &v->cancel, LayerView_stepsProgress, v,
+                             err.text, sizeof err.text);
     st = sres ? SP_OK : SP_ERR_ARG;
   } else
     st = v->arch_ok[arch] ? LayerMap_methods[method].fn(&v->archs[arch], &v->layer, &o, &r, &err)
@@ -123,7 +136,7 @@ static void LayerView_start(App *app) {
   v->pending = false;
   LayerView_join(v);
   v->busy = true;
-  snprintf(v->stage, sizeof v->stage, "%s: solving", LayerView_methodName(v->method));
+  Words_progress(-1, NULL, -1, LayerView_methodName(v->method), v->stage, sizeof v->stage); /* "solving: cosa" */
   if (!app->worker) {
     LayerView_solve(v, v->method, v->arch, v->group_size, true);
     return;
@@ -217,6 +230,21 @@ int LayerView_group(App *app, int d) {
   return ACT_REDRAW;
 }
 
+int LayerView_step(App *app, int delta) {
+  LayerView *v = LayerView_of(app);
+  if (LayerView_closed(app)) return ACT_REDRAW;
+  if (v->method <= LayerMap_nmethods) { /* by name (a lesson, a rebinding) on another method */
+    char k[16];
+    App_setMessage(app, true, "the steps map is not shown (%s to a steps method)",
+                   Key_name(Actions_keyOf("layer_method_next"), k, sizeof k));
+    return ACT_REDRAW;
+  }
+  pthread_mutex_lock(&v->lock);
+  bool stepped = !v->busy && v->res_method == v->method && ShuttlePane_move(v->sres, delta);
+  pthread_mutex_unlock(&v->lock);
+  return stepped ? ACT_REDRAW : 0;
+}
+
 int LayerView_open(App *app) {
   int op = app->plan && app->cursor < app->plan->nsteps ? app->plan->order[app->cursor] : app->cursor;
   if (op < 0 || op >= app->net->nops) return 0;
@@ -260,6 +288,13 @@ void LayerView_free(App *app) {
   app->layer_view = NULL;
 }
 
+void LayerView_report(App *app, const char *stage, double inc, double bound, double gap, double el) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return;
+  v->busy = true;
+  LayerView_progress(stage, inc, bound, gap, el, v);
+}
+
 bool LayerView_poll(App *app) {
   LayerView *v = LayerView_of(app);
   if (!v) return false;
@@ -272,15 +307,12 @@ bool LayerView_poll(App *app) {
 
 int LayerView_key(App *app, int key) {
   LayerView *v = LayerView_of(app);
-  /* the steps methods' cursor keys step their map, also at its ends and while
-   * a plan is being made (they used to switch the method there, throwing away a
-   * finished ILP) */
-  if (v->method > LayerMap_nmethods && (key == K_LEFT || key == K_RIGHT || key == K_PGUP || key == K_PGDN ||
-                                        key == K_HOME || key == K_END)) {
-    pthread_mutex_lock(&v->lock);
-    bool stepped = !v->busy && v->res_method == v->method && ShuttlePane_key(v->sres, key);
-    pthread_mutex_unlock(&v->lock);
-    return stepped ? ACT_REDRAW : 0;
+  /* the steps methods' map takes its own actions first (steps_prev ... as
+   * bound: Left/Right there step the map, also at its ends and while a plan is
+   * being made; they used to switch the method, throwing away a finished ILP) */
+  if (v->method > LayerMap_nmethods) {
+    int flags = Actions_keyScoped(app, key, ACT_SCOPE_STEPS);
+    if (flags >= 0) return flags;
   }
   if (key == K_ESC || key == Actions_keyOf("quit") || key == Actions_keyOf("layer")) { /* as bound */
     LayerView_free(app);
@@ -346,8 +378,10 @@ void LayerView_draw(App *app, Grid *g) {
               (long long)v->layer.Q, (long long)v->layer.C, (long long)v->layer.K, (long long)v->layer.N,
               v->layer.groups);
   const Arch *a = &v->archs[v->arch];
-  Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %-14s %s", LayerView_methodName(v->method),
-              v->method < LayerMap_nmethods ? v->arch_name[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)", v->busy ? v->stage : "");
+  Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %s", LayerView_methodName(v->method),
+              v->method < LayerMap_nmethods ? v->arch_name[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)");
+  if (v->busy) /* the progress on a line of its own (the result's note goes there): whole at 80 columns */
+    LayerView_wrap(g, x0 + 2, y0 + 2, w - 4, 2, ROLE_DEFAULT, v->stage);
   bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch && v->res_group == v->group_size;
   if (shown && !v->st && v->method >= LayerMap_nmethods) {
     ShuttlePane_draw(g, x0 + 2, y0 + 3, w - 4, h - 5, v->sres);
@@ -395,13 +429,25 @@ void LayerView_draw(App *app, Grid *g) {
   Key_name(Actions_keyOf("layer"), close, sizeof close);
   char quit[16]; /* the quit key closes this view (the hint did not say so) */
   Key_name(Actions_keyOf("quit"), quit, sizeof quit);
-  char hint[160];
+  /* the step keys as bound (steps_prev ... in actions.c): "arrows" while Left/Right */
+  char kp[16], kn[16], kpu[16], kpd[16], kh[16], ke[16], pair[40], steps_long[96], steps_short[80];
+  Key_name(Actions_keyOf("steps_prev"), kp, sizeof kp);
+  Key_name(Actions_keyOf("steps_next"), kn, sizeof kn);
+  if (Actions_keyOf("steps_prev") == K_LEFT && Actions_keyOf("steps_next") == K_RIGHT) snprintf(pair, sizeof pair, "arrows");
+  else snprintf(pair, sizeof pair, "%s/%s", kp, kn);
+  Key_name(Actions_keyOf("steps_page_prev"), kpu, sizeof kpu);
+  Key_name(Actions_keyOf("steps_page_next"), kpd, sizeof kpd);
+  Key_name(Actions_keyOf("steps_first"), kh, sizeof kh);
+  Key_name(Actions_keyOf("steps_last"), ke, sizeof ke);
+  snprintf(steps_long, sizeof steps_long, "%s/%s/%s/%s/%s step  ", pair, kpu, kpd, kh, ke);
+  snprintf(steps_short, sizeof steps_short, "%s/%s/%s step  ", pair, kh, ke);
+  char hint[240];
   snprintf(hint, sizeof hint, " %s  %s%sC cancel  Esc/%s/%s close ", stepping ? "m/M method" : "m/M/Left/Right method",
-           grouping ? "+/- G  " : "", stepping ? "arrows/PgUp/PgDn/Home/End step  " : v->method < LayerMap_nmethods ? "a arch  " : "",
+           grouping ? "+/- G  " : "", stepping ? steps_long : v->method < LayerMap_nmethods ? "a arch  " : "",
            close, quit);
   if ((int)strlen(hint) > w - 4) /* narrow: the step keys say less */
     snprintf(hint, sizeof hint, " %s  %s%sC cancel  Esc/%s/%s close ", stepping ? "m/M method" : "m/M/Left/Right method",
-             grouping ? "+/- G  " : "", stepping ? "arrows/Home/End step  " : v->method < LayerMap_nmethods ? "a arch  " : "",
+             grouping ? "+/- G  " : "", stepping ? steps_short : v->method < LayerMap_nmethods ? "a arch  " : "",
              close, quit);
   Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_DIM, 0, hint);
 }

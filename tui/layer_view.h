@@ -18,6 +18,10 @@ bool LayerView_isOpen(const App *app);
 int LayerView_key(App *app, int key);   /* ACT_* flags */
 void LayerView_draw(App *app, Grid *g);
 bool LayerView_poll(App *app);          /* a result arrived: redraw */
+/* Stores a progress report as if the running solve had made it (the mappers'
+ * callback, incumbent/bound NAN when unknown, gap < 0 unknown) and marks the
+ * view busy: tests show the progress line at a known state through it. */
+void LayerView_report(App *app, const char *stage, double inc, double bound, double gap, double el);
 void LayerView_free(App *app);          /* stops a running solve */
 /* The method the view shows ("cosa", "smartshuttle", "steps-row" ...), "" when closed (its legend). */
 const char *LayerView_methodShown(const App *app);
@@ -26,6 +30,7 @@ int LayerView_method(App *app, int dir); /* the next (1) or previous (-1) method
 int LayerView_arch(App *app);            /* the next architecture (mappers) */
 int LayerView_cancel(App *app);
 int LayerView_group(App *app, int d);    /* patches per step of Row, ZigZag and the ILP */
+int LayerView_step(App *app, int delta); /* the steps map's cursor, delta steps (stops at the ends) */
 /* Opens a user's architecture file (as --arch F): the view's fourth, shown now;
  * app->layer_arch keeps it for layers opened later. */
 int LayerView_openArch(App *app, const char *path);

@@ -25,7 +25,8 @@ const char *ShuttlePane_methodName(int which) {
   return which >= 0 && which < SHUTTLE_PANE_METHODS ? ShuttleMethod_names[which] : "?";
 }
 
-ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel, char *err,
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel,
+                                     void (*progress)(const IlpProgress *p, void *user), void *user, char *err,
                                      int errlen) {
   ShuttlePaneResult *r = calloc(1, sizeof *r);
   SpError e = {0};
@@ -48,6 +49,7 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, 
     StepsOptions_init(&o);
     o.group_size = group_size;
     o.cancel = cancel;
+    o.progress = progress, o.user = user;
     r->steps = true;
     /* the map replays the steps at every redraw (and a plan of millions of
      * steps takes gigabytes): past SHUTTLE_PANE_MAX_STEPS the command line's
@@ -69,6 +71,7 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, 
       StepsOptions co = o; /* the explorer's check stops on the cancel key, not on a clock (a busy machine
                               then changed the screen: the snapshot tests) */
       co.time_limit = 0;
+      co.progress = NULL; /* the plan is made: its check is no search */
       snprintf(r->check, sizeof r->check, "functional check: %s",
                Steps_execute(l, &co, &r->plan, 1, &ce) == SP_OK ? "ok (same output as the direct convolution)" : ce.text);
     }
@@ -87,8 +90,8 @@ void ShuttlePaneResult_free(ShuttlePaneResult *r) {
   free(r);
 }
 
-bool ShuttlePane_key(ShuttlePaneResult *r, int key) {
-  return r && r->steps && StepsView_key(&r->cursor, &r->plan, key);
+bool ShuttlePane_move(ShuttlePaneResult *r, int delta) {
+  return r && r->steps && StepsView_move(&r->cursor, &r->plan, delta);
 }
 
 void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResult *r) {

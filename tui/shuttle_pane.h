@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "grid.h"
+#include "ilp.h"
 #include "layer/layer.h"
 
 enum { SHUTTLE_PANE_METHODS = 5 }; /* smartshuttle, steps-s1, steps-row, steps-zigzag, steps-ilp */
@@ -21,12 +22,14 @@ const char *ShuttlePane_methodName(int which);
 enum { SHUTTLE_PANE_GROUP_SIZE = 4 };
 
 /* Runs method `which` on l, the steps methods with group_size patches per step
- * (may take the ILP's 10 s; stops on *cancel); NULL with err filled on failure. */
-ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel, char *err,
+ * (may take the ILP's 10 s, reporting through progress if not NULL; stops on
+ * *cancel); NULL with err filled on failure. */
+ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, atomic_int *cancel,
+                                     void (*progress)(const IlpProgress *p, void *user), void *user, char *err,
                                      int errlen);
 void ShuttlePaneResult_free(ShuttlePaneResult *r);
-/* true: the key moved the steps cursor (Left/Right/PgUp/PgDn/Home/End). */
-bool ShuttlePane_key(ShuttlePaneResult *r, int key);
+/* true: the steps cursor moved delta steps (stopping at the ends). */
+bool ShuttlePane_move(ShuttlePaneResult *r, int delta);
 void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResult *r);
 
 #endif

@@ -42,15 +42,13 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   if (app->solving && !app->deterministic) snprintf(el, sizeof el, " %s", Words_seconds(Clock_now() - app->solve_t0, sec, sizeof sec));
   if (app->solving && app->has_progress) {
     const SolveProgress *pr = &app->progress;
-    char gap[24] = "", inc[40] = "", b1[16], b2[16];
-    char gp[24];
-    if (pr->gap >= 0) snprintf(gap, sizeof gap, ", gap %s", Words_gap(pr->gap, gp, sizeof gp));
+    char inc[40] = "", b1[16], b2[16], stage[41];
     if (pr->has_incumbent || pr->has_bound)
-      snprintf(inc, sizeof inc, ", %s/%s", pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
+      snprintf(inc, sizeof inc, "%s/%s", pr->has_incumbent ? App_bytes((int64_t)pr->incumbent, b1, sizeof b1) : "-",
                pr->has_bound ? App_bytes((int64_t)pr->bound, b2, sizeof b2) : "-");
     double since = app->deterministic ? 0 : Clock_now() - app->solve_t0;
-    snprintf(el, sizeof el, " %s", Words_seconds(pr->elapsed > since ? pr->elapsed : since, sec, sizeof sec));
-    snprintf(state, sizeof state, "solving%s%s%s: %.40s", el, inc, gap, pr->stage); /* the panel has it all */
+    snprintf(stage, sizeof stage, "%s", pr->stage ? pr->stage : ""); /* the panel has it all */
+    Words_progress(pr->elapsed > since ? pr->elapsed : since, inc, pr->gap, stage, state, sizeof state);
   } else if (app->solving && app->cancel_asked) snprintf(state, sizeof state, "cancelling...");
   else if (app->solving) snprintf(state, sizeof state, "solving%s...", el);
   else if (app->cancelled)

@@ -10,21 +10,12 @@
 
 #include "actions.h"
 
-bool StepsView_key(StepsViewState *s, const StepsPlan *p, int key) {
-  int c = s->cursor, last = p->nsteps - 1;
-  switch (key) {
-  case K_LEFT: c--; break;
-  case K_RIGHT: c++; break;
-  case K_PGUP: c -= 10; break;
-  case K_PGDN: c += 10; break;
-  case K_HOME: c = 0; break;
-  case K_END: c = last; break;
-  default: return false;
-  }
+bool StepsView_move(StepsViewState *s, const StepsPlan *p, int delta) {
+  int64_t c = (int64_t)s->cursor + delta, last = p->nsteps - 1;
   if (c > last) c = last;
   if (c < 0) c = 0;
   bool moved = c != s->cursor;
-  s->cursor = c;
+  s->cursor = (int)c;
   return moved;
 }
 
@@ -212,5 +203,8 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
     Steps_cell(g, lx, y + 1, legend[i].kind, false);
     lx += 2 + Grid_text(g, lx + 2, y + 1, w - (lx + 2 - x), ROLE_DIM, 0, legend[i].label) + 1;
   }
-  Grid_text(g, lx, y + 1, w - (lx - x), ROLE_DIM, 0, " Left/Right: step");
+  char k1[16], k2[16], keys[48]; /* the step keys as bound (actions.c) */
+  snprintf(keys, sizeof keys, " %s/%s: step", Key_name(Actions_keyOf("steps_prev"), k1, sizeof k1),
+           Key_name(Actions_keyOf("steps_next"), k2, sizeof k2));
+  Grid_text(g, lx, y + 1, w - (lx - x), ROLE_DIM, 0, keys);
 }

@@ -14,9 +14,9 @@ typedef struct {
   int cursor; /* the step under the cursor (0-based) */
 } StepsViewState;
 
-/* Left/Right step, PgUp/PgDn by ten, Home/End; true if the cursor moved (keys
- * are K_* from actions.h). */
-bool StepsView_key(StepsViewState *s, const StepsPlan *p, int key);
+/* Moves the cursor delta steps, stopping at the ends; true if it moved. The
+ * keys are actions of the one table (steps_prev ... steps_last, actions.c). */
+bool StepsView_move(StepsViewState *s, const StepsPlan *p, int delta);
 void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, const StepsViewState *s);
 
 void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const ShuttleOptions *o,

@@ -1,5 +1,6 @@
 #include "words.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 const char *Words_seconds(double s, char *buf, size_t n) {
@@ -51,5 +52,14 @@ const char *Words_result(const SolverInfo *si, double seconds, double limit, cha
     return buf;
   }
   snprintf(buf, n, "not proven (%s)%s%s", why, gaps, t);
+  return buf;
+}
+
+const char *Words_progress(double seconds, const char *figures, double gap, const char *stage, char *buf, size_t n) {
+  char t[32] = "", s[24], g[32] = "", gp[24];
+  if (seconds >= 0) snprintf(t, sizeof t, " %s", Words_seconds(seconds, s, sizeof s));
+  if (gap >= 0) snprintf(g, sizeof g, ", gap %s", Words_gap(gap, gp, sizeof gp));
+  bool fig = figures && figures[0], st = stage && stage[0];
+  snprintf(buf, n, "solving%s%s%s%s%s%s", t, fig ? ", " : "", fig ? figures : "", g, st ? ": " : "", st ? stage : "");
   return buf;
 }
