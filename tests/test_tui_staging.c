@@ -5,7 +5,9 @@
  * tiler's reason, or the tiled network solved) arrives through App_poll. The
  * wait loop is test_tui_explore.c's deaf-stage helper. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -13,7 +15,9 @@
 #include "app.h"
 #include "clock.h"
 #include "snapshot.h"
+#include "staging.h"
 #include "test.h"
+#include "views.h"
 
 #define NETS SPADMAP_DATA_DIR "/networks/"
 
@@ -80,4 +84,104 @@ TEST(staging_below_m_r_never_holds_the_ui) {
   CHECK(Clock_now() - t0 < (Test_instrumented() ? 10.0 : 1.0));
 }
 
-TEST_MAIN("tui_staging", T(staging_below_m_r_never_holds_the_ui))
+/* The tiler's progress as a figure on the status line (issue 26, point 10: it
+ * showed "solving..." and a message, no figure). The hook holds the tiling
+ * thread at chosen reports, so the test reads the screen at known figures: no
+ * timing. Held: a quarter and half of pass 1, the start of pass 2. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  TilesProgress held;
+  bool holding, seen_pass2;
+} Hold;
+
+static void Hold_hook(const TilesProgress *p, void *user) {
+  Hold *h = user;
+  bool stop = (p->pass == 1 && (p->done == p->total / 4 || p->done == p->total / 2)) ||
+              (p->pass == 2 && !h->seen_pass2);
+  if (!stop) return;
+  pthread_mutex_lock(&h->mu);
+  if (p->pass == 2) h->seen_pass2 = true;
+  h->held = *p;
+  h->holding = true;
+  pthread_cond_broadcast(&h->cv);
+  while (h->holding) pthread_cond_wait(&h->cv, &h->mu);
+  pthread_mutex_unlock(&h->mu);
+}
+
+/* Waits (at most a minute: a lost thread fails, never hangs) for the thread to
+ * be held; then the UI's poll takes that figure and the top line shows it. */
+static bool Hold_wait(Hold *h, TilesProgress *got) {
+  pthread_mutex_lock(&h->mu);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 60;
+  while (!h->holding)
+    if (pthread_cond_timedwait(&h->cv, &h->mu, &until)) break;
+  bool ok = h->holding;
+  *got = h->held;
+  pthread_mutex_unlock(&h->mu);
+  return ok;
+}
+static void Hold_release(Hold *h) {
+  pthread_mutex_lock(&h->mu);
+  h->holding = false;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static char *Test_topLine(App *app) {
+  Grid *g = Grid_new(200, 3, false);
+  StatusView_drawTop(app, g, 0);
+  char *t = Grid_toText(g);
+  Grid_free(g);
+  return t;
+}
+
+TEST(staging_progress_figure_appears_and_advances) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, NETS "amoebanet_d.json", &err), SP_OK);
+  App_startWorkers(&app);
+  App_resolve(&app);
+  CHECK(Test_wait(&app, Test_idle, 30) && Test_wait(&app, Test_figures, 60));
+  app.deterministic = true; /* no elapsed time on the line */
+  Hold h = {.holding = false};
+  pthread_mutex_init(&h.mu, NULL);
+  pthread_cond_init(&h.cv, NULL);
+  Staging_testHooks(0, Hold_hook, &h); /* every report kept: the hook sees each */
+  const char *bad = NULL;
+  CHECK(Snapshot_keys(&app, "b1K<Enter>", &bad)); /* no tiling reaches it: pass after pass */
+  CHECK(app.solving);
+  char want[160], prev[160] = "";
+  for (int k = 0; k < 3; k++) {
+    TilesProgress p;
+    CHECK(Hold_wait(&h, &p));
+    CHECK_EQ(p.pass, k < 2 ? 1 : 2);
+    CHECK(App_poll(&app)); /* a new figure: the screen changed */
+    TilesProgress shown;
+    CHECK(Staging_figure(&app, &shown));
+    CHECK(shown.pass == p.pass && shown.done == p.done && shown.total == p.total);
+    int pct = (int)(p.done * 100 / p.total);
+    if (p.pass == 1) snprintf(want, sizeof want, "tiling: %d %%", pct);
+    else snprintf(want, sizeof want, "tiling: %d %% of pass 2 (aiming lower)", pct);
+    char *t = Test_topLine(&app);
+    CHECK_HAS(t, want);
+    CHECK(strcmp(want, prev) != 0); /* it advanced */
+    free(t);
+    if (k == 0) CHECK(pct >= 20 && pct <= 30); /* a quarter of the pass */
+    snprintf(prev, sizeof prev, "%s", want);
+    Hold_release(&h);
+  }
+  CHECK(Test_wait(&app, Test_idle, 60)); /* the hook lets the later passes by */
+  Staging_testHooks(-1, NULL, NULL);      /* the thread is done with it */
+  CHECK_HAS(app.message, "too small");
+  char *t = Test_topLine(&app);
+  CHECK(strstr(t, "tiling:") == NULL); /* done: the figure is gone */
+  free(t);
+  App_free(&app);
+  pthread_cond_destroy(&h.cv);
+  pthread_mutex_destroy(&h.mu);
+}
+
+TEST_MAIN("tui_staging", T(staging_below_m_r_never_holds_the_ui), T(staging_progress_figure_appears_and_advances))

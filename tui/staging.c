@@ -97,9 +97,46 @@ typedef struct {
   pthread_t thread;
   pthread_mutex_t mu;
   bool finished, abandoned; /* under mu */
+  TilesProgress prog;     /* the newest figure kept (under mu), new since the UI took one */
+  bool prog_new;
+  TilesProgress shown;    /* the UI's copy (UI thread), shown.pass 0: none yet */
+  double prog_last;       /* the thread's: when it last kept a figure */
 } StagingJob;
 
 static StagingJob *Staging_job; /* the running job (one app per process has a terminal) */
+
+/* ncdu's way: the tiler reports every tensor and op (thousands a second); a
+ * figure is kept at most every Staging_every seconds, and the UI shows the
+ * newest at its next poll. Tests set 0 and a hook (Staging_testHooks). */
+static double Staging_every = STAGING_PROGRESS_MS / 1000.0;
+static void (*Staging_hook)(const TilesProgress *p, void *user);
+static void *Staging_hookUser;
+
+void Staging_testHooks(double every, void (*hook)(const TilesProgress *p, void *user), void *user) {
+  Staging_every = every < 0 ? STAGING_PROGRESS_MS / 1000.0 : every;
+  Staging_hook = hook;
+  Staging_hookUser = user;
+}
+
+static void Staging_onProgress(const TilesProgress *p, void *user) {
+  StagingJob *j = user;
+  double now = Clock_now();
+  if (j->prog_last > 0 && now - j->prog_last < Staging_every) return;
+  j->prog_last = now;
+  pthread_mutex_lock(&j->mu);
+  bool abandoned = j->abandoned; /* nobody looks: no figure, no hook */
+  j->prog = *p;
+  j->prog_new = true;
+  pthread_mutex_unlock(&j->mu);
+  if (Staging_hook && !abandoned) Staging_hook(p, Staging_hookUser);
+}
+
+bool Staging_figure(const App *app, TilesProgress *out) {
+  const StagingJob *j = Staging_job;
+  if (!j || j->app != app) return false;
+  *out = j->shown;
+  return true;
+}
 
 static void StagingJob_free(StagingJob *j) {
   Net_free(j->tn);
@@ -112,6 +149,7 @@ static void StagingJob_free(StagingJob *j) {
 
 static void *Staging_thread(void *arg) {
   StagingJob *j = arg;
+  j->to.progress = Staging_onProgress, j->to.progress_user = j;
   j->st = Tiles_tiledNetUsed(j->orig, &j->to, &j->tn, &j->text, &j->used, &j->err);
   Net_free(j->own), j->own = NULL;
   if (j->shared) SharedNet_release(j->shared), j->shared = NULL;
@@ -171,9 +209,10 @@ bool Staging_poll(App *app) {
   StagingJob *j = Staging_job;
   if (!j || j->app != app) return false;
   pthread_mutex_lock(&j->mu);
-  bool finished = j->finished;
+  bool finished = j->finished, fresh = j->prog_new;
+  if (fresh) j->shown = j->prog, j->prog_new = false;
   pthread_mutex_unlock(&j->mu);
-  if (!finished) return false;
+  if (!finished) return fresh; /* a new figure: the status line moves */
   Staging_job = NULL;
   if (app->net != j->net_then) { /* another network was opened meanwhile */
     StagingJob_free(j);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "app.h"
+#include "tiles/tiles.h"
 
 /* Switches to the tiled network (or back) when the budget asks for it, then
  * solves; true when it did (App_resolve then has nothing left to do). */
@@ -18,6 +19,14 @@ bool Staging_apply(App *app);
  * Staging_cancel lets a running one go (true if there was one; the last plan
  * stays), Staging_drop lets it go silently (closing). */
 bool Staging_poll(App *app);
+/* The running tiling's progress as the UI last took it (Staging_poll), for the
+ * status line: false when no tiling runs; pass 0 before its first figure. */
+bool Staging_figure(const App *app, TilesProgress *out);
+/* Figures are kept at most every STAGING_PROGRESS_MS. Tests: every (seconds;
+ * < 0: the default) and a hook the tiling thread calls after keeping each
+ * figure (a test holds the thread there to read the screen; NULL: none). */
+enum { STAGING_PROGRESS_MS = 100 };
+void Staging_testHooks(double every, void (*hook)(const TilesProgress *p, void *user), void *user);
 bool Staging_cancel(App *app);
 void Staging_drop(App *app);
 

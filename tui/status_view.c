@@ -6,6 +6,7 @@
 #include "actions.h"
 #include "clock.h"
 #include "policy.h"
+#include "staging.h"
 #include "views.h"
 #include "words.h"
 
@@ -30,6 +31,7 @@ void StatusView_result(const App *app, const Plan *p, bool unicode, char *out, s
 void StatusView_drawTop(App *app, Grid *g, int y) {
   Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_STATUS, 0);
   char b[16], state[192], el[24] = "";
+  TilesProgress tiling;
   const AppSettings *s = &app->set;
   /* tiled (staging.c): the budget is below the original's M_R; the tiled
    * network's own presets are no presets of the network the user opened */
@@ -50,7 +52,15 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
     snprintf(stage, sizeof stage, "%s", pr->stage ? pr->stage : ""); /* the panel has it all */
     Words_progress(pr->elapsed > since ? pr->elapsed : since, inc, pr->gap, stage, state, sizeof state);
   } else if (app->solving && app->cancel_asked) snprintf(state, sizeof state, "cancelling...");
-  else if (app->solving) snprintf(state, sizeof state, "solving%s...", el);
+  else if (app->solving && Staging_figure(app, &tiling)) { /* below M_R: the tiler's figure (a pass
+                                                             after the first: a tile came out over the budget) */
+    if (tiling.pass < 1 || tiling.total < 1) snprintf(state, sizeof state, "tiling%s...", el);
+    else if (tiling.pass == 1)
+      snprintf(state, sizeof state, "tiling%s: %d %%", el, (int)(tiling.done * 100 / tiling.total));
+    else
+      snprintf(state, sizeof state, "tiling%s: %d %% of pass %d%s", el, (int)(tiling.done * 100 / tiling.total),
+               tiling.pass, g->w >= 110 ? " (aiming lower)" : "");
+  } else if (app->solving) snprintf(state, sizeof state, "solving%s...", el);
   else if (app->cancelled)
     snprintf(state, sizeof state, "cancelled: %s", app->plan && app->plan->solver.status == SOLVER_CANCELLED ? "best plan so far" : "showing the last plan");
   else if (app->error[0]) {

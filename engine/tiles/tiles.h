@@ -129,12 +129,26 @@ typedef struct {
 } TilesOp;
 
 
+/* How far a tiled network is: the pass (from 1; each one aims lower when a tile
+ * came out over the budget, 16 at most), and done of total units of the pass
+ * (the net's tensors tiled, then its ops written, then the check: done ==
+ * total at the end of a pass). */
+typedef struct {
+  int pass;
+  int64_t done, total;
+} TilesProgress;
+
 typedef struct {
   int64_t capacity;      /* on-chip bytes the tiling rule targets (<= 0: no tiling) */
   TilesLayout layout;    /* default TILES_LAYOUT_ROW_MAJOR */
   TilesShape shape;      /* default TILES_SHAPE_ROWS */
   const int *order;      /* the schedule: order[step] = op (a topological order); NULL: file order */
   bool file_tiles_at_least; /* an op's file "tiles" is a minimum, the rule may cut finer (default false) */
+  /* Tiles_tiledNet*: called as the tiling goes, in the calling thread (NULL:
+   * not). It may be called thousands of times a second: a UI keeps the figure
+   * and shows it at its own pace. */
+  void (*progress)(const TilesProgress *p, void *user);
+  void *progress_user;
 } TilesOptions;
 
 typedef struct {

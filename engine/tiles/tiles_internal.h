@@ -22,4 +22,10 @@ void TilesItree_free(TilesItree *t);
 /* Calls fn(id, user) for every interval meeting [lo, hi] (inclusive). */
 void TilesItree_query(const TilesItree *t, int64_t lo, int64_t hi, void (*fn)(int id, void *user), void *user);
 
+/* Tiles_build, calling report(done, total, user) as it goes through the net's
+ * tensors (done of total = net->ntensors; NULL: none): the tiled network's
+ * progress (Tiles_tiledNetUsed). */
+Status Tiles_buildReport(const Net *net, const TilesOptions *o, void (*report)(int64_t done, int64_t total, void *user),
+                         void *user, TilesModel **out, SpError *err);
+
 #endif

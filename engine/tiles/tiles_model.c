@@ -4,6 +4,7 @@
 
 #include "figures.h"
 #include "tiles.h"
+#include "tiles_internal.h"
 
 void TilesOptions_init(TilesOptions *o) {
   o->capacity = 0;
@@ -11,6 +12,8 @@ void TilesOptions_init(TilesOptions *o) {
   o->shape = TILES_SHAPE_ROWS;
   o->order = NULL;
   o->file_tiles_at_least = false;
+  o->progress = NULL;
+  o->progress_user = NULL;
 }
 
 static const char *const Tiles_layoutNames[TILES_LAYOUT_COUNT] = {"nchw", "nhwc"};
@@ -150,6 +153,11 @@ static void Tiles_view(const Tensor *t, const int64_t *strides, int axis, int j,
 static int Tiles_lastOpTile(int j, int k, int K) { return (int)((int64_t)(j + 1) * K / k) - 1; }
 
 Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpError *err) {
+  return Tiles_buildReport(net, o, NULL, NULL, out, err);
+}
+
+Status Tiles_buildReport(const Net *net, const TilesOptions *o, void (*report)(int64_t done, int64_t total, void *user),
+                         void *user, TilesModel **out, SpError *err) {
   *out = NULL;
   TilesModel *m = calloc(1, sizeof *m);
   if (!m) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -251,6 +259,7 @@ Status Tiles_build(const Net *net, const TilesOptions *o, TilesModel **out, SpEr
   /* 2. Each non-param tensor's tiles. */
   for (int ti = 0; ti < net->ntensors; ti++) {
     const Tensor *t = &net->tensors[ti];
+    if (report) report(ti, net->ntensors, user); /* the tensors before this one are done */
     if (t->kind == TK_PARAM) continue;
     TilesTensor *tt = &m->tensors[m->ntensors];
     tt->net_tensor = ti;

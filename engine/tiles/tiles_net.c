@@ -10,6 +10,7 @@
 #include "figures.h"
 #include "strbuf.h"
 #include "tiles.h"
+#include "tiles_internal.h"
 
 /* Row boundaries of a tensor: every tiling that touches it cuts it. */
 typedef struct {
@@ -74,7 +75,26 @@ static void Tn_range(const TnPieces *p, int64_t ext, int j, int K, int *first, i
   *last = r1 > r0 ? Tn_pieceOf(p, r1 - 1) : *first;
 }
 
-static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int64_t budget, char **out, SpError *err) {
+/* A pass's progress in one count: the tensors (Tiles_buildReport), then the ops
+ * written (Tn_text), then the check. */
+typedef struct {
+  const TilesOptions *o;
+  TilesProgress p;
+  int64_t ntensors;
+} TnReport;
+
+static void Tn_report(TnReport *r, int64_t done) {
+  if (!r || !r->o->progress) return;
+  r->p.done = done;
+  r->o->progress(&r->p, r->o->progress_user);
+}
+static void Tn_reportBuild(int64_t done, int64_t total, void *user) {
+  (void)total;
+  Tn_report(user, done);
+}
+
+static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int64_t budget, TnReport *rep, char **out,
+                      SpError *err) {
   TnPieces *pc = calloc((size_t)(net->ntensors ? net->ntensors : 1), sizeof *pc);
   int *axis = malloc(sizeof(int) * (size_t)(net->ntensors ? net->ntensors : 1));
   StrBuf b = {0};
@@ -149,6 +169,7 @@ static Status Tn_text(const Net *net, const TilesModel *m, const int *order, int
   StrBuf_printf(&b, "\n],\n\"ops\": [\n");
   first = true;
   for (int s = 0; s < net->nops; s++) {
+    if (rep) Tn_report(rep, rep->ntensors + s);
     int o = order ? order[s] : s;
     const Op *op = &net->ops[o];
     int K = Tn_opTiles(net, m, o);
@@ -213,11 +234,13 @@ Status Tiles_tiledNetUsed(const Net *net, const TilesOptions *o, Net **out, char
    * little over it, so aim lower until every tile fits (or tiling is exhausted). */
   int64_t last_mr = -1;
   for (int round = 0; round < 16; round++) {
+    TnReport rep = {.o = o, .p = {.pass = round + 1, .total = (int64_t)net->ntensors + net->nops + 1},
+                    .ntensors = net->ntensors};
     TilesModel *m;
-    Status st = Tiles_build(net, &to, &m, err);
+    Status st = Tiles_buildReport(net, &to, o->progress ? Tn_reportBuild : NULL, &rep, &m, err);
     if (st) return st;
     char *text;
-    st = Tn_text(net, m, o->order, target, &text, err);
+    st = Tn_text(net, m, o->order, target, &rep, &text, err);
     Tiles_free(m);
     if (st) return st;
     Net *tn;
@@ -226,7 +249,9 @@ Status Tiles_tiledNetUsed(const Net *net, const TilesOptions *o, Net **out, char
       free(text);
       return st;
     }
+    Tn_report(&rep, rep.p.total - 1); /* written: the check follows */
     int64_t mr = Figures_minRequired(tn, false);
+    Tn_report(&rep, rep.p.total);
     if (mr <= target || mr == last_mr) {
       if (mr > target) {
         Net_free(tn);
