@@ -291,7 +291,9 @@ void LayerView_free(App *app) {
 void LayerView_report(App *app, const char *stage, double inc, double bound, double gap, double el) {
   LayerView *v = LayerView_of(app);
   if (!v) return;
+  pthread_mutex_lock(&v->lock);
   v->busy = true;
+  pthread_mutex_unlock(&v->lock);
   LayerView_progress(stage, inc, bound, gap, el, v);
 }
 
