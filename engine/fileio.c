@@ -11,24 +11,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
+/* Each cap is the largest legitimate file of its kind, measured, with room
+ * (the numbers in docs/results/reliability.md):
+ *  - networks: `bench scale` generates up to 1,000,000 ops, 9.3 MB per 50,006
+ *    ops, so about 186 MB; the largest bundled network (nasnet_a) is 0.26 MB.
+ *    A DAG JSON describes the same graphs with as many numbers.
+ *  - ONNX: the importer reads weights too; VGG-19 with its weights is 548 MB,
+ *    and protobuf refuses a message past 2 GiB.
+ *  - plans: 1.8 MB for 50,006 ops (bench scale's), so about 36 MB at a
+ *    million ops (nasnet_a's is 88 KB).
+ *  - off-chip plans: nasnet_a's at M_R/2 is 374 KB for 1,220 ops (tiles and
+ *    chunks per op), so about 310 MB at a million ops.
+ *  - CSV: minimalloc's rows are id,lower,upper,size[,offset], at most 5 x 20
+ *    digits: 2M buffers (a million-op network's tensors) is at most 210 MB.
+ *  - architecture files: at most 8 levels, the bundled ones are 2 KB.
+ *  - lessons: a few stages of text, the bundled ones at most 3.2 KB. */
+static const struct {
+  const char *name;
+  size_t mib;
+} FileIO_kinds[FILE_KINDS] = {
+    [FILE_NETWORK] = {"network or DAG JSON", 256}, [FILE_ONNX] = {"ONNX model", 1024},
+    [FILE_PLAN] = {"plan", 64},                    [FILE_OFFCHIP] = {"off-chip plan", 512},
+    [FILE_CSV] = {"CSV", 256},                     [FILE_ARCH] = {"architecture", 1},
+    [FILE_LESSON] = {"lesson", 1},
+};
+
+size_t FileIO_cap(FileKind kind) { return FileIO_kinds[kind].mib << 20; }
+const char *FileIO_kindName(FileKind kind) { return FileIO_kinds[kind].name; }
+
+Status FileIO_read(const char *path, FileKind kind, char **text, size_t *len, SpError *err) {
   *text = NULL;
   *len = 0;
+  size_t max = FileIO_cap(kind);
   FILE *f = fopen(path, "rb");
   if (!f) return SpError_set(err, SP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat sb;
+  size_t cap = 1 << 16, n = 0;
   if (fstat(fileno(f), &sb) == 0) {
     if (S_ISDIR(sb.st_mode)) {
       fclose(f);
       return SpError_set(err, SP_ERR_IO, "%s: is a directory (expected a file)", path);
     }
-    if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > FILEIO_MAX_READ) {
+    if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > max) {
       fclose(f);
-      return SpError_set(err, SP_ERR_IO, "%s: %jd bytes is larger than the %zu MiB limit for input files", path,
-                         (intmax_t)sb.st_size, FILEIO_MAX_READ >> 20);
+      return SpError_set(err, SP_ERR_IO, "%s: %.1f MiB is larger than the %zu MiB cap for %s files", path,
+                         (double)sb.st_size / (1 << 20), max >> 20, FileIO_kinds[kind].name);
     }
+    /* one allocation of the file's size (+1 to see the end): doubling would peak at twice it */
+    if (S_ISREG(sb.st_mode) && (size_t)sb.st_size + 2 > cap) cap = (size_t)sb.st_size + 2;
   }
-  size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
   bool too_big = false;
   while (buf) {
@@ -40,26 +71,27 @@ Status FileIO_read(const char *path, char **text, size_t *len, SpError *err) {
       return SpError_set(err, SP_ERR_IO, "%s: read error: %s", path, strerror(e));
     }
     if (feof(f)) break;
-    if (n > FILEIO_MAX_READ) { /* a pipe or device that keeps going */
+    if (n > max) { /* a pipe or device that keeps going */
       too_big = true;
       break;
     }
     if (n + 1 >= cap) {
-      char *bigger = realloc(buf, cap * 2);
+      size_t more = cap * 2 > max + 2 ? max + 2 : cap * 2; /* never past the cap (+2: to see it passed) */
+      char *bigger = realloc(buf, more);
       if (!bigger) {
         free(buf);
         buf = NULL;
         break;
       }
       buf = bigger;
-      cap *= 2;
+      cap = more;
     }
   }
   fclose(f);
   if (too_big) {
     free(buf);
-    return SpError_set(err, SP_ERR_IO, "%s: more than the %zu MiB limit for input files (stopped reading)", path,
-                       FILEIO_MAX_READ >> 20);
+    return SpError_set(err, SP_ERR_IO, "%s: larger than the %zu MiB cap for %s files (stopped reading)", path,
+                       max >> 20, FileIO_kinds[kind].name);
   }
   if (!buf) return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory reading the file", path);
   buf[n] = '\0';

@@ -8,13 +8,28 @@
 
 #include "status.h"
 
-/* Files larger than this are refused before (regular files) or while (pipes,
- * devices) they are read: network and plan files are a few MB; /dev/zero is not. */
-#define FILEIO_MAX_READ ((size_t)256 << 20)
+/* The kinds of input file, each with its own size cap: a file over its kind's
+ * cap is refused before it is read (regular files) or as soon as the cap is
+ * passed (pipes, devices: /dev/zero), so memory stays bounded by the cap. */
+typedef enum {
+  FILE_NETWORK, /* network JSON, or the COSMA authors' DAG JSON */
+  FILE_ONNX,    /* an ONNX model (.onnx, or a protobuf's first byte) */
+  FILE_PLAN,    /* spadmap-plan JSON */
+  FILE_OFFCHIP, /* spadmap-offchip JSON */
+  FILE_CSV,     /* minimalloc CSV: an instance or a solution */
+  FILE_ARCH,    /* an architecture file (layer --arch) */
+  FILE_LESSON,  /* a lesson (data/lessons) */
+  FILE_KINDS
+} FileKind;
 
-/* Reads the whole file, NUL-terminated. Directories and files over
- * FILEIO_MAX_READ are SP_ERR_IO with a message saying so. */
-Status FileIO_read(const char *path, char **text, size_t *len, SpError *err);
+/* The cap in bytes, and the kind's name in messages ("network or DAG JSON"). */
+size_t FileIO_cap(FileKind kind);
+const char *FileIO_kindName(FileKind kind);
+
+/* Reads the whole file, NUL-terminated. Directories, unreadable files and files
+ * over the kind's cap are SP_ERR_IO with a message naming the file: "F: 300 MiB
+ * is larger than the 1 MiB cap for architecture files". */
+Status FileIO_read(const char *path, FileKind kind, char **text, size_t *len, SpError *err);
 
 /* Output files (every --out: plans, CSV, snapshots). A regular file (or a new
  * name) is written to a temporary in the same directory and renamed over it at

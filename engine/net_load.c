@@ -489,7 +489,7 @@ Status Net_load(const char *path, Net **out, SpError *err) {
   char *text;
   size_t len;
   *out = NULL;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_NETWORK, &text, &len, err);
   if (st) return st;
   st = Net_parse(text, len, path, out, err);
   free(text);

@@ -352,7 +352,7 @@ Status Plan_load(const char *path, const Net *net, Plan **out, SpError *err) {
   char *text;
   size_t len;
   *out = NULL;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_PLAN, &text, &len, err);
   if (st) return st;
   st = Plan_parse(text, len, path, net, out, err);
   free(text);

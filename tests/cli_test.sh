@@ -391,7 +391,7 @@ check "snapshot of evil.json" '"$bin" snapshot "$tmp/evil.json" --size 100x30 --
 noesc "snapshot" "$tmp/evil-screen.txt"
 check "snapshot shows the name escaped" 'grep -q "x\\\\x1b\[2J" "$tmp/evil-screen.txt"'
 # Inputs that never end or are not files: a clear error, bounded memory.
-[ -r /dev/zero ] && expect 1 "/dev/zero: more than the 256 MiB limit" "$bin" info /dev/zero
+[ -r /dev/zero ] && expect 1 "/dev/zero: larger than the 256 MiB cap for network or DAG JSON files (stopped reading)" "$bin" info /dev/zero
 expect 1 "is a directory" "$bin" info "$tmp"
 # pack: minimalloc CSV in, offsets out; proofs; CSV errors with file:line:column and exit 1
 printf 'id,lower,upper,size\nb0,0,3,4\nb1,2,5,8\nb2,4,6,4\nb3,0,2,8\n' >"$tmp/p.csv"

@@ -43,6 +43,10 @@ while IFS= read -r c; do
   [ -s "$tmp/opts" ] || bad "$c: no options read from its --help"
   man_section "$c" | sed 's/\\-/-/g' | sed -n 's/^\.B \(--[a-z0-9-]*\).*/\1/p' | sort -u >"$tmp/manopts"
   if cmp -s "$tmp/opts" "$tmp/manopts"; then ok; else bad "$c: man page options differ from --help: $(diff "$tmp/opts" "$tmp/manopts" | grep '^[<>]' | tr '\n' ' ')"; fi
+  # the size caps of the files it reads: the same in --help and the man page
+  caps=$(sed -n '/^input files (/{n;s/^  //;p;}' "$tmp/h1")
+  mancaps=$(man_section "$c" | sed -n 's/^Input files over their size cap are refused: \(.*\)\.$/\1/p')
+  if [ "$caps" = "$mancaps" ]; then ok; else bad "$c: size caps differ: --help '$caps', man '$mancaps'"; fi
   # shellcheck disable=SC2086
   complete_words $c -- | grep '^--' >"$tmp/compopts"
   if cmp -s "$tmp/opts" "$tmp/compopts"; then ok; else bad "$c: completion differs from --help: $(diff "$tmp/opts" "$tmp/compopts" | grep '^[<>]' | tr '\n' ' ')"; fi

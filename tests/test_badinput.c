@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bundled.h"
 #include "fileio.h"
@@ -179,12 +180,38 @@ TEST(read_has_a_size_cap) {
   char *text = NULL;
   size_t len = 0;
   SpError err = {0};
-  CHECK_EQ(FileIO_read("/dev/zero", &text, &len, &err), SP_ERR_IO);
+  /* a device that never ends: stopped at the kind's cap, not at the largest one */
+  CHECK_EQ(FileIO_read("/dev/zero", FILE_ARCH, &text, &len, &err), SP_ERR_IO);
   CHECK(text == NULL);
-  CHECK_HAS(err.text, "/dev/zero");
-  CHECK_HAS(err.text, "limit");
-  CHECK_EQ(FileIO_read("/", &text, &len, &err), SP_ERR_IO);
+  CHECK_HAS(err.text, "/dev/zero: larger than the 1 MiB cap for architecture files");
+  CHECK_EQ(FileIO_read("/", FILE_NETWORK, &text, &len, &err), SP_ERR_IO);
   CHECK_HAS(err.text, "directory");
+}
+
+/* Each kind has its own cap, stated in words the user can act on, and a regular
+ * file over it is refused from its size (a sparse 2 MiB file: never read). */
+TEST(read_caps_differ_per_kind) {
+  CHECK(FileIO_cap(FILE_ARCH) < FileIO_cap(FILE_PLAN));
+  CHECK(FileIO_cap(FILE_PLAN) < FileIO_cap(FILE_NETWORK));
+  CHECK(FileIO_cap(FILE_NETWORK) < FileIO_cap(FILE_ONNX));
+  char path[256];
+  const char *t = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/spadmap-cap-XXXXXX", t && *t ? t : "/tmp");
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  CHECK_EQ(ftruncate(fd, (off_t)2 << 20), 0);
+  close(fd);
+  char *text = NULL;
+  size_t len = 0;
+  SpError err = {0};
+  CHECK_EQ(FileIO_read(path, FILE_LESSON, &text, &len, &err), SP_ERR_IO);
+  CHECK(text == NULL);
+  CHECK_HAS(err.text, ": 2.0 MiB is larger than the 1 MiB cap for lesson files");
+  CHECK_EQ(FileIO_read(path, FILE_PLAN, &text, &len, &err), SP_OK); /* the same file is a fine plan's size */
+  CHECK_EQ(len, (size_t)2 << 20);
+  free(text);
+  unlink(path);
 }
 
 /* ---- plans ---- */
@@ -516,4 +543,4 @@ TEST(validator_linear_in_plan) {
   Net_free(net);
 }
 
-TEST_MAIN("badinput", T(control_byte_between_tokens), T(nul_between_tokens), T(bad_unicode_escape), T(control_byte_in_string), T(deep_nesting_says_why), T(bad_number_grammar), T(invalid_utf8), T(exact_integers_beyond_2_53), T(big_numbers_quoted_exactly), T(shape_overflows_despite_bytes), T(figures_cannot_wrap), T(read_has_a_size_cap), T(validator_offset_minus_two), T(plan_counts_at_full_width), T(solver_fields_are_type_checked), T(plan_budget_beyond_2_53), T(validator_metric_sums_cannot_wrap), T(escape_function), T(engine_errors_escape_names), T(validator_lines_escape_names), T(many_keys_linear), T(late_cycle_linear), T(validator_linear_in_plan))
+TEST_MAIN("badinput", T(control_byte_between_tokens), T(nul_between_tokens), T(bad_unicode_escape), T(control_byte_in_string), T(deep_nesting_says_why), T(bad_number_grammar), T(invalid_utf8), T(exact_integers_beyond_2_53), T(big_numbers_quoted_exactly), T(shape_overflows_despite_bytes), T(figures_cannot_wrap), T(read_has_a_size_cap), T(read_caps_differ_per_kind), T(validator_offset_minus_two), T(plan_counts_at_full_width), T(solver_fields_are_type_checked), T(plan_budget_beyond_2_53), T(validator_metric_sums_cannot_wrap), T(escape_function), T(engine_errors_escape_names), T(validator_lines_escape_names), T(many_keys_linear), T(late_cycle_linear), T(validator_linear_in_plan))

@@ -33,7 +33,7 @@ static char *slurp(const char *path) {
   char *text = NULL;
   size_t len;
   SpError err;
-  return FileIO_read(path, &text, &len, &err) ? NULL : text;
+  return FileIO_read(path, FILE_PLAN, &text, &len, &err) ? NULL : text;
 }
 
 TEST(regular_file_new_and_replaced_keeps_its_mode) {

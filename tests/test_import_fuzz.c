@@ -72,7 +72,7 @@ static int Fuzz_run(const char *path, Translate translate, const char *label, in
   char *text;
   size_t len;
   SpError err;
-  if (FileIO_read(path, &text, &len, &err)) {
+  if (FileIO_read(path, FILE_ONNX, &text, &len, &err)) {
     printf("  %s\n", err.text);
     CHECK(0);
     return 0;

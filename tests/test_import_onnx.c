@@ -271,7 +271,7 @@ TEST(truncations) {
   size_t len;
   SpError err;
   Model(path, sizeof path, "onnx/tiny_cnn.onnx");
-  CHECK_EQ(FileIO_read(path, &text, &len, &err), SP_OK);
+  CHECK_EQ(FileIO_read(path, FILE_ONNX, &text, &len, &err), SP_OK);
   int errors = 0;
   for (size_t cut = 0; cut < len; cut += 97) {
     char *json = NULL;

@@ -579,7 +579,7 @@ TEST(cosa_paper_numerics_1_28_512_256_1) {
   size_t len = 0;
   SpError err = {0};
   snprintf(path, sizeof path, "%s/arch/cosa_baseline.json", SPADMAP_DATA_DIR);
-  CHECK_EQ(FileIO_read(path, &text, &len, &err), SP_OK);
+  CHECK_EQ(FileIO_read(path, FILE_ARCH, &text, &len, &err), SP_OK);
   if (!text) return;
   Layer l;
   CHECK_EQ(Layer_parse("1_28_512_256_1", &l, &err), SP_OK);

@@ -298,7 +298,7 @@ Status Lesson_load(const char *path, Lesson **out, SpError *err) {
   l->stage = -1;
   char *text;
   size_t len;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_LESSON, &text, &len, err);
   if (st) {
     free(l);
     return st;

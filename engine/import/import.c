@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "json.h"
 #include "onnx_graph.h"
 
 void ImportOptions_init(ImportOptions *o) { memset(o, 0, sizeof *o); }
@@ -60,7 +61,11 @@ static ImportFormat Import_sniff(const char *path, const char *text, size_t len)
   size_t head = len < 4096 ? len : 4096;
   for (size_t k = i; k + sizeof tag - 1 <= head; k++)
     if (text[k] == '"' && memcmp(text + k, tag, sizeof tag - 1) == 0) return IMPORT_SPADMAP;
-  cJSON *root = cJSON_ParseWithLength(text, len);
+  /* Json_parse, not cJSON's own: it counts the values before it builds a node
+   * (JSON_MAX_VALUES), so 256 MiB of "[1,1,..." is not 8 GB of nodes */
+  cJSON *root = NULL;
+  SpError ignored;
+  if (Json_parse(text, len, path, &root, &ignored)) return IMPORT_SPADMAP; /* the network loader says why */
   ImportFormat f = IMPORT_SPADMAP;
   if (cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "format") &&
       cJSON_GetObjectItemCaseSensitive(root, "dag") && cJSON_GetObjectItemCaseSensitive(root, "tensor_sizes"))
@@ -69,10 +74,20 @@ static ImportFormat Import_sniff(const char *path, const char *text, size_t len)
   return f;
 }
 
+/* The size cap a file gets before it is read: an ONNX model's (weights and
+ * all) when its name or first byte says protobuf, as Import_sniff decides. */
+static FileKind Import_kind(const char *path) {
+  if (Import_endsWith(path, ".onnx")) return FILE_ONNX;
+  FILE *f = fopen(path, "rb");
+  int c = f ? getc(f) : EOF;
+  if (f) fclose(f);
+  return c == 0x08 ? FILE_ONNX : FILE_NETWORK; /* FileIO_read says why a file cannot be opened */
+}
+
 Status Import_detect(const char *path, ImportFormat *format, SpError *err) {
   char *text;
   size_t len;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, Import_kind(path), &text, &len, err);
   if (st) return st;
   *format = Import_sniff(path, text, len);
   free(text);
@@ -93,7 +108,7 @@ Status Import_open(const char *path, const ImportOptions *opts, Net **out, SpErr
   *out = NULL;
   char *text, *json = NULL;
   size_t len, json_len = 0;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, Import_kind(path), &text, &len, err);
   if (st) return st;
   ImportFormat f;
   st = Import_translate(path, text, len, opts, &f, &json, &json_len, err);
@@ -108,7 +123,7 @@ Status Import_toJson(const char *path, const ImportOptions *opts, char **json, s
   *len = 0;
   char *text;
   size_t tlen;
-  Status st = FileIO_read(path, &text, &tlen, err);
+  Status st = FileIO_read(path, Import_kind(path), &text, &tlen, err);
   if (st) return st;
   ImportFormat f;
   st = Import_translate(path, text, tlen, opts, &f, json, len, err);

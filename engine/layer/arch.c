@@ -241,7 +241,7 @@ Status Arch_load(const char *path, Arch *out, SpError *err) {
   size_t len = 0;
   memset(out, 0, sizeof *out);
   if (!path || !*path) return SpError_set(err, SP_ERR_IO, "architecture file: the path is empty");
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_ARCH, &text, &len, err);
   if (st) return st;
   st = Arch_parse(text, len, path, out, err);
   free(text);

@@ -269,7 +269,7 @@ Status PackInstance_readCsv(const char *path, PackInstance *inst, SpError *err) 
   char *text;
   size_t len;
   memset(inst, 0, sizeof *inst);
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_CSV, &text, &len, err);
   if (st != SP_OK) return st;
   if (strlen(text) != len) {
     free(text);

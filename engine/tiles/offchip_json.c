@@ -226,41 +226,46 @@ Status OffchipPlan_load(const char *path, OffchipPlan **out, SpError *err) {
   char *text;
   size_t len;
   *out = NULL;
-  Status st = FileIO_read(path, &text, &len, err);
+  Status st = FileIO_read(path, FILE_OFFCHIP, &text, &len, err);
   if (st) return st;
   st = OffchipPlan_parse(text, len, path, out, err);
   free(text);
   return st;
 }
 
-/* The answer without parsing when the object's first key is "format" with a
- * plain string value other than "spadmap-offchip" (every plan file we write):
- * cJSON finds the first "format", so a valid such file is not off-chip and an
- * invalid one is not either. Parsing a 50k-op plan only to say no took longer
- * than validating it. */
-static bool OffchipPlan_sniffSaysNo(const char *text, size_t len) {
+/* The answer without parsing, from the first key alone: 1 (yes) or -1 (no)
+ * when the object's first key is "format" with a plain string value, 0 when
+ * only a parse can tell. cJSON finds the first "format", so a file whose first
+ * key says so is what it says, valid or not. Parsing a 50k-op plan only to say
+ * no took longer than validating it; reading a 300 MiB file only to say yes
+ * read it past the plan cap. */
+static int OffchipPlan_sniffFirstKey(const char *text, size_t len) {
   size_t i = 0;
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* cJSON skips a BOM too */
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
-  if (i >= len || text[i++] != '{') return false;
+  if (i >= len) return 0;
+  if (text[i++] != '{') return -1; /* not a JSON object: not an off-chip plan */
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
   static const char key[] = "\"format\"";
-  if (len - i < sizeof key - 1 || memcmp(text + i, key, sizeof key - 1) != 0) return false;
+  if (len - i < sizeof key - 1 || memcmp(text + i, key, sizeof key - 1) != 0) return 0;
   i += sizeof key - 1;
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
-  if (i >= len || text[i++] != ':') return false;
+  if (i >= len || text[i++] != ':') return 0;
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
-  if (i >= len || text[i++] != '"') return false;
+  if (i >= len || text[i++] != '"') return 0;
   size_t start = i;
   while (i < len && text[i] != '"' && text[i] != '\\' && text[i] != '\0') i++;
-  if (i >= len || text[i] != '"') return false; /* an escape or a cut: let cJSON decide */
+  if (i >= len || text[i] != '"') return 0; /* an escape or a cut: let cJSON decide */
   static const char yes[] = "spadmap-offchip";
-  return !(i - start == sizeof yes - 1 && memcmp(text + start, yes, sizeof yes - 1) == 0);
+  return i - start == sizeof yes - 1 && memcmp(text + start, yes, sizeof yes - 1) == 0 ? 1 : -1;
 }
 
 bool OffchipPlan_sniff(const char *text, size_t len) {
-  if (OffchipPlan_sniffSaysNo(text, len)) return false;
-  cJSON *root = cJSON_ParseWithLength(text, len);
+  int first = OffchipPlan_sniffFirstKey(text, len);
+  if (first) return first > 0;
+  cJSON *root = NULL; /* Json_parse: memory bounded (JSON_MAX_VALUES), unlike cJSON's own */
+  SpError ignored;
+  if (Json_parse(text, len, "", &root, &ignored)) return false;
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
   bool yes = cJSON_IsString(fmt) && strcmp(fmt->valuestring, "spadmap-offchip") == 0;
   cJSON_Delete(root);
@@ -268,10 +273,17 @@ bool OffchipPlan_sniff(const char *text, size_t len) {
 }
 
 bool Offchip_isPlanFile(const char *path) {
+  char head[4096];
+  FILE *f = fopen(path, "rb");
+  if (!f) return false; /* the plan loader says why */
+  size_t got = fread(head, 1, sizeof head, f);
+  fclose(f);
+  int first = OffchipPlan_sniffFirstKey(head, got);
+  if (first) return first > 0; /* every plan either kind we write: the file is read once, by its own loader */
   char *text;
   size_t len;
   SpError err;
-  if (FileIO_read(path, &text, &len, &err)) return false;
+  if (FileIO_read(path, FILE_OFFCHIP, &text, &len, &err)) return false;
   bool yes = OffchipPlan_sniff(text, len);
   free(text);
   return yes;

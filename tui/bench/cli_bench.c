@@ -279,4 +279,4 @@ static int Bench_run(int argc, char **argv) {
 
 const CliCommand Cli_bench = {"bench", "[options]",
                               "Runs every policy combination on every shipped network at M_R, M_H and M_P.",
-                              Bench_options, Bench_run};
+                              Bench_options, Bench_run, CLI_IN_NET};

@@ -766,4 +766,4 @@ static int BenchCosma_run(int argc, char **argv) {
 const CliCommand Cli_benchCosma = {
     "bench cosma", "[options]",
     "The COSMA paper's evaluation: cosma, COSMA FS and DnC vs the four baselines at M_R, M_H, M_P.",
-    BenchCosma_options, BenchCosma_run};
+    BenchCosma_options, BenchCosma_run, CLI_IN(FILE_NETWORK)};

@@ -340,4 +340,4 @@ static int BenchLayer_run(int argc, char **argv) {
 
 const CliCommand Cli_benchLayer = {"bench layer", "[NET...] [--arch ARCH]",
                                    "CoSA (the paper's and ours, with ablations) vs Random (best of 5) vs best of 10,000 random on every unique layer.",
-                                   BenchLayer_options, BenchLayer_run};
+                                   BenchLayer_options, BenchLayer_run, CLI_IN_NET | CLI_IN(FILE_ARCH)};

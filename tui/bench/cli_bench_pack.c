@@ -540,4 +540,4 @@ const CliCommand Cli_benchPack = {"bench pack", "[options]",
                                   "The exact packer and the heuristics on tight generated instances and on every "
                                   "bundled network's lifetimes at its peak; or on a folder of minimalloc CSVs (--dir), "
                                   "beside minimalloc itself (--minimalloc BIN).",
-                                  BenchPack_options, BenchPack_run};
+                                  BenchPack_options, BenchPack_run, CLI_IN(FILE_CSV) | CLI_IN(FILE_NETWORK)};

@@ -245,4 +245,4 @@ static int BenchScale_run(int argc, char **argv) {
 const CliCommand Cli_benchScale = {"bench scale", "[--sizes N,N,...] [--csv FILE]",
                                    "info, a heuristic solve and validate on generated DAGs of 1k to 50k ops: time "
                                    "and peak memory of each command.",
-                                   BenchScale_options, BenchScale_run};
+                                   BenchScale_options, BenchScale_run, 0};

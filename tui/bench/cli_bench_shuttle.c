@@ -320,4 +320,4 @@ const CliCommand Cli_benchShuttle = {
     "bench shuttle", "[options]",
     "SmartShuttle: Table II (paper, rule, oracle tilings), Table III's baselines, MACs per DRAM access of VGG16 and "
     "AlexNet; --buffer-sweep: Fig. 10.",
-    BenchShuttle_options, BenchShuttle_run};
+    BenchShuttle_options, BenchShuttle_run, CLI_IN_NET | CLI_IN(FILE_ARCH)};

@@ -174,4 +174,4 @@ static int BenchSteps_run(int argc, char **argv) {
 const CliCommand Cli_benchSteps = {
     "bench steps", "[options]",
     "The offloading-steps ILP experiment: Row-by-Row, ZigZag, S1 and the ILP on inputs 4x4..12x12, groups 2..10.",
-    BenchSteps_options, BenchSteps_run};
+    BenchSteps_options, BenchSteps_run, 0};

@@ -452,4 +452,4 @@ static int BenchTaa_run(int argc, char **argv) {
 const CliCommand Cli_benchTaa = {
     "bench taa", "[options]",
     "The TAA paper's Tables 1 and 2 (peak off-chip bytes, allocation time), TAA vs Shared Objects with the gain split.",
-    BenchTaa_options, BenchTaa_run};
+    BenchTaa_options, BenchTaa_run, CLI_IN(FILE_NETWORK)};

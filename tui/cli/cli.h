@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fileio.h"
 #include "figures.h"
 #include "import.h"
 #include "net.h"
@@ -40,7 +41,13 @@ typedef struct {
   const char *summary;
   const CliOption *options; /* ends with {NULL} */
   int (*run)(int argc, char **argv);
+  unsigned inputs; /* the kinds of file it reads (CLI_IN bits): --help states their size caps */
 } CliCommand;
+
+#define CLI_IN(kind) (1u << (kind))
+#define CLI_IN_NET (CLI_IN(FILE_NETWORK) | CLI_IN(FILE_ONNX)) /* NET: a network, a DAG or an ONNX model */
+/* "network or DAG JSON 256 MiB, ONNX model 1024 MiB" (sep ", ") for the kinds in inputs, into buf. */
+const char *Cli_caps(unsigned inputs, const char *sep, char *buf, size_t n);
 
 typedef struct {
   const char *values[32]; /* per option, in table order: its argument, or "1" for a set flag */

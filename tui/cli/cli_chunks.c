@@ -111,4 +111,4 @@ static int Chunks_run(int argc, char **argv) {
 
 const CliCommand Cli_chunks = {"chunks", "--shape D0,D1,... --tile D0,D1,... [options]",
                                "Lists the contiguous memory chunks of one tile of a tensor (TAA's RenderChunks).",
-                               Chunks_options, Chunks_run};
+                               Chunks_options, Chunks_run, 0};

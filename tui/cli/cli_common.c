@@ -22,6 +22,19 @@ void Cli_help(const CliCommand *cmd) {
     printf("  %-24s %s\n", left, o->help);
   }
   printf("  %-24s %s\n", "--help", "show this help");
+  char caps[320];
+  if (cmd->inputs) printf("\ninput files (one over its kind's size cap is refused before it is read):\n  %s\n",
+                          Cli_caps(cmd->inputs, ", ", caps, sizeof caps));
+}
+
+const char *Cli_caps(unsigned inputs, const char *sep, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < FILE_KINDS; k++)
+    if (inputs & CLI_IN(k) && used < n)
+      used += (size_t)snprintf(buf + used, n - used, "%s%s %zu MiB", used ? sep : "", FileIO_kindName((FileKind)k),
+                               FileIO_cap((FileKind)k) >> 20);
+  return buf;
 }
 
 void Cli_helpSubs(const CliCommand *const *subs) {

@@ -112,4 +112,4 @@ static int Info_run(int argc, char **argv) {
 }
 
 const CliCommand Cli_info = {"info", "NET", "Ops, tensors, M_R, M_H, M_P and the default schedule's peak.",
-                             Info_options, Info_run};
+                             Info_options, Info_run, CLI_IN_NET};

@@ -85,7 +85,7 @@ static int Layers_run(int argc, char **argv) {
 }
 
 const CliCommand Cli_layers = {"layers", "NET", "A network's unique convolution/matmul layers in CoSA's naming.",
-                               Layers_options, Layers_run};
+                               Layers_options, Layers_run, CLI_IN_NET};
 
 static const CliOption Layer_options[] = {
   {"--arch", "ARCH", "architecture file, or a bundled name (default cosa_baseline; see data/arch)"},
@@ -429,4 +429,4 @@ static int Layer_run(int argc, char **argv) {
 
 const CliCommand Cli_layer = {"layer", "(NET OP | R_P_C_K_stride | R=..,S=..,...) [--arch ARCH] [--method M]",
                               "Map one layer onto an architecture: loop nest, tiles, latency, energy, traffic.",
-                              Layer_options, Layer_run};
+                              Layer_options, Layer_run, CLI_IN_NET | CLI_IN(FILE_ARCH)};

@@ -134,4 +134,4 @@ static int Lesson_run(int argc, char **argv) {
 const CliCommand Cli_lesson = {"lesson", "[NAME] [--stage K] [--out F.svg|F.txt --size WxH --keys KEYS]",
                                "Short lessons in the explorer: without NAME, the list; with it, the explorer at the "
                                "lesson's first stage and its narrative pane (. next stage, , back).",
-                               Lesson_options, Lesson_run};
+                               Lesson_options, Lesson_run, CLI_IN(FILE_LESSON) | CLI_IN_NET | CLI_IN(FILE_ARCH)};

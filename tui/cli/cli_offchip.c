@@ -174,4 +174,4 @@ out:
 
 const CliCommand Cli_offchip = {"offchip", "NET --budget BYTES|M_R|M_R/N [options]",
                                 "Tiles NET for an on-chip budget and allocates its off-chip memory (TAA).",
-                                Offchip_options, Offchip_run};
+                                Offchip_options, Offchip_run, CLI_IN_NET};

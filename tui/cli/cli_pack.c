@@ -270,4 +270,4 @@ const CliCommand Cli_pack = {
   "pack", "FILE.csv [--capacity N] [options] | NET.json --budget B [--schedule S] | --check SOLUTION.csv",
   "Packs buffers with fixed lifetimes at addresses (google/minimalloc's CSV: id,lower,upper,size); with no "
   "capacity, minimises the height. Exit 0 with a solution, 1 when proven infeasible or on bad input, 3 when the limit came first (unknown).",
-  Pack_options, Pack_run};
+  Pack_options, Pack_run, CLI_IN(FILE_CSV) | CLI_IN_NET};

@@ -244,4 +244,4 @@ out:
 
 const CliCommand Cli_solve = {"solve", "NET --budget M_R|M_H|M_P|BYTES[K|M] [options]",
                               "Maps NET under a scratchpad budget with the chosen policies; prints the metrics.",
-                              Solve_options, Solve_run_cmd};
+                              Solve_options, Solve_run_cmd, CLI_IN_NET};

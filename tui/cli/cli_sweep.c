@@ -97,4 +97,4 @@ static int Sweep_runCli(int argc, char **argv) {
 
 const CliCommand Cli_sweep = {"sweep", "NET [--csv] [--points N] [--to FACTOR] [--params]",
                               "Traffic, spills and peak against the budget (M_R to past M_P) for every fast policy combination.",
-                              Sweep_options, Sweep_runCli};
+                              Sweep_options, Sweep_runCli, CLI_IN_NET};

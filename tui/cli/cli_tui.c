@@ -163,7 +163,7 @@ static int Tui_run(int argc, char **argv) {
 
 const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--arch F] [--dim N=1 --dtype T --fold]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
-                            Tui_options, Tui_run};
+                            Tui_options, Tui_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_ARCH)};
 
 /* --size WxH (default 120x40); false after printing what was wrong. */
 static bool Tui_size(const CliCommand *c, const char *text, int *w, int *h) {
@@ -239,7 +239,7 @@ static int Snapshot_run(int argc, char **argv) {
 
 const CliCommand Cli_snapshot = {"snapshot", "NET [--keys KEYS] [--size WxH] [--out F.txt|F.svg] [tui's settings]",
                                  "Renders the explorer's screen after a key script, deterministically, without a terminal.",
-                                 Snapshot_options, Snapshot_run};
+                                 Snapshot_options, Snapshot_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_ARCH)};
 
 static const CliOption BenchRender_options[] = {
   {"--size", "WxH", "screen size (default 120x40)"},
@@ -302,4 +302,4 @@ static int BenchRender_run(int argc, char **argv) {
 
 const CliCommand Cli_benchRender = {"bench-render", "[NET] [--size WxH] [--repeat N]",
                                     "Times redrawing the explorer's map (default: nasnet_a, the largest).",
-                                    BenchRender_options, BenchRender_run};
+                                    BenchRender_options, BenchRender_run, CLI_IN_NET};

@@ -62,4 +62,4 @@ static int Validate_run(int argc, char **argv) {
 
 const CliCommand Cli_validate = {"validate", "NET PLAN",
                                  "Checks PLAN against NET and every validity rule of the plan format.",
-                                 Validate_options, Validate_run};
+                                 Validate_options, Validate_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_OFFCHIP)};

@@ -29,6 +29,7 @@ const CliCommand *const *const Cli_commands = Main_commands;
 const int Cli_ncommands = MAIN_NCOMMANDS;
 
 static void Main_usage(FILE *out) {
+  char caps[320];
   fprintf(out, "usage: spadmap COMMAND [ARGS] [--help]\n"
                "       spadmap [NET]   (the interactive explorer; resnet50 without NET)\n\n"
                "Maps a neural network's tensors onto an accelerator scratchpad: schedule,\n"
@@ -40,9 +41,9 @@ static void Main_usage(FILE *out) {
                "              failure; a plan found before a limit exits 0 and prints its gap),\n"
                "            130 interrupted (solve keeps the best plan found so far)\n"
                "\nerrors: one line on stderr, \"spadmap COMMAND: FILE:LINE:COLUMN: what was expected\" (or the\n"
-               "JSON path); stdout holds results only. Input files (networks, plans, off-chip plans, CSV\n"
-               "instances, architectures, models) are read whole and refused past %d MiB each.\n",
-          (int)(FILEIO_MAX_READ >> 20));
+               "JSON path); stdout holds results only. Input files are read whole; one over its kind's\n"
+               "size cap is refused before it is read:\n  %s\n",
+          Cli_caps(~0u, "\n  ", caps, sizeof caps));
 }
 
 int main(int argc, char **argv) {
