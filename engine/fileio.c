@@ -209,6 +209,9 @@ Status FileIO_commit(FileOut *o, SpError *err) {
   if (o->is_stdout) {
     clearerr(o->f);
   } else {
+    /* a temporary reaches the disk before it replaces the old file: a crash after
+     * the rename cannot leave an empty file under the name (EIO, ENOSPC late) */
+    if (!e && o->tmp && fsync(fileno(o->f)) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
   }
   o->f = NULL;
@@ -220,6 +223,16 @@ Status FileIO_commit(FileOut *o, SpError *err) {
   }
   if (o->tmp) FileIO_setPending(NULL);
   FileIO_release(o);
+  return st;
+}
+
+Status FileIO_flush(FileOut *o, SpError *err) {
+  errno = 0;
+  if (fflush(o->f) == 0 && !ferror(o->f)) return SP_OK;
+  int e = errno ? errno : EIO;
+  Status st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", o->is_stdout ? "standard output" : o->path,
+                          strerror(e));
+  FileIO_abort(o);
   return st;
 }
 

@@ -49,6 +49,10 @@ typedef struct {
 Status FileIO_open(const char *path, FileOut *o, SpError *err);
 /* Flushes and closes; renames the temporary into place. Errors name the file. */
 Status FileIO_commit(FileOut *o, SpError *err);
+/* Pushes what was written so far to the file: a file that cannot take it
+ * (/dev/full) fails here, before a long run prints results it could not keep.
+ * On an error the file is given up (FileIO_abort) and the error names it. */
+Status FileIO_flush(FileOut *o, SpError *err);
 /* Gives up: closes and removes the temporary (an in-place target is left as is). */
 void FileIO_abort(FileOut *o);
 /* Open + write + commit. */

@@ -745,8 +745,19 @@ static int BenchCosma_run(int argc, char **argv) {
   if (b.csv)
     fprintf(b.csv, "network,setting,budget_name,budget_bytes,scheme,noncompulsory_bytes,status,objective,bound,gap,"
                    "seconds,valid\n");
+  if (b.csv && FileIO_flush(&out, &err)) { /* /dev/full: before the long run */
+    fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
+    return EXIT_INVALID;
+  }
   double t0 = Clock_now();
   for (int i = 0; i < b.nnets; i++) BenchCosma_runNet(&b, &b.nets[i]);
+  /* the CSV is complete: kept (or the run fails) before the tables are printed */
+  if (b.csv && FileIO_commit(&out, &err)) {
+    fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
+    free(b.rows);
+    return EXIT_INVALID;
+  }
+  b.csv = NULL;
   printf("# COSMA evaluation (paper section V): non-compulsory off-chip traffic at M_R, M_H, M_P\n");
   BenchCosma_humanTable(&b, false);
   BenchCosma_humanTable(&b, true);
@@ -755,10 +766,6 @@ static int BenchCosma_run(int argc, char **argv) {
     BenchCosma_nasSolver(&b);
   }
   BenchCosma_summary(&b, Clock_now() - t0);
-  if (b.csv && FileIO_commit(&out, &err)) {
-    fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
-    b.errors++;
-  }
   free(b.rows);
   return b.invalid || b.errors ? EXIT_INVALID : EXIT_OK;
 }

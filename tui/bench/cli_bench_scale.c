@@ -183,6 +183,11 @@ static int BenchScale_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   if (csv.f) fprintf(csv.f, "ops,command,seconds,peak_mib,exit,cpu_seconds\n");
+  if (csv.f && FileIO_flush(&csv, &err)) { /* /dev/full: before the header and the long run */
+    fprintf(stderr, "spadmap bench scale: %s\n", err.text);
+    if (made_dir) rmdir(dir);
+    return EXIT_INVALID;
+  }
   printf("# spadmap bench scale: generated transformer-like DAGs; each command a child process\n");
   printf("# (wall time, user + system CPU time, peak resident memory); targets at 50k ops: under %.0f s\n"
          "# (wall) and %.0f MB each; on a loaded machine the CPU time says more than the wall time\n\n",

@@ -74,8 +74,10 @@ static int Pack_check_cmd(const char *path, int64_t capacity) {
   return rc;
 }
 
-/* A network's lifetimes as an instance (ids are tensor names). */
-static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in, int64_t *capacity) {
+/* A network's lifetimes as an instance (ids are tensor names); head gets the
+ * summary's first line, printed with the rest once the solution is kept. */
+static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in, int64_t *capacity, char *head,
+                        size_t n) {
   Net *net = Cli_loadNet(a->pos[0]);
   if (!net) return EXIT_INVALID;
   SolveSettings s;
@@ -120,8 +122,8 @@ static int Pack_fromNet(const CliCommand *c, const CliArgs *a, PackInstance *in,
   for (int k = 0; in->ids && k < in->n; k++)
     if (!in->ids[k]) goto out;
   if (in->ids) rc = -1;
-  printf("network        %s, schedule %s, %s, %d tensors\n", net->name, s.schedule,
-         s.params ? "with params" : "activations only", in->n);
+  snprintf(head, n, "network        %s, schedule %s, %s, %d tensors\n", Cli_safe(net->name), s.schedule,
+           s.params ? "with params" : "activations only", in->n);
 out:
   free(order);
   free(tensor);
@@ -187,6 +189,7 @@ static int Pack_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   PackInstance in;
+  char head[512] = "";
   memset(&in, 0, sizeof in);
   SpError err;
   if (Pack_isNet(a.pos[0])) {
@@ -194,7 +197,7 @@ static int Pack_run(int argc, char **argv) {
       fprintf(stderr, "spadmap pack: --capacity and --budget both set the capacity: give one\n");
       return EXIT_USAGE;
     }
-    rc = Pack_fromNet(c, &a, &in, &capacity);
+    rc = Pack_fromNet(c, &a, &in, &capacity, head, sizeof head);
     if (rc >= 0) {
       PackInstance_free(&in);
       return rc;
@@ -219,7 +222,29 @@ static int Pack_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   bool interrupted = atomic_load(&Pack_interrupt);
+  /* the documented codes: a proof of infeasibility is an answer about the input (1);
+   * no answer within the limits is a solver limit (3); Ctrl-C 130, after the
+   * best packing found is written */
+  rc = r.offsets ? EXIT_OK : r.status == PACK_INFEASIBLE ? EXIT_INVALID : EXIT_LIMIT;
+  /* the file before the summary: a failed write exits 1 with no summary on stdout */
+  const char *out = Cli_value(c, &a, "--out");
+  if (out && r.offsets) {
+    /* never write what does not check */
+    if (Pack_check(in.buffers, in.n, r.offsets, capacity, &err)) {
+      fprintf(stderr, "spadmap pack: internal error, the solution does not check: %s\n", Cli_safe(err.text));
+      rc = EXIT_INVALID;
+    } else if (PackInstance_writeCsv(out, &in, r.offsets, &err)) {
+      fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
+      rc = EXIT_INVALID;
+    }
+    if (rc == EXIT_INVALID) {
+      PackResult_free(&r);
+      PackInstance_free(&in);
+      return rc;
+    }
+  }
   char b1[32];
+  fputs(head, stdout);
   printf("buffers        %d\n", in.n);
   printf("method         %s\n", PackMethod_name(o.method));
   if (capacity > 0) printf("capacity       %s\n", Cli_count(capacity, b1, sizeof b1));
@@ -242,24 +267,10 @@ static int Pack_run(int argc, char **argv) {
     else
       printf(": no packing under the capacity found\n");
   }
-  /* the documented codes: a proof of infeasibility is an answer about the input (1);
-   * no answer within the limits is a solver limit (3); Ctrl-C 130, after the
-   * best packing found is written */
-  rc = r.offsets ? EXIT_OK : r.status == PACK_INFEASIBLE ? EXIT_INVALID : EXIT_LIMIT;
-  const char *out = Cli_value(c, &a, "--out");
   if (out && r.offsets) {
-    /* never write what does not check */
-    if (Pack_check(in.buffers, in.n, r.offsets, capacity, &err)) {
-      fprintf(stderr, "spadmap pack: internal error, the solution does not check: %s\n", Cli_safe(err.text));
-      rc = EXIT_INVALID;
-    } else if (PackInstance_writeCsv(out, &in, r.offsets, &err)) {
-      fprintf(stderr, "spadmap pack: %s\n", Cli_safe(err.text));
-      rc = EXIT_INVALID;
-    } else {
-      printf("written        %s\n", out);
-    }
+    printf("written        %s\n", Cli_safe(out));
   } else if (out) {
-    printf("not written    %s (no solution)\n", out);
+    printf("not written    %s (no solution)\n", Cli_safe(out));
   }
   PackResult_free(&r);
   PackInstance_free(&in);

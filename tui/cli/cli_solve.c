@@ -198,6 +198,16 @@ static int Solve_run_cmd(int argc, char **argv) {
   }
   ValidateReport rep;
   Status vst = Validate_plan(net, plan, &rep);
+  /* the file first, then the summary: a failed write (/dev/full, a full disk)
+   * exits 1 with nothing on stdout that claims a plan was kept; "-" (the plan on
+   * stdout) comes after the summary, as before */
+  const char *outp = Cli_value(c, &a, "--out");
+  if (outp && strcmp(outp, "-") != 0 && Plan_write(plan, net, outp, &err)) {
+    fprintf(stderr, "spadmap solve: %s\n", Cli_safe(err.text));
+    ValidateReport_free(&rep);
+    exit_code = EXIT_INVALID;
+    goto out;
+  }
   char b1[32], b2[32];
   const Metrics *m = &plan->metrics;
   printf("network        %s (%d ops)\n", Cli_safe(net->name), net->nops);
@@ -230,8 +240,7 @@ static int Solve_run_cmd(int argc, char **argv) {
     for (int i = 0; i < rep.nlines; i++) printf("  %s\n", rep.lines[i]);
   }
   ValidateReport_free(&rep);
-  const char *outp = Cli_value(c, &a, "--out");
-  if (outp && Plan_write(plan, net, outp, &err)) {
+  if (outp && strcmp(outp, "-") == 0 && Plan_write(plan, net, outp, &err)) {
     fprintf(stderr, "spadmap solve: %s\n", err.text);
     exit_code = EXIT_INVALID;
   }

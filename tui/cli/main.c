@@ -1,4 +1,5 @@
 /* spadmap: map a neural network onto an accelerator's scratchpad. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,15 +47,26 @@ static void Main_usage(FILE *out) {
           Cli_caps(~0u, "\n  ", caps, sizeof caps));
 }
 
+/* Results that never reached stdout (`spadmap info NET >/dev/full`) are a failed
+ * run, not exit 0: the buffered rest is flushed here and its error reported. */
+static int Main_stdoutChecked(const char *cmd, int rc) {
+  if (rc != EXIT_OK) return rc; /* failed already, and said why in its one line */
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+  fprintf(stderr, "spadmap %s: standard output: cannot write: %s\n", cmd, strerror(errno ? errno : EIO));
+  return EXIT_INVALID;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return Cli_tui.run(1, argv); /* no arguments: the explorer on the default network */
   if (strcmp(argv[1], "help") == 0 && argc > 2) return Help_run(argc - 1, argv + 1); /* = COMMAND --help */
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     Main_usage(stdout);
-    return EXIT_OK;
+    return Main_stdoutChecked("help", EXIT_OK);
   }
   for (int i = 0; i < MAIN_NCOMMANDS; i++)
-    if (strcmp(argv[1], Main_commands[i]->name) == 0) return Main_commands[i]->run(argc - 1, argv + 1);
+    if (strcmp(argv[1], Main_commands[i]->name) == 0)
+      return Main_stdoutChecked(Main_commands[i]->name, Main_commands[i]->run(argc - 1, argv + 1));
   /* an argument that names a file, not a command, opens it in the explorer */
   if (argv[1][0] != '-' && (access(argv[1], F_OK) == 0 || strstr(argv[1], ".json") || Data_net(argv[1]) != argv[1])) /* spadmap NET (or resnet50) [tui options] */
     return Cli_tui.run(argc, argv);
