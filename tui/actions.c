@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "find.h"
+#include "fileio.h"
 #include "lesson.h"
 #include "offchip_view.h"
 #include "policy.h"
@@ -314,9 +315,7 @@ static void Act_writePlan(App *app, const char *path) {
     size_t n = strlen(path);
     if (n > 10 && strcmp(path + n - 10, ".plan.json") == 0) snprintf(net, sizeof net, "%.*s.net.json", (int)(n - 10), path);
     else snprintf(net, sizeof net, "%s.net.json", path);
-    FILE *f = fopen(net, "w");
-    bool ok = f && fputs(app->tiled_text, f) >= 0;
-    if (f && fclose(f)) ok = false;
+    bool ok = FileIO_write(net, app->tiled_text, strlen(app->tiled_text), &err) == SP_OK; /* as --out: whole or not at all */
     if (!ok) App_setMessage(app, true, "saved the plan to %s, but cannot write its tiled network %s", path, net);
     else App_setMessage(app, false, "saved the plan to %s and its tiled network to %s", path, net);
     return;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "actions.h"
 #include "tiles/tiles.h"
 #include "views.h"
@@ -492,10 +493,7 @@ Status OffchipView_save(App *app, const char *path, char *msg, size_t n, SpError
     st = SpError_set(err, SP_ERR_FORMAT, "the off-chip plan does not validate: %s", verr.text);
   }
   if (!st) {
-    FILE *f = fopen(path, "w");
-    bool ok = f && fputs(json, f) >= 0;
-    if (f && fclose(f)) ok = false;
-    if (!ok) st = SpError_set(err, SP_ERR_IO, "cannot write %s", path);
+    st = FileIO_write(path, json, strlen(json), err); /* as --out: whole or not at all, every error said */
   }
   if (!st) {
     char b1[16], b2[16];

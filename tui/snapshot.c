@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "actions.h"
 #include "views.h"
 
@@ -114,12 +115,12 @@ void Snapshot_writeSVG(const Grid *g, FILE *f) {
 
 /* One file of the screen; false if it cannot be written whole. */
 static bool Snapshot_file(const Grid *g, const char *path, bool svg) {
-  FILE *f = fopen(path, "w");
-  if (!f) return false;
-  if (svg) Snapshot_writeSVG(g, f);
-  else Snapshot_writeText(g, f);
-  bool ok = !ferror(f);
-  return fclose(f) == 0 && ok;
+  FileOut o; /* as --out: a temporary renamed into place, never half a file */
+  SpError err;
+  if (FileIO_open(path, &o, &err)) return false;
+  if (svg) Snapshot_writeSVG(g, o.f);
+  else Snapshot_writeText(g, o.f);
+  return FileIO_commit(&o, &err) == SP_OK;
 }
 
 int Snapshot_saveScreen(App *app) {
