@@ -109,10 +109,12 @@ static int Offchip_run(int argc, char **argv) {
   }
   const char *tiled_path = Cli_value(c, &a, "--tiled-net");
   if (tiled_path) { /* the on-chip side of a budget below M_R: the tiles staged by the usual solver */
-    Net *tn;
-    char *text;
+    Net *tn = NULL;
+    char *text = NULL;
     if (Tiles_tiledNet(net, &to, &tn, &text, &err) || FileIO_write(tiled_path, text, strlen(text), &err)) {
       fprintf(stderr, "spadmap offchip: %s\n", err.text);
+      free(text); /* a failed write left them (LeakSanitizer, tiled-net on /dev/full) */
+      Net_free(tn);
       goto out;
     }
     fprintf(stderr, "wrote %s: %d ops, %d tensors, M_R %lld <= %lld (spadmap solve %s --budget %lld)\n", tiled_path,
