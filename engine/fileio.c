@@ -12,27 +12,26 @@
 #include <unistd.h>
 
 /* Each cap is the largest legitimate file of its kind, measured, with room
- * (the numbers in docs/results/reliability.md):
- *  - networks: `bench scale` generates up to 1,000,000 ops, 9.3 MB per 50,006
- *    ops, so about 186 MB; the largest bundled network (nasnet_a) is 0.26 MB.
- *    A DAG JSON describes the same graphs with as many numbers.
- *  - ONNX: the importer reads weights too; VGG-19 with its weights is 548 MB,
- *    and protobuf refuses a message past 2 GiB.
- *  - plans: 1.8 MB for 50,006 ops (bench scale's), so about 36 MB at a
- *    million ops (nasnet_a's is 88 KB).
- *  - off-chip plans: nasnet_a's at M_R/2 is 374 KB for 1,220 ops (tiles and
- *    chunks per op), so about 310 MB at a million ops.
- *  - CSV: minimalloc's rows are id,lower,upper,size[,offset], at most 5 x 20
- *    digits: 2M buffers (a million-op network's tensors) is at most 210 MB.
- *  - architecture files: at most 8 levels, the bundled ones are 2 KB.
- *  - lessons: a few stages of text, the bundled ones at most 3.2 KB. */
+ * (docs/results/reliability.md has the figures):
+ *  - JSON (networks and DAGs, plans, off-chip plans): the readers take at most
+ *    16 M values (JSON_MAX_VALUES), which is what bounds their memory; the files
+ *    we write take 4 to 13 bytes a value, so 16 M values are 67 to 204 MiB.
+ *    `bench scale`'s largest graph (1,000,000 ops: 9.3 MB and 0.8 M values per
+ *    50,006 ops) is about 186 MB, its plan about 106 MB; nasnet_a, the largest
+ *    bundled network, is 0.26 MB.
+ *  - ONNX: the importer reads the weights too; VGG-19 with its weights is
+ *    548 MB, and protobuf refuses a message past 2 GiB.
+ *  - CSV: a network's lifetimes are 30 bytes a row (bench scale's 50,006 ops:
+ *    1.5 MB), so 30 MB at a million ops, twice that with params and wider sizes.
+ *  - architecture files: at most 8 levels; the bundled ones are 2 KB.
+ *  - lessons: a few stages of text; the bundled ones are at most 3.2 KB. */
 static const struct {
   const char *name;
   size_t mib;
 } FileIO_kinds[FILE_KINDS] = {
     [FILE_NETWORK] = {"network or DAG JSON", 256}, [FILE_ONNX] = {"ONNX model", 1024},
-    [FILE_PLAN] = {"plan", 64},                    [FILE_OFFCHIP] = {"off-chip plan", 512},
-    [FILE_CSV] = {"CSV", 256},                     [FILE_ARCH] = {"architecture", 1},
+    [FILE_PLAN] = {"plan", 256},                   [FILE_OFFCHIP] = {"off-chip plan", 256},
+    [FILE_CSV] = {"CSV", 128},                     [FILE_ARCH] = {"architecture", 1},
     [FILE_LESSON] = {"lesson", 1},
 };
 

@@ -73,24 +73,24 @@ caps)
   big model.onnx 1100M
   fails 1 info "model\.onnx: 1100\.0 MiB is larger than the 1024 MiB cap for ONNX model files$" "$bin" info model.onnx
   big plan.json 300M '{"format": "spadmap-plan"'
-  fails 1 validate "plan\.json: 300\.0 MiB is larger than the 64 MiB cap for plan files$" "$bin" validate "$net" plan.json
-  fails 1 snapshot "plan\.json: 300\.0 MiB is larger than the 64 MiB cap for plan files$" "$bin" snapshot "$net" --plan plan.json
-  big off.json 600M '{"format": "spadmap-offchip"'
-  fails 1 validate "off\.json: 600\.0 MiB is larger than the 512 MiB cap for off-chip plan files$" "$bin" validate "$net" off.json
+  fails 1 validate "plan\.json: 300\.0 MiB is larger than the 256 MiB cap for plan files$" "$bin" validate "$net" plan.json
+  fails 1 snapshot "plan\.json: 300\.0 MiB is larger than the 256 MiB cap for plan files$" "$bin" snapshot "$net" --plan plan.json
+  big off.json 300M '{"format": "spadmap-offchip"'
+  fails 1 validate "off\.json: 300\.0 MiB is larger than the 256 MiB cap for off-chip plan files$" "$bin" validate "$net" off.json
   big arch.json 300M
   fails 1 layer "arch\.json: 300\.0 MiB is larger than the 1 MiB cap for architecture files$" "$bin" layer 3_14_16_16_1 --arch arch.json
   big arch2.json 2M # under the old single cap (256 MiB): it was read whole, then refused as JSON
   fails 1 layer "arch2\.json: 2\.0 MiB is larger than the 1 MiB cap for architecture files$" "$bin" layer 3_14_16_16_1 --arch arch2.json
   big in.csv 300M
-  fails 1 pack "in\.csv: 300\.0 MiB is larger than the 256 MiB cap for CSV files$" "$bin" pack in.csv
+  fails 1 pack "in\.csv: 300\.0 MiB is larger than the 128 MiB cap for CSV files$" "$bin" pack in.csv
   big lesson.json 2M
   fails 1 lesson "lesson\.json: 2\.0 MiB is larger than the 1 MiB cap for lesson files$" "$bin" lesson "$tmp/lesson.json" --out l.txt
   # a pipe that never ends is cut at its kind's cap, not the largest one
   fails 1 layer "larger than the 1 MiB cap for architecture files \(stopped reading\)$" sh -c "head -c 5000000 /dev/zero | \"$bin\" layer 3_14_16_16_1 --arch /dev/stdin"
   # --help states the caps of the files each command reads
   "$bin" layer --help | grep -q "architecture 1 MiB" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: layer --help states no arch cap"; }
-  "$bin" validate --help | grep -q "plan 64 MiB, off-chip plan 512 MiB" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: validate --help states no plan caps"; }
-  "$bin" pack --help | grep -q "CSV 256 MiB" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: pack --help states no CSV cap"; }
+  "$bin" validate --help | grep -q "plan 256 MiB, off-chip plan 256 MiB" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: validate --help states no plan caps"; }
+  "$bin" pack --help | grep -q "CSV 128 MiB" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: pack --help states no CSV cap"; }
   # Memory bounded by the input on the readers that sniff a format: 24 M values
   # in 48 MB, under every cap but over the JSON readers' 16 M values. The
   # format sniffers parsed them with cJSON's own parser first (64 bytes a value:
