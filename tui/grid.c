@@ -138,6 +138,7 @@ char Grid_ascii(uint32_t ch) {
   case 0x2717: return 'x';                                     /* ✗ */
   case 0x2026: return '~';                                     /* … */
   case 0x00D7: return 'x';                                     /* × */
+  case 0x00B5: return 'u';                                     /* µ */
   case 0x2212: return '-';                                     /* − */
   case 0x0394: return 'D';                                     /* Δ */
   default: return '?';

@@ -355,6 +355,10 @@ static void LayerView_bar(Grid *g, int x, int y, int w, const Arch *a, const Cos
  * is longer than a line: cut, it lost its end) */
 static void LayerView_wrap(Grid *g, int x, int y, int w, int maxh, Role role, const char *text) {
   for (int line = 0; *text && line < maxh && w > 0; line++) {
+    if (line == maxh - 1) { /* the last line: what does not fit ends in an ellipsis */
+      Grid_text(g, x, y + line, w, role, 0, text);
+      break;
+    }
     int n = (int)strlen(text);
     if (n > w) {
       n = w;
@@ -392,14 +396,20 @@ void LayerView_draw(App *app, Grid *g) {
   } else if (shown) {
     const LayerMapResult *r = &v->res;
     const Cost *c = &r->cost;
-    Grid_printf(g, x0 + 2, y0 + 2, w - 4, ROLE_DIM, 0, "%s", r->note);
+    LayerView_wrap(g, x0 + 2, y0 + 2, w - 4, 2, ROLE_DIM, r->note); /* the line below the note is free */
     /* the loop nest, left */
     char nest[8192];
     LayerMap_nestText(a, &r->map, nest, sizeof nest);
-    int nw = w / 2 - 2, y = y0 + 4;
-    for (char *line = nest; *line && y < y0 + h - 2; y++) {
+    int nw = w / 2 - 2, y = y0 + 4, left = 0;
+    for (const char *q = nest; *q; q++) left += *q == '\n';
+    for (char *line = nest; *line && y < y0 + h - 2; y++, left--) {
       char *end = strchr(line, '\n');
       if (end) *end = 0;
+      if (y == y0 + h - 3 && left > 1) { /* the nest goes on below: say so, and where to read it whole */
+        Grid_printf(g, x0 + 2, y, nw, ROLE_DIM, 0, "%s %d more lines: spadmap layer",
+                    g->unicode ? "\u2193" : "v", left);
+        break;
+      }
       bool comment = strstr(line, "//") != NULL;
       Grid_text(g, x0 + 2, y, nw, comment ? ROLE_TITLE : ROLE_DEFAULT, 0, line);
       if (!end) break;
@@ -409,20 +419,24 @@ void LayerView_draw(App *app, Grid *g) {
     int rx = x0 + w / 2, rw = w - w / 2 - 2, ry = y0 + 4;
     Grid_text(g, rx, ry++, rw, ROLE_TITLE, ATTR_BOLD, "tiles vs capacity (W I O)");
     for (int i = a->nlevels - 1; i >= 0 && ry < y0 + h - 9; i--, ry++) {
-      char used[32];
-      snprintf(used, sizeof used, "%lld/%lld B", (long long)c->used[i], (long long)a->level[i].capacity);
+      char used[32], u1[16], u2[16];
+      snprintf(used, sizeof used, "%s/%s", App_bytes(c->used[i], u1, sizeof u1),
+               App_bytes(a->level[i].capacity, u2, sizeof u2));
       Grid_printf(g, rx, ry, 10, c->bound_by == i ? ROLE_WARN : ROLE_DEFAULT, 0, "%-10s", a->level[i].name);
       int bw = rw - 10 - 18;
       if (bw > 4) LayerView_bar(g, rx + 10, ry, bw, a, c, i);
       Grid_printf(g, rx + rw - 17, ry, 17, ROLE_DIM, 0, "%s", a->level[i].capacity ? used : "");
     }
     ry++;
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, ATTR_BOLD, "latency %.5g cycles (%s-bound)", c->latency,
-                c->bound_by < 0 ? "compute" : a->level[c->bound_by].name);
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %.5g cycles, %.0f%% of %lld MACs", c->compute_cycles,
-                100 * c->utilization, (long long)a->macs);
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "energy %.4g pJ (%.2f pJ/MAC)", c->energy_pj, c->energy_pj / c->macs);
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %.4g B", c->dram_bytes);
+    /* counts in groups of three, energy in its unit, bytes as everywhere else: a teacher reads them aloud */
+    char f1[48], f2[48];
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, ATTR_BOLD, "latency %s cycles (%s-bound)",
+                Words_count(c->latency, f1, sizeof f1), c->bound_by < 0 ? "compute" : a->level[c->bound_by].name);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %s cycles, %.0f%% of %lld MACs",
+                Words_count(c->compute_cycles, f1, sizeof f1), 100 * c->utilization, (long long)a->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "energy %s (%.2f pJ/MAC)", Words_energy(c->energy_pj, f1, sizeof f1),
+                c->energy_pj / c->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %s", App_bytes((int64_t)(c->dram_bytes + 0.5), f2, sizeof f2));
   }
   pthread_mutex_unlock(&v->lock);
   bool stepping = v->method > LayerMap_nmethods; /* the steps map has the cursor keys */
@@ -470,9 +484,10 @@ bool LayerView_figure(App *app, const char *name, char *out, size_t n) {
   pthread_mutex_lock(&v->lock);
   bool shown = !v->busy && !v->st && v->res_method == v->method && v->res_arch == v->arch && v->method < LayerMap_nmethods;
   const Cost *c = &v->res.cost;
-  if (shown && strcmp(name, "latency") == 0) snprintf(out, n, "%.5g", c->latency);
-  else if (shown && strcmp(name, "energy") == 0) snprintf(out, n, "%.4g", c->energy_pj);
-  else if (shown && strcmp(name, "dram") == 0) snprintf(out, n, "%.4g", c->dram_bytes);
+  /* the figures as the view prints them */
+  if (shown && strcmp(name, "latency") == 0) Words_count(c->latency, out, n);
+  else if (shown && strcmp(name, "energy") == 0) Words_energy(c->energy_pj, out, n);
+  else if (shown && strcmp(name, "dram") == 0) App_bytes((int64_t)(c->dram_bytes + 0.5), out, (int)n);
   pthread_mutex_unlock(&v->lock);
   return out[0] != '\0';
 }

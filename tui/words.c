@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *Words_seconds(double s, char *buf, size_t n) {
   if (s >= 1) snprintf(buf, n, "%.2f s", s);
@@ -61,5 +62,28 @@ const char *Words_progress(double seconds, const char *figures, double gap, cons
   if (gap >= 0) snprintf(g, sizeof g, ", gap %s", Words_gap(gap, gp, sizeof gp));
   bool fig = figures && figures[0], st = stage && stage[0];
   snprintf(buf, n, "solving%s%s%s%s%s%s", t, fig ? ", " : "", fig ? figures : "", g, st ? ": " : "", st ? stage : "");
+  return buf;
+}
+
+const char *Words_count(double v, char *buf, size_t n) {
+  char digits[48];
+  snprintf(digits, sizeof digits, "%.0f", v < 0 ? -v : v);
+  size_t len = strlen(digits), o = 0;
+  char out[72];
+  if (v <= -0.5) out[o++] = '-';
+  for (size_t i = 0; i < len; i++) {
+    if (i && (len - i) % 3 == 0) out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  out[o] = '\0';
+  snprintf(buf, n, "%s", out);
+  return buf;
+}
+
+const char *Words_energy(double pj, char *buf, size_t n) {
+  static const char *const unit[] = {"pJ", "nJ", "\u00b5J", "mJ", "J"};
+  int u = 0;
+  while (u < 4 && (pj >= 999.95 || pj <= -999.95)) pj /= 1000, u++;
+  snprintf(buf, n, "%.1f %s", pj, unit[u]);
   return buf;
 }

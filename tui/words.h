@@ -21,6 +21,11 @@ double Words_gapOf(const SolverInfo *si);
  * limit (> 0) ran out, that a stage's share did ("after 4.93 s: a stage's share of the 15 s limit"). */
 const char *Words_result(const SolverInfo *si, double seconds, double limit, char *buf, size_t n);
 
+/* A count in groups of three: "1,680,941" (cycles; rounded). */
+const char *Words_count(double v, char *buf, size_t n);
+/* Energy from picojoules in the unit that keeps it short: "581.7 µJ", "3.2 nJ", "12.0 pJ". */
+const char *Words_energy(double pj, char *buf, size_t n);
+
 /* A search under way, in every view: "solving 4.70 s, FIGURES, gap 33.3 %: STAGE".
  * seconds < 0, figures NULL or "", gap < 0 and stage NULL or "" leave their part out. */
 const char *Words_progress(double seconds, const char *figures, double gap, const char *stage, char *buf, size_t n);

@@ -506,9 +506,9 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->map = map;
       r->cost = cost;
       r->tried = r->valid = 1;
-      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.2g), %d round%s; other levels' loop orders by the "
+      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%), %d round%s; other levels' loop orders by the "
                "cost model; %d local-search step%s", IlpStatus_name(res.status),
-               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : res.gap, round,
+               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
                round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;
