@@ -7,21 +7,26 @@ bin=$1; data=$2; dir=$3/screens
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
+# compare NAME WHAT: the screen just written to $tmp/NAME.txt against the expected
+# dump (or, with UPDATE_SCREENS, in its place); WHAT names the run in a failure
+compare() {
+  if [ -n "$UPDATE_SCREENS" ]; then
+    cp "$tmp/$1.txt" "$dir/$1.txt"; echo "updated $dir/$1.txt"; pass=$((pass + 1)); return
+  fi
+  if ! cmp -s "$tmp/$1.txt" "$dir/$1.txt"; then
+    echo "FAIL $1 ($2): screen differs from $dir/$1.txt"
+    diff "$dir/$1.txt" "$tmp/$1.txt" | head -20 | sed 's/^/  | /'
+    fail=$((fail + 1)); return
+  fi
+  pass=$((pass + 1))
+}
 # case NAME NET SIZE KEYS [more snapshot options]
 case_() {
   name=$1; net=$2; size=$3; keys=$4; shift 4
   if ! "$bin" snapshot "$data/networks/$net.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" "$@" 2>"$tmp/err"; then
     echo "FAIL $name: spadmap snapshot failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1)); return
   fi
-  if [ -n "$UPDATE_SCREENS" ]; then
-    cp "$tmp/$name.txt" "$dir/$name.txt"; echo "updated $dir/$name.txt"; pass=$((pass + 1)); return
-  fi
-  if ! cmp -s "$tmp/$name.txt" "$dir/$name.txt"; then
-    echo "FAIL $name (keys \"$keys\", $size): screen differs from $dir/$name.txt"
-    diff "$dir/$name.txt" "$tmp/$name.txt" | head -20 | sed 's/^/  | /'
-    fail=$((fail + 1)); return
-  fi
-  pass=$((pass + 1))
+  compare "$name" "keys \"$keys\", $size"
 }
 # shows NAME TEXT: the screen case_ NAME just drew contains TEXT. A dump
 # regenerated with UPDATE_SCREENS can change what it shows (a method added before
@@ -186,15 +191,7 @@ lesson_() {
   if ! "$bin" lesson "$data/lessons/$lesson.json" --size "$size" --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
     echo "FAIL $name: spadmap lesson failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1)); return
   fi
-  if [ -n "$UPDATE_SCREENS" ]; then
-    cp "$tmp/$name.txt" "$dir/$name.txt"; echo "updated $dir/$name.txt"; pass=$((pass + 1)); return
-  fi
-  if ! cmp -s "$tmp/$name.txt" "$dir/$name.txt"; then
-    echo "FAIL $name (lesson $lesson, keys \"$keys\", $size): screen differs from $dir/$name.txt"
-    diff "$dir/$name.txt" "$tmp/$name.txt" | head -20 | sed 's/^/  | /'
-    fail=$((fail + 1)); return
-  fi
-  pass=$((pass + 1))
+  compare "$name" "lesson $lesson, keys \"$keys\", $size"
 }
 lesson_ lesson_fragmentation_80x24 fragmentation 80x24 ""
 shows lesson_fragmentation_80x24 "more ↓ 3 lines (Space)"
