@@ -217,9 +217,18 @@ static bool Cb_closure(Cb *c) {
         Bitset_set(a, p);
       }
     }
-    for (int v = 0; v < n; v++)
-      for (int a = 0; a < n; a++)
-        if (Cb_anc(c, v, a)) Bitset_set(c->desc + (size_t)a * w, v);
+    /* descendants the same way, in reverse order over the successors (a test of
+     * every pair was O(ops^2): tens of seconds at 50k ops, and not polled) */
+    for (int i = n - 1; i >= 0; i--) {
+      int v = c->topo[i];
+      uint64_t *d = c->desc + (size_t)v * w;
+      for (int k = 0; k < nsucc[v]; k++) {
+        int s = succ[v][k];
+        const uint64_t *ds = c->desc + (size_t)s * w;
+        for (int x = 0; x < w; x++) d[x] |= ds[x];
+        Bitset_set(d, s);
+      }
+    }
   }
   for (int v = 0; succ && v < n; v++) free(succ[v]);
   free(indeg), free(succ), free(nsucc);

@@ -167,10 +167,16 @@ static int Dnc_pick(const Dag *d, const Net *net, int prev, int lo, int hi, bool
   return best.op;
 }
 
-static void Dnc_autoBreaks(const Dag *d, const Net *net, int max_segment, int *nodes, int *count) {
+/* s (or NULL: no limit): each pick scans every op, hundreds of picks on a large
+ * network take seconds, so past the segments' share of the time limit or on
+ * Ctrl-C the picking stops (the rest is one segment, left in file order). */
+static bool Dnc_segmentsDone(const SolveSettings *s, double t0);
+static void Dnc_autoBreaks(const Dag *d, const Net *net, int max_segment, int *nodes, int *count,
+                          const SolveSettings *s, double t0) {
   int prev = -1, lo = (max_segment + 1) / 2;
   *count = 0;
   while (d->n - (prev >= 0 ? d->nup[prev] : 0) > max_segment) {
+    if (s && ((s->cancel && atomic_load(s->cancel)) || Dnc_segmentsDone(s, t0))) break;
     int v = Dnc_pick(d, net, prev, lo, max_segment, false);
     if (v < 0) v = Dnc_pick(d, net, prev, 1, max_segment, false);
     if (v < 0) v = Dnc_pick(d, net, prev, 1, d->n, true);
@@ -198,7 +204,7 @@ Status Cosma_breakNodes(const Net *net, bool params, int max_segment, int *nodes
   if (max_segment < 1) return SpError_set(err, SP_ERR_ARG, "break nodes: segment size %d (expected at least 1)", max_segment);
   Dag d;
   bool ok = Dag_init(&d, net);
-  if (ok) Dnc_autoBreaks(&d, net, max_segment, nodes, count);
+  if (ok) Dnc_autoBreaks(&d, net, max_segment, nodes, count, NULL, 0);
   Dag_free(&d);
   return ok ? SP_OK : SpError_set(err, SP_ERR_NOMEM, "out of memory");
 }
@@ -450,6 +456,13 @@ static double Dnc_segmentLimit(const SolveSettings *s, double t0, int cnt, int l
   return share > Dnc_minLimit ? share : Dnc_minLimit;
 }
 
+/* The segments' part of the time limit is spent: the segments not solved keep
+ * their file order (each would otherwise still take Dnc_minLimit: hundreds of
+ * segments on a large network ran tens of seconds past the limit). */
+static bool Dnc_segmentsDone(const SolveSettings *s, double t0) {
+  return s->time_limit > 0 && Clock_now() - t0 >= s->time_limit * (1 - Dnc_finalShare);
+}
+
 /* Maps the segment network's order back to global ops (skipping enter and leave)
  * into the slice ops[0..cnt). */
 static Status Dnc_mapOrder(Dnc *dc, const Plan *plan, int *ops, int cnt, const char *label, SpError *err) {
@@ -531,7 +544,7 @@ static Status Dnc_segments(Dnc *dc, int *order, int *starts, SpError *err) {
   Status st = SP_OK;
   if (!Dag_init(&d, net) || !breaks) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
   else if (dc->s->break_nodes && dc->s->break_nodes[0]) st = Dnc_parseBreaks(net, &d, dc->s->break_nodes, breaks, &k, err);
-  else Dnc_autoBreaks(&d, net, DNC_MAX_SEGMENT, breaks, &k);
+  else Dnc_autoBreaks(&d, net, DNC_MAX_SEGMENT, breaks, &k, dc->s, dc->t0);
   if (!st) {
     Dnc_assign(&d, breaks, k, dc->seg);
     int at = 0;
@@ -611,7 +624,7 @@ Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError
   Status st = SP_OK;
   if (!Dnc_init(&dc, net, s) || !order || !starts) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
   if (!st) st = Dnc_segments(&dc, order, starts, err);
-  for (int i = 0; !st && i < dc.nseg && !(dc.cancelled |= Dnc_cancelled(s)); i++)
+  for (int i = 0; !st && i < dc.nseg && !(dc.cancelled |= Dnc_cancelled(s)) && !Dnc_segmentsDone(s, dc.t0); i++)
     st = Dnc_solveSegment(&dc, i, order + starts[i], starts[i + 1] - starts[i], n - starts[i], err);
   if (!st) st = Dnc_checkOrder(net, order, dc.tmp, err);
   Plan *plan = NULL;

@@ -145,18 +145,19 @@ static int64_t Jm_sz(const Jm *j, int t) { return j->net->tensors[t].bytes / j->
 
 /* Eq. 7 and one op per step; ours adds the precedence rows (implied for integer
  * points, but they tighten the LP a lot). */
-static void Jm_scheduleRows(const Jm *j, IlpModel *m, Row *row) {
+static void Jm_scheduleRows(Jm *j, IlpModel *m, Row *row) {
   const Net *net = j->net;
   for (int v = 0; v < j->n; v++) {
     for (int q = j->asap[v]; q <= j->alap[v]; q++) Row_add(row, Jm_c(j, v, q), 1);
     Row_commit(m, row, 1, 1);
   }
-  for (int q = 0; q < j->n; q++) {
+  /* O(ops x steps): polled per row (seconds at tens of thousands of ops) */
+  for (int q = 0; q < j->n && !Jm_over(j, m); q++) {
     for (int v = 0; v < j->n; v++) Row_add(row, Jm_c(j, v, q), 1);
     Row_commit(m, row, 1, 1);
   }
   if (j->paper) return;
-  for (int c = 0; c < j->n; c++)
+  for (int c = 0; c < j->n && !Jm_over(j, m); c++)
     for (int k = 0; k < net->ops[c].ninputs; k++) {
       int p = net->tensors[net->ops[c].inputs[k]].producer;
       bool dup = false;
@@ -348,7 +349,7 @@ static IlpModel *Jm_build(Jm *j, bool addresses, bool *too_big) {
   Jm_scheduleRows(j, m, &row);
   for (int t = 0; t < j->nt && !Jm_over(j, m); t++) Jm_tensorRows(j, m, &row, t);
   if (!j->paper) /* capacity per step: a relaxation of Eqs. 9-10, and a cut for the full model */
-    for (int q = 0; q < j->n; q++) {
+    for (int q = 0; q < j->n && !Jm_over(j, m); q++) {
       int64_t most = 0;
       for (int t = 0; t < j->nt; t++)
         if (Jm_onChip(j, t) && j->lo[t] <= q && q <= j->hi[t]) {

@@ -134,16 +134,20 @@ Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_ord
     }
   }
   m.peak_col = IlpModel_addCol(ilp, ILP_CONTINUOUS, (double)(Figures_minRequired(net, params) / g), ILP_INF, 1);
+  /* Building is O(ops x steps) on its own (hundreds of millions of terms at 50k
+   * ops): under the time limit and Ctrl-C, polled once per row group. */
+  CosmaBuildLimit lim;
+  CosmaBuildLimit_set(&lim, s->time_limit > 0 ? t0 + s->time_limit : 0, 0, s->cancel);
   /* Eq. 7: every op once; and one op per step. */
   for (int v = 0; v < n; v++) {
     for (int q = m.asap[v]; q <= m.alap[v]; q++) Row_add(&row, Mp_c(&m, v, q), 1);
     Row_commit(ilp, &row, 1, 1);
   }
-  for (int q = 0; q < n; q++) {
+  for (int q = 0; q < n && !CosmaBuildLimit_over(&lim, ilp); q++) {
     for (int v = 0; v < n; v++) Row_add(&row, Mp_c(&m, v, q), 1);
     Row_commit(ilp, &row, 1, 1);
   }
-  for (int t = 0; t < nt; t++) {
+  for (int t = 0; t < nt && !CosmaBuildLimit_over(&lim, ilp); t++) {
     const Tensor *tt = &net->tensors[t];
     if (m.xcol[t] < 0 && m.pcol[t] < 0) continue;
     if (m.xcol[t] >= 0) { /* an input is loaded once */
@@ -170,7 +174,7 @@ Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_ord
     }
   }
   /* Eq. 14: resident bytes (made now, preserved, loaded now) <= M_peak. */
-  for (int q = 0; q < n; q++) {
+  for (int q = 0; q < n && !CosmaBuildLimit_over(&lim, ilp); q++) {
     for (int v = 0; v < n; v++) {
       int c = Mp_c(&m, v, q);
       if (c < 0) continue;
@@ -188,6 +192,12 @@ Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_ord
   }
   if (row.nomem) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory building the min-peak ILP");
+    goto out;
+  }
+  if (lim.hit) { /* no time to build the model: the warm order stands, unproven */
+    memcpy(order, warm_order, sizeof(int) * (size_t)n);
+    res->peak = Figures_peak(net, params, warm_order, NULL);
+    res->status = lim.cancel && atomic_load(lim.cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     goto out;
   }
   res->ncols = IlpModel_ncols(ilp);
@@ -246,14 +256,16 @@ Status Cosma_scheduleMinPeak(const Net *net, const SolveSettings *s, int *order,
   CosmaMinPeakResult res;
   Status st = Cosma_minPeak(net, s, NULL, order, &res, err);
   if (st) return st;
-  if (res.status == SOLVER_CANCELLED) return SpError_set(err, SP_ERR_CANCELLED, "cancelled");
-  if (info) {
+  if (info) { /* cancelled: the best order so far stands (the caller keeps its plan), marked cancelled */
     info->status = res.status;
     info->seconds += res.seconds;
     info->objective = (double)res.peak;
     info->has_objective = true;
     info->bound = (double)res.bound;
     info->has_bound = res.has_bound;
+    if (res.ncols == 0 && (res.status == SOLVER_TIMEOUT || res.status == SOLVER_CANCELLED))
+      snprintf(info->note, sizeof info->note, "the min-peak ILP was not built (%s first): the file's order",
+               res.status == SOLVER_CANCELLED ? "Ctrl-C" : "time limit");
   }
   return SP_OK;
 }
