@@ -194,6 +194,8 @@ static bool Pack_heurStop(const PackHeurJob *j) {
   return o && ((o->cancel && atomic_load(o->cancel)) || (o->time_limit > 0 && Clock_now() - j->start >= o->time_limit));
 }
 
+static bool Pack_heurStopHook(const void *job) { return Pack_heurStop(job); }
+
 static void *Pack_heurWorker(void *arg) {
   PackHeurJob *j = arg;
   bool ran = false;
@@ -202,7 +204,8 @@ static void *Pack_heurWorker(void *arg) {
     /* the first heuristic always runs (thread 0's: some packing to return) */
     if ((ran || j->thread != 0) && Pack_heurStop(j)) break;
     j->height[k] = PackHeur_of(Pack_heurOrder[k])(j->b, j->n, j->g, j->offsets[k]);
-    if (j->height[k] < 0) j->height[k] = -2;
+    if (j->height[k] == PACK_HEUR_STOPPED) j->height[k] = -1; /* as if not run */
+    else if (j->height[k] < 0) j->height[k] = -2;
     ran = true;
   }
   return NULL;
@@ -234,6 +237,7 @@ static Status Pack_heuristic(const PackBuffer *b, int n, PackMethod m, int64_t *
   }
   if (!nomem) {
     PackHeurJob jobs[2] = {{b, n, 0, &g, o, start, heights, offs}, {b, n, 1, &g, o, start, heights, offs}};
+    g.stop = Pack_heurStopHook, g.stop_user = &jobs[0]; /* skyline is quadratic: it polls */
     pthread_t t;
     /* small instances: one thread (starting one costs more than it saves) */
     bool two = n >= 2000 && pthread_create(&t, NULL, Pack_heurWorker, &jobs[1]) == 0;

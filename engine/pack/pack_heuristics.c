@@ -46,6 +46,7 @@ void PackOverlaps_free(PackOverlaps *g) {
 bool PackOverlaps_build(const PackBuffer *b, int n, PackOverlaps *g) {
   g->start = calloc((size_t)n + 2, sizeof *g->start);
   g->adj = NULL;
+  g->stop = NULL, g->stop_user = NULL;
   int *order = Pack_orderByLower(b, n);
   if (!g->start || !order) {
     free(order);
@@ -545,7 +546,6 @@ static int Int64_cmp(const void *pa, const void *pb) {
  * buffer that fits inside it in time and covers the most of it (then the largest);
  * if none fits, raise the run to its lower neighbour. */
 static int64_t PackHeur_skyline(const PackBuffer *b, int n, const PackOverlaps *g, int64_t *offsets) {
-  (void)g;
   int64_t *times = malloc(sizeof *times * (size_t)(2 * n + 1));
   int *lo = malloc(sizeof *lo * (size_t)(n ? n : 1)), *hi = malloc(sizeof *hi * (size_t)(n ? n : 1));
   int64_t *sky = malloc(sizeof *sky * (size_t)(2 * n + 1));
@@ -565,7 +565,11 @@ static int64_t PackHeur_skyline(const PackBuffer *b, int n, const PackOverlaps *
   }
   for (int s = 0; s < ns; s++) sky[s] = 0;
   height = 0;
-  for (int left = n; left > 0;) {
+  for (int left = n, step = 0; left > 0; step++) {
+    if (g && g->stop && (step & 63) == 0 && g->stop(g->stop_user)) { /* each step scans every section and buffer */
+      height = PACK_HEUR_STOPPED;
+      break;
+    }
     int s0 = 0;
     for (int s = 1; s < ns; s++)
       if (sky[s] < sky[s0]) s0 = s;

@@ -19,11 +19,18 @@ static inline bool Pack_overlap(const PackBuffer *a, const PackBuffer *b) {
  * n log n plus the pairs; what the heuristics look at instead of all n. */
 typedef struct {
   int *start, *adj;
+  /* set by best-heuristic after building (else NULL): a heuristic whose own work
+   * is quadratic (skyline) asks it now and then and gives up (PACK_HEUR_STOPPED)
+   * when it says stop: the time limit from start, or cancel */
+  bool (*stop)(const void *user);
+  const void *stop_user;
 } PackOverlaps;
+enum { PACK_HEUR_STOPPED = -3 };
 bool PackOverlaps_build(const PackBuffer *b, int n, PackOverlaps *g);
 void PackOverlaps_free(PackOverlaps *g);
 
-/* One heuristic: fills offsets, returns the height, or -1 when out of memory. */
+/* One heuristic: fills offsets, returns the height, -1 when out of memory, or
+ * PACK_HEUR_STOPPED (g->stop said so). */
 typedef int64_t (*PackHeuristicFn)(const PackBuffer *b, int n, const PackOverlaps *g, int64_t *offsets);
 
 /* The heuristic of a method (NULL for PACK_EXACT / PACK_BEST_HEURISTIC). */
