@@ -65,9 +65,11 @@ static Status Pack_readdress(Plan *plan, const Net *net, int64_t budget, bool *p
    * search bounded by nodes, never by the clock (a loaded machine would change
    * the plan); the heuristics alone first */
   o.node_limit = 20000;
-  /* two cheap heuristics first (most schedules pack with them), then the search */
+  /* two cheap heuristics first (most schedules pack with them), then the search;
+   * skyline is quadratic and cannot look at the clock here: only up to 4,096
+   * buffers (at 20,000 it took 7 s, inside solve's time limit) */
   static const PackMethod tries[] = {PACK_SKYLINE, PACK_OFFSET_SIZE, PACK_EXACT};
-  for (int t = 0; t < 3 && !*packed; t++) {
+  for (int t = n > 4096 ? 1 : 0; t < 3 && !*packed; t++) {
     o.method = tries[t];
     PackResult r;
     SpError e;
