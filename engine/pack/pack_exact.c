@@ -101,10 +101,12 @@ static void Search_progress(PackSearch *s, const char *stage) {
  * took 40 s at 100,000 buffers, past any limit). */
 static bool Search_shouldStop(PackSearch *s) {
   if (s->stopped) return true;
-  if ((s->nodes & s->poll_mask) != 0) return false;
+  bool tick = (s->nodes & 255) == 0;
+  if (!tick && (s->nodes & s->poll_mask) != 0) return false;
   const PackOptions *o = s->o;
   if (o->cancel && atomic_load(o->cancel)) s->stopped = s->cancelled = true;
-  if (o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = true;
+  /* the node limit at the same nodes as ever (an allocator's plan depends on it) */
+  if (tick && o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = true;
   double now = Clock_now();
   if (o->time_limit > 0 && now - s->start >= o->time_limit) s->stopped = true;
   double every = o->progress_interval > 0 ? o->progress_interval : 0.2;
