@@ -75,18 +75,19 @@ valid_out() { # valid_out KIND FILE
   return 0
 }
 
-# limit WANT_RC KIND CMD ARGS... : runs with --time-limit 1 (already in ARGS);
+# limit WANT_RC KIND CMD ARGS... : runs with --time-limit 1 (already in
+# ARGS; $lim: the limits in all, 1 unless a bench runs several instances);
 # WANT_RC 03: 0 with the --out file written, or 3 (the limit came first) without
 limit() {
   want=$1; kind=$2; cmd=$3; shift 3
   what="spadmap $cmd $*"
   rm -f "$tmp/o.json" "$tmp/o.csv" "$tmp/o.txt"
   extra=$base
-  [ "$cmd" = pack ] && extra=$base_pack
+  case "$cmd $1" in pack* | "bench pack") extra=$base_pack ;; esac
   t0=$(now)
   timeout -k 5 60 "$bin" $cmd "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
   rc=$?
-  if ! el=$(within "$t0" 1); then bad "took $el s, limit 1 s"; return; fi
+  if ! el=$(within "$t0" "${lim:-1}"); then bad "took $el s, limit ${lim:-1} s"; return; fi
   if [ "$want" = 03 ]; then
     out=$tmp/o.json; [ "$kind" = csv ] && out=$tmp/o.csv
     if [ "$rc" -eq 0 ] && [ ! -f "$out" ]; then bad "exit 0 and no --out file"; return; fi
@@ -156,11 +157,13 @@ limit 3 - layer "$layer" --method exhaustive --time-limit 1
 # the explorer's screen after the searching policies
 limit 0 - snapshot "$net" --schedule cosma --time-limit 1 --out o.txt
 # benches: each solve under the limit
-# (20,000 buffers at their lower bound: the exact search runs to the limit)
+# (two CSVs of 20,000 buffers at their lower bound, where skyline still runs: the
+# exact search runs to the limit of each, 2 s in all)
 mkdir -p "$tmp/csvs" && head -20001 "$big" >"$tmp/csvs/part.csv"
 lb=$("$bin" pack "$tmp/csvs/part.csv" --method so-size | awk '/^lower bound/ { gsub(",", "", $3); print $3 }')
+cp "$tmp/csvs/part.csv" "$tmp/csvs/again.$lb.csv"
 mv "$tmp/csvs/part.csv" "$tmp/csvs/part.$lb.csv"
-limit 0 - bench pack --dir "$tmp/csvs" --time-limit 1
+lim=2; limit 0 - bench pack --dir "$tmp/csvs" --time-limit 1; lim=1
 limit 0 - bench steps --inputs 12-12 --groups 10-10 --time-limit 1
 
 # --- Ctrl-C: exit 130 soon after, the best answer so far written ----------------
