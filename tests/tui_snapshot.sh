@@ -179,6 +179,8 @@ case_ taa_example_off_click taa_example 100x30 "D<Click:30,10>"
 case_ squeezenet_off_below  squeezenet1_0 100x30 "b300K<Enter>D<Right><Right>"
 # below M_R the tiled network is staged on chip; at or above M_R the original returns
 case_ squeezenet_staged     squeezenet1_0 120x40 "b300K<Enter><Right><Right><Tab>"
+# the tiled network's name without its "@307200" (the budget beside it says it in K)
+shows squeezenet_staged     " squeezenet1_0 (70 ops) │ budget 300.0K < M_R 1.42M, tiled"
 case_ squeezenet_unstaged   squeezenet1_0 80x24  "b300K<Enter>b2M<Enter>"
 case_ squeezenet_staged_off squeezenet1_0 100x30 "b300K<Enter>D<Right><Right><Tab>"
 # `-` walks below M_R too: each press past the tiled network's own M_R tiles the original finer

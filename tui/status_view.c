@@ -85,7 +85,10 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
     else snprintf(lim, sizeof lim, "%sno limit", sep);
   }
   char pol[96];
-  snprintf(line, sizeof line, " %s%s%s%s%s%s%s%s%s%s%s%s%s%s", app->net->name, ops, sep, wide ? "budget " : "",
+  /* a tiled network's name ends in "@BYTES" (engine/tiles): the budget beside it already says so, in K/M */
+  const char *at = tiled ? strrchr(app->net->name, '@') : NULL;
+  int namelen = at ? (int)(at - app->net->name) : (int)strlen(app->net->name);
+  snprintf(line, sizeof line, " %.*s%s%s%s%s%s%s%s%s%s%s%s%s%s", namelen, app->net->name, ops, sep, wide ? "budget " : "",
            App_bytes(s->budget, b, sizeof b), preset ? (tiled ? " " : " = ") : "", preset ? preset : "", sep,
            App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", lim, sep, state);
   Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
