@@ -452,12 +452,16 @@ expect 0 "valid: .*5000 buffers" "$bin" pack --check "$tmp/many.out.csv"
 # steps: Ctrl-C stops the functional check (it was ignored: 13 s, exit 0) and the plan
 # is printed with the check cancelled; exit 130
 if command -v timeout >/dev/null 2>&1; then
-  expect 130 "functional check: cancelled at step" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=300,Q=300,C=64,K=64" --method steps-row
+  # (on a loaded machine the signal may come before the check starts: "cancelled before step 1", or
+  # while the plan is made: "step plan cancelled at step"; each is Ctrl-C honoured)
+  expect 130 "cancelled \(at\|before\) step" timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=300,Q=300,C=64,K=64" --method steps-row
   check "steps-row: Ctrl-C ends the functional check within 3 s" \
     'start=$(date +%s); timeout --preserve-status -s INT 1 "$bin" layer "R=3,S=3,P=300,Q=300,C=64,K=64" --method steps-row >/dev/null 2>&1; [ $(( $(date +%s) - start )) -le 3 ]'
 fi
 # the plan of an ILP stopped by Ctrl-C is still checked (above); a second Ctrl-C stops that check
-expect 130 "functional check: cancelled" sh -c '"$0" layer "R=3,S=3,P=8,Q=8,C=2048,K=1024,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60 </dev/null & pid=$!; sleep 1; kill -INT $pid; sleep 0.5; kill -INT $pid; wait $pid' "$bin"
+# (a Ctrl-C every 0.5 s until it ends: on a loaded machine two may land before the ILP stops, and
+# the check clears the flag once, when it starts; the next one stops it)
+expect 130 "functional check: cancelled" sh -c '"$0" layer "R=3,S=3,P=8,Q=8,C=2048,K=1024,N=1,stride=1" --method steps-ilp --group-size 3 --time-limit 60 </dev/null & pid=$!; sleep 1; i=0; while [ $i -lt 40 ] && ! grep -q "^[0-9]* ([^)]*) Z" /proc/$pid/stat 2>/dev/null && kill -INT $pid 2>/dev/null; do i=$((i + 1)); sleep 0.5; done; wait $pid' "$bin"
 check "steps-ilp: the first Ctrl-C stopped the ILP" 'grep -q "ILP: cancelled in" "$tmp/out"'
 # steps: durations past int64 are refused (they printed negative); a layer too large to
 # simulate has its check skipped, not failed (it asked for 2 PiB: "functional check: functional check")
