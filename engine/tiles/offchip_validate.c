@@ -11,8 +11,12 @@ typedef struct {
   int tensor, tile;
 } VChunk;
 
+/* by first tick: chunks live at one tick are few (their bytes fit in the
+ * plan's height), chunks over one address are many on a long network (the
+ * address sweep this replaced took 22 s on 50,000 ops, 192,000 chunks) */
 static int VChunk_cmp(const void *a, const void *b) {
   const VChunk *x = a, *y = b;
+  if (x->first != y->first) return x->first < y->first ? -1 : 1;
   if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
   return (x->tile > y->tile) - (x->tile < y->tile);
 }
@@ -126,9 +130,9 @@ Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) 
     return SpError_set(err, SP_ERR_FORMAT, "peak_bytes is %lld but the tensors reach %lld", (long long)p->peak_bytes,
                        (long long)height);
 
-  /* Collisions: sweep all chunks by address; a chunk is compared with every
-   * earlier one still open at its start; two chunks of different tensors that
-   * share a byte must not be live at one tick. */
+  /* Collisions: sweep all chunks by first tick; a chunk is compared with every
+   * earlier one still live at its first tick; two chunks of different tensors
+   * live at one tick must not share a byte. */
   VChunk *v = malloc(sizeof *v * (size_t)(total ? total : 1));
   int *open = malloc(sizeof(int) * (size_t)(total ? total : 1));
   if (!v || !open) {
@@ -150,16 +154,17 @@ Status OffchipPlan_validate(const OffchipPlan *p, const Net *net, SpError *err) 
   for (int64_t i = 0; i < m && !st; i++) {
     int w = 0;
     for (int j = 0; j < nopen; j++)
-      if (v[open[j]].hi > v[i].lo) open[w++] = open[j];
+      if (v[open[j]].last >= v[i].first) open[w++] = open[j];
     nopen = w;
     for (int j = 0; j < nopen; j++) {
       const VChunk *a = &v[open[j]], *b = &v[i];
-      if (a->tensor == b->tensor || a->last < b->first || b->last < a->first) continue;
+      if (a->tensor == b->tensor || a->hi <= b->lo || b->hi <= a->lo) continue;
       char la[256], lb[256];
-      int64_t t = a->first > b->first ? a->first : b->first;
-      st = SpError_set(err, SP_ERR_FORMAT, "at tick %lld, bytes %lld..%lld: %s and %s are both live", (long long)t,
-                       (long long)b->lo, (long long)(a->hi < b->hi ? a->hi : b->hi) - 1,
-                       V_label(p, a->tile, la, sizeof la), V_label(p, b->tile, lb, sizeof lb));
+      /* b starts at or after a: the first shared tick is b's */
+      st = SpError_set(err, SP_ERR_FORMAT, "at tick %lld, bytes %lld..%lld: %s and %s are both live",
+                       (long long)b->first, (long long)(a->lo > b->lo ? a->lo : b->lo),
+                       (long long)(a->hi < b->hi ? a->hi : b->hi) - 1, V_label(p, a->tile, la, sizeof la),
+                       V_label(p, b->tile, lb, sizeof lb));
       break;
     }
     open[nopen++] = (int)i;
