@@ -29,6 +29,7 @@ bool OffchipMethod_parse(const char *s, OffchipMethod *m) {
 }
 
 void OffchipOptions_init(OffchipOptions *o) {
+  o->deadline = 0;
   o->method = OFFCHIP_TAA;
   o->order = TAA_ORDER_SIZE;
   o->fallback = true;
@@ -203,6 +204,12 @@ static void PairCollect_visit(int id, void *user) {
 }
 
 Status Taa_allocate(const TaaTensor *t, int n, const int *order, int64_t *base, long *shifts, SpError *err) {
+  return Taa_allocateUntil(t, n, order, 0, base, shifts, NULL, err);
+}
+
+Status Taa_allocateUntil(const TaaTensor *t, int n, const int *order, double deadline, int64_t *base, long *shifts,
+                         int *nplaced, SpError *err) {
+  if (nplaced) *nplaced = 0;
   TaaIndex x;
   Status st = TaaIndex_build(&x, t, n, err);
   if (st) return st;
@@ -216,6 +223,12 @@ Status Taa_allocate(const TaaTensor *t, int n, const int *order, int64_t *base, 
   }
   pc.placed = placed;
   for (int oi = 0; oi < n; oi++) {
+    /* line 2's scan is O(n) a tensor: 7.6 s on 50,000 tensors (issue 28) */
+    if (deadline > 0 && oi % 64 == 0 && Clock_now() > deadline) {
+      st = SpError_set(err, SP_ERR_LIMIT, "TAA placed %d of %d tensors when the time limit came", oi, n);
+      goto out;
+    }
+    if (nplaced) *nplaced = oi;
     int i = order[oi];
     const TaaTensor *T = &t[i];
     /* line 2: the first gap of sufficient size among the placed tensors whose
@@ -266,6 +279,7 @@ Status Taa_allocate(const TaaTensor *t, int n, const int *order, int64_t *base, 
     base[i] = addr;
     placed[i] = true;
   }
+  if (nplaced) *nplaced = n;
 out:
   if (shifts) *shifts = nshift;
   free(placed);
@@ -364,34 +378,54 @@ Status Offchip_allocate(const TilesModel *m, const OffchipOptions *o, OffchipRes
     OffchipResult_free(r);
     return SpError_set(err, SP_ERR_ARG, "unknown off-chip method or order");
   }
-  double t0 = Clock_now();
-  Status st;
+  double t0;
+  Status st = SP_OK;
   if (o->method == OFFCHIP_TAA) {
-    TaaTensor *t = Offchip_taaTensors(m);
-    int *order = malloc(sizeof(int) * (size_t)(m->ntensors ? m->ntensors : 1));
-    if (!t || !order)
-      st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
-    else if (!(st = Taa_order(t, m->ntensors, o->order, order, err)))
-      st = Taa_allocate(t, m->ntensors, order, r->base, &r->shifts, err);
-    free(t);
-    free(order);
-    if (!st) r->taa_peak = Offchip_height(m, r->base);
-    r->seconds = Clock_now() - t0; /* TAA's own time: the fallback check is not the allocator */
-    if (!st && o->fallback) { /* the best Shared Objects strategy, if lower */
-      int64_t *so = malloc(sizeof(int64_t) * (size_t)(m->ntensors ? m->ntensors : 1));
-      if (!so) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    /* the best Shared Objects strategy first (the lowest, the first of equals):
+     * a plan in hand if the deadline stops TAA */
+    int64_t *so = NULL, so_peak = -1;
+    OffchipMethod so_method = OFFCHIP_SO_SIZE;
+    if (o->fallback) {
+      int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(m->ntensors ? m->ntensors : 1));
+      so = malloc(sizeof(int64_t) * (size_t)(m->ntensors ? m->ntensors : 1));
+      if (!tmp || !so) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
       for (int k = OFFCHIP_SO_SIZE; !st && k <= OFFCHIP_SO_IMPROVED; k++) {
         SpError e2;
-        if (Offchip_pack(m, (OffchipMethod)k, so, &e2)) continue; /* a missing baseline: no fallback */
-        if (Offchip_height(m, so) < Offchip_height(m, r->base)) {
-          memcpy(r->base, so, sizeof(int64_t) * (size_t)m->ntensors);
-          r->method = (OffchipMethod)k;
-          r->fell_back = true;
+        if (Offchip_pack(m, (OffchipMethod)k, tmp, &e2)) continue; /* a missing baseline: no fallback */
+        int64_t h = Offchip_height(m, tmp);
+        if (so_peak < 0 || h < so_peak) {
+          memcpy(so, tmp, sizeof(int64_t) * (size_t)m->ntensors);
+          so_peak = h;
+          so_method = (OffchipMethod)k;
         }
       }
-      free(so);
+      free(tmp);
     }
+    t0 = Clock_now();
+    TaaTensor *t = Offchip_taaTensors(m);
+    int *order = malloc(sizeof(int) * (size_t)(m->ntensors ? m->ntensors : 1));
+    if (!st && (!t || !order)) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+    if (!st && !(st = Taa_order(t, m->ntensors, o->order, order, err)))
+      st = Taa_allocateUntil(t, m->ntensors, order, o->deadline, r->base, &r->shifts, &r->taa_placed, err);
+    free(t);
+    free(order);
+    r->seconds = Clock_now() - t0; /* TAA's own time: the fallback check is not the allocator */
+    if (!st) {
+      r->taa_peak = Offchip_height(m, r->base);
+      if (so_peak >= 0 && so_peak < r->taa_peak) { /* the best Shared Objects strategy is lower */
+        memcpy(r->base, so, sizeof(int64_t) * (size_t)m->ntensors);
+        r->method = so_method;
+        r->fell_back = true;
+      }
+    } else if (st == SP_ERR_LIMIT && so_peak >= 0) { /* TAA stopped: the Shared Objects plan stands */
+      memcpy(r->base, so, sizeof(int64_t) * (size_t)m->ntensors);
+      r->method = so_method;
+      r->stopped = true;
+      st = SP_OK;
+    }
+    free(so);
   } else {
+    t0 = Clock_now();
     st = Offchip_pack(m, o->method, r->base, err);
     r->seconds = Clock_now() - t0;
   }

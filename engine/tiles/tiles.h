@@ -211,6 +211,10 @@ typedef struct {
   OffchipMethod method;  /* default OFFCHIP_TAA */
   TaaOrder order;        /* default TAA_ORDER_SIZE */
   bool fallback;         /* TAA: if the best Shared Objects strategy is lower, use it (default true) */
+  /* TAA: the Clock_now() time it stops at (default 0: none). With fallback the
+   * Shared Objects strategies (fast, not polled) run first, so a stopped TAA
+   * leaves their best plan (OffchipResult.stopped); without, SP_ERR_LIMIT. */
+  double deadline;
 } OffchipOptions;
 
 typedef struct {
@@ -222,6 +226,8 @@ typedef struct {
   bool fell_back;
   int64_t taa_peak;      /* TAA's own peak before any fallback (-1 other methods) */
   long shifts;           /* TAA: address shifts made by collisions */
+  bool stopped;          /* the deadline stopped TAA: the bases are the best Shared Objects strategy's (method) */
+  int taa_placed;        /* TAA: tensors it placed (all of them unless stopped) */
 } OffchipResult;
 
 void OffchipOptions_init(OffchipOptions *o);
@@ -237,6 +243,11 @@ typedef struct {
 } TaaTensor;
 /* Places tensors in the given order; base[] gets addresses. */
 Status Taa_allocate(const TaaTensor *t, int n, const int *order, int64_t *base, long *shifts, SpError *err);
+/* The same, stopping with SP_ERR_LIMIT once Clock_now() passes deadline (> 0;
+ * read every 64 tensors: each scans the placed ones); *placed (may be NULL)
+ * gets how many tensors it placed in order. */
+Status Taa_allocateUntil(const TaaTensor *t, int n, const int *order, double deadline, int64_t *base, long *shifts,
+                         int *placed, SpError *err);
 /* Sorts tensor indices by one of the three orders (ties: first tick, index). */
 Status Taa_order(const TaaTensor *t, int n, TaaOrder order, int *out, SpError *err);
 

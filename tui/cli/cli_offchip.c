@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "fileio.h"
 #include "figures.h"
 #include "solve.h"
@@ -19,6 +20,8 @@ static const CliOption Offchip_options[] = {
   {"--order", "size|lifetime|peers", "TAA's sort order (default size)"},
   {"--method", "NAME", "taa (default), so-size, so-breadth, so-improved, offset-size"},
   {"--no-fallback", NULL, "taa: keep TAA's own placement even when a Shared Objects strategy is lower"},
+  {"--time-limit", "SECONDS", "stop TAA after this long, counted from the start (default: none); with the fallback "
+                              "the best Shared Objects plan stands, with a note, else exit 3"},
   {"--out", "FILE", "write the off-chip plan (spadmap-offchip JSON)"},
   {"--json", NULL, "print the off-chip plan as JSON instead of the summary"},
   {"--tiled-net", "FILE", "write the tiled network (one op per tile, one tensor per row piece): solve it at the budget"},
@@ -45,6 +48,7 @@ static bool Offchip_budget(const Net *net, const char *text, int64_t *bytes, SpE
 }
 
 static int Offchip_run(int argc, char **argv) {
+  double start = Clock_now();
   CliArgs a;
   const CliCommand *c = &Cli_offchip;
   int rc = Cli_parse(c, argc, argv, 1, 1, &a);
@@ -67,6 +71,13 @@ static int Offchip_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   oo.fallback = !Cli_value(c, &a, "--no-fallback");
+  const char *tl = Cli_value(c, &a, "--time-limit");
+  double limit = 0;
+  if (tl && !(Cli_real(tl, 0, 1e7, &limit) && limit > 0)) {
+    fprintf(stderr, "spadmap offchip: --time-limit \"%s\": expected seconds, more than 0 and at most 1e7\n", Cli_safe(tl));
+    return EXIT_USAGE;
+  }
+  if (tl) oo.deadline = start + limit;
   /* options that only TAA reads are refused with another method (they were ignored) */
   if (oo.method != OFFCHIP_TAA && (order || !oo.fallback)) {
     fprintf(stderr, "spadmap offchip: %s applies to --method taa only (the method is %s)\n",
@@ -74,6 +85,7 @@ static int Offchip_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
 
+  Cli_removeTempOnSignals(); /* Ctrl-C: no half-written --out is left */
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
   int exit_code = EXIT_INVALID;
@@ -101,12 +113,20 @@ static int Offchip_run(int argc, char **argv) {
     exit_code = EXIT_USAGE;
     goto out;
   }
-  if (Tiles_build(net, &to, &m, &err) || Offchip_allocate(m, &oo, &r, &err) ||
-      OffchipPlan_fromModel(m, &r, &oo, &plan, &err) ||
-      ((Cli_value(c, &a, "--json") || Cli_value(c, &a, "--out")) && OffchipPlan_toJson(plan, &json, &err))) {
-    fprintf(stderr, "spadmap offchip: %s: %s\n", net->name, err.text);
+  Status st;
+  if ((st = Tiles_build(net, &to, &m, &err)) || (st = Offchip_allocate(m, &oo, &r, &err)) ||
+      (st = OffchipPlan_fromModel(m, &r, &oo, &plan, &err)) ||
+      ((Cli_value(c, &a, "--json") || Cli_value(c, &a, "--out")) && (st = OffchipPlan_toJson(plan, &json, &err)))) {
+    if (st == SP_ERR_LIMIT) /* TAA stopped and --no-fallback: no plan */
+      fprintf(stderr, "spadmap offchip: %s: %s (--no-fallback: no Shared Objects plan to give)\n", net->name, err.text);
+    else
+      fprintf(stderr, "spadmap offchip: %s: %s\n", net->name, err.text);
+    exit_code = Cli_exitFor(st, false);
     goto out;
   }
+  if (r.stopped)
+    fprintf(stderr, "spadmap offchip: the time limit (%g s) stopped TAA after %d of %d tensors: the plan is %s's\n", limit,
+            r.taa_placed, m->ntensors, OffchipMethod_name(r.method));
   const char *tiled_path = Cli_value(c, &a, "--tiled-net");
   if (tiled_path) { /* the on-chip side of a budget below M_R: the tiles staged by the usual solver */
     Net *tn = NULL;
@@ -145,6 +165,9 @@ static int Offchip_run(int argc, char **argv) {
     if (oo.method == OFFCHIP_TAA) printf(", order %s", TaaOrder_name(oo.order));
     if (r.fell_back)
       printf(" (fell back to %s: TAA alone reached %lld)", OffchipMethod_name(r.method), (long long)r.taa_peak);
+    if (r.stopped)
+      printf(" (stopped at the time limit after %d of %d tensors: %s's plan)", r.taa_placed, m->ntensors,
+             OffchipMethod_name(r.method));
     printf("\npeak DRAM      %s bytes (%s)\n", Cli_count(r.peak_bytes, b1, sizeof b1), Cli_bytes(r.peak_bytes, b2, sizeof b2));
     printf("lower bound    %s bytes (most bytes live at one tick)\n", Cli_count(r.lower_bound, b1, sizeof b1));
     printf("time           %.3f ms", r.seconds * 1e3);
