@@ -498,6 +498,56 @@ TEST(plan_json_round_trip_and_tampering) {
   Net_free(net);
 }
 
+/* A deadline already past (issue 28): TAA places nothing (SP_ERR_LIMIT alone);
+ * with the fallback the best Shared Objects plan stands, marked stopped, valid,
+ * as low as the lowest strategy run on its own. */
+TEST(taa_deadline_past) {
+  Net *net = Bundled_load("squeezenet1_0");
+  if (!net) {
+    CHECK(net);
+    return;
+  }
+  TilesOptions o;
+  TilesOptions_init(&o);
+  o.capacity = Figures_minRequired(net, false) / 4;
+  TilesModel *m;
+  SpError err;
+  CHECK_EQ(Tiles_build(net, &o, &m, &err), SP_OK);
+  OffchipOptions oo;
+  OffchipOptions_init(&oo);
+  oo.deadline = 1e-9; /* long past on the monotonic clock */
+  oo.fallback = false;
+  OffchipResult r;
+  CHECK_EQ(Offchip_allocate(m, &oo, &r, &err), SP_ERR_LIMIT);
+  CHECK_HAS(err.text, "TAA placed 0 of");
+  oo.fallback = true;
+  int64_t best = -1;
+  for (int k = OFFCHIP_SO_SIZE; k <= OFFCHIP_SO_IMPROVED; k++) {
+    OffchipOptions so;
+    OffchipOptions_init(&so);
+    so.method = (OffchipMethod)k;
+    OffchipResult rs;
+    if (Offchip_allocate(m, &so, &rs, &err)) continue; /* engine/pack not built */
+    if (best < 0 || rs.peak_bytes < best) best = rs.peak_bytes;
+    OffchipResult_free(&rs);
+  }
+  if (best >= 0) {
+    CHECK_EQ(Offchip_allocate(m, &oo, &r, &err), SP_OK);
+    CHECK(r.stopped);
+    CHECK(!r.fell_back);
+    CHECK_EQ(r.taa_placed, 0);
+    CHECK(r.method != OFFCHIP_TAA);
+    CHECK_EQ(r.peak_bytes, best);
+    OffchipPlan *p;
+    CHECK_EQ(OffchipPlan_fromModel(m, &r, &oo, &p, &err), SP_OK);
+    CHECK_EQ(OffchipPlan_validate(p, net, &err), SP_OK);
+    OffchipPlan_free(p);
+    OffchipResult_free(&r);
+  }
+  Tiles_free(m);
+  Net_free(net);
+}
+
 /* The tile shape rule's dimension, by hand: rows cut H whatever the layout;
  * outer cuts the dimension of largest stride (C of NCHW, H of NHWC, the
  * block axis of the paper's Table 3 tensors), skipping extents of 1. */
@@ -797,6 +847,6 @@ TEST(bytes_override_and_aliasing_strides) {
 TEST_MAIN("tiles", T(paper_render_chunks), T(paper_collision_size), T(paper_tensor_allocate_channel_tiles),
           T(paper_tensor_allocate_row_tiles), T(tensor_allocate_shifts), T(render_chunks_brute_force),
           T(tensor_allocate_brute_force), T(tiling_rule), T(lifetimes_of_a_tiled_chain),
-          T(plan_json_round_trip_and_tampering), T(tile_shape_axis), T(tile_shape_paper_example),
+          T(plan_json_round_trip_and_tampering), T(taa_deadline_past), T(tile_shape_axis), T(tile_shape_paper_example),
           T(bundled_networks_validate),
           T(tiled_networks_solve_below_mr), T(bytes_override_and_aliasing_strides))
