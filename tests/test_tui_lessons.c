@@ -30,6 +30,17 @@ static char *Test_main(App *app, Grid *g) {
   return t;
 }
 
+/* The bundled lesson NAME loaded and started on app (its first stage); NULL, said, if either fails. */
+static Lesson *Test_open(const char *name, App *app) {
+  char path[1024];
+  Lesson *l = NULL;
+  SpError err;
+  CHECK_EQ(Lesson_load(Lesson_path(name, path, sizeof path), &l, &err), SP_OK);
+  if (!l) return NULL;
+  CHECK_EQ(Lesson_start(app, l, true, &err), SP_OK);
+  return l;
+}
+
 /* value occurs in text as a whole figure: not inside a longer number or word */
 static bool Test_shows(const char *text, const char *value) {
   size_t n = strlen(value);
@@ -142,13 +153,9 @@ TEST(every_lesson_replays_and_its_text_quotes_the_screen) {
 
 /* The pane's keys are actions of the table (lesson_next, lesson_prev), as bound. */
 TEST(the_pane_names_the_bound_keys_and_the_stage_keys_move) {
-  char path[1024];
-  Lesson *l;
-  SpError err;
-  CHECK_EQ(Lesson_load(Lesson_path("ilp", path, sizeof path), &l, &err), SP_OK);
-  if (!l) return;
   App app;
-  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Lesson *l = Test_open("ilp", &app);
+  if (!l) return;
   Grid *g = Grid_new(W, H, true);
   View_draw(&app, g);
   char *t = Grid_toText(g);
@@ -313,13 +320,9 @@ TEST(at_80x24_every_stage_reads_whole_by_scrolling_the_pane) {
  * shows the first line again. The hide key gives the explorer the pane's rows
  * (the title line stays, naming the key to show it). */
 TEST(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says) {
-  char path[1024];
-  Lesson *l;
-  SpError err;
-  CHECK_EQ(Lesson_load(Lesson_path("fragmentation", path, sizeof path), &l, &err), SP_OK);
-  if (!l) return;
   App app;
-  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Lesson *l = Test_open("fragmentation", &app);
+  if (!l) return;
   Grid *g = Grid_new(80, 24, true);
   app.grid = g;
   View_draw(&app, g);
@@ -396,13 +399,9 @@ TEST(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says) {
  * and the scroll key did nothing there), and over the sweep, while the views'
  * own keys stay their own. */
 TEST(the_pane_keys_work_over_the_layer_view) {
-  char path[1024];
-  Lesson *l;
-  SpError err;
-  CHECK_EQ(Lesson_load(Lesson_path("loopnest", path, sizeof path), &l, &err), SP_OK);
-  if (!l) return;
   App app;
-  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Lesson *l = Test_open("loopnest", &app);
+  if (!l) return;
   Grid *g = Grid_new(80, 24, true);
   app.grid = g;
   View_draw(&app, g);
@@ -416,9 +415,8 @@ TEST(the_pane_keys_work_over_the_layer_view) {
   App_free(&app);
   Lesson_free(l);
   /* over the sweep: '.' goes on (it said "no action on . in the sweep"); Enter stays the sweep's */
-  CHECK_EQ(Lesson_load(Lesson_path("ilp", path, sizeof path), &l, &err), SP_OK);
+  l = Test_open("ilp", &app);
   if (!l) return;
-  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
   app.grid = g;
   Actions_key(&app, Actions_keyOf("sweep"));
   CHECK(app.sweep_open && app.sweep);
@@ -490,13 +488,9 @@ TEST(a_word_wider_than_the_pane_is_split_with_a_mark) {
  * every page it has there (it cycled through the full screen's count, 4 of 6,
  * and the lesson keys' own page was never shown). */
 TEST(in_a_lesson_at_80x24_pgdn_reaches_every_help_page) {
-  char path[1024];
-  Lesson *l;
-  SpError err;
-  CHECK_EQ(Lesson_load(Lesson_path("replacement", path, sizeof path), &l, &err), SP_OK);
-  if (!l) return;
   App app;
-  CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+  Lesson *l = Test_open("replacement", &app);
+  if (!l) return;
   Grid *g = Grid_new(80, 24, true);
   app.grid = g;
   Actions_key(&app, Actions_keyOf("help"));
