@@ -8,6 +8,7 @@
 #include "app.h"
 #include "snapshot.h"
 #include "test.h"
+#include "tui_test.h"
 #include "views.h"
 #include "worker.h"
 #include "words.h"
@@ -205,15 +206,6 @@ static void Test_pollUntil(App *app, bool (*done)(App *)) {
 static bool Test_notSolving(App *app) { return !app->solving; }
 static bool Test_hasProgress(App *app) { return !app->solving || app->has_progress; }
 static bool Test_settled(App *app) { return !app->solving && !app->await_preset && App_figuresReady(app); }
-
-static char *Test_screen(App *app, int w, int h) {
-  Grid *g = Grid_new(w, h, true);
-  View_draw(app, g);
-  char *t = Grid_toText(g);
-  app->grid = NULL;
-  Grid_free(g);
-  return t;
-}
 
 TEST(progress_reports_reach_the_status_line_and_panel) {
   App app;

@@ -16,6 +16,7 @@
 #include "snapshot.h"
 #include "tiles/tiles.h"
 #include "test.h"
+#include "tui_test.h"
 #include "views.h"
 #include "worker.h"
 
@@ -24,26 +25,12 @@
 /* amoebanet_d's figures (spadmap info), activations only */
 enum { AMOEBA_MR = 3211264, AMOEBA_MH = 3738112, AMOEBA_MP = 4264960 };
 
-static char *Test_screen(App *app, int w, int h) {
-  Grid *g = Grid_new(w, h, true);
-  View_draw(app, g);
-  char *t = Grid_toText(g);
-  app->grid = NULL;
-  Grid_free(g);
-  return t;
-}
-
 static void Test_open(App *app, const char *net) {
   SpError err;
   char path[512];
   snprintf(path, sizeof path, "%s%s.json", NETS, net);
   CHECK_EQ(App_init(app, path, &err), SP_OK);
   app->deterministic = true;
-}
-
-static void Test_keys(App *app, const char *keys) {
-  const char *bad = NULL;
-  CHECK(Snapshot_keys(app, keys, &bad));
 }
 
 static bool Test_tiled(const App *app) { return app->untiled_path[0] != '\0'; }

@@ -17,20 +17,12 @@
 #include "find.h"
 #include "snapshot.h"
 #include "test.h"
+#include "tui_test.h"
 #include "validate.h"
 #include "views.h"
 #include "worker.h"
 
 #define NETS SPADMAP_DATA_DIR "/networks/"
-
-static char *Test_screen(App *app, int w, int h) {
-  Grid *g = Grid_new(w, h, true);
-  View_draw(app, g);
-  char *t = Grid_toText(g);
-  app->grid = NULL;
-  Grid_free(g);
-  return t;
-}
 
 static void Test_open(App *app, const char *net) {
   SpError err;
@@ -39,11 +31,6 @@ static void Test_open(App *app, const char *net) {
   CHECK_EQ(App_init(app, path, &err), SP_OK);
   app->deterministic = true;
   App_resolve(app);
-}
-
-static void Test_keys(App *app, const char *keys) {
-  const char *bad = NULL;
-  CHECK(Snapshot_keys(app, keys, &bad));
 }
 
 TEST(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included) {

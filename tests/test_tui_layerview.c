@@ -13,24 +13,11 @@
 #include "layer_view.h"
 #include "snapshot.h"
 #include "test.h"
+#include "tui_test.h"
 #include "views.h"
 
 #define NETS SPADMAP_DATA_DIR "/networks/"
 #define SMARTSHUTTLE SPADMAP_DATA_DIR "/arch/smartshuttle.json"
-
-static char *Test_screen(App *app, int w, int h) {
-  Grid *g = Grid_new(w, h, true);
-  View_draw(app, g);
-  char *t = Grid_toText(g);
-  app->grid = NULL;
-  Grid_free(g);
-  return t;
-}
-
-static void Test_keys(App *app, const char *keys) {
-  const char *bad = NULL;
-  CHECK(Snapshot_keys(app, keys, &bad));
-}
 
 /* alexnet's features.10 (a 3x3 convolution) in the layer view. */
 static void Test_openLayer(App *app, const char *arch) {
