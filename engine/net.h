@@ -46,6 +46,9 @@ typedef struct {
   const char *name;
   const char *source;
   const char *path;         /* the file it came from, for messages */
+  const char *import_json;  /* the "import" record (how a model file became this network:
+                               format, file, --fold, --dtype, --dim) as compact JSON, or NULL
+                               for a network written by hand; plans made from it repeat it */
   Tensor *tensors;
   int ntensors;
   Op *ops;                  /* in file order: the default schedule */

@@ -452,6 +452,16 @@ static Status Loader_header(Loader *ld, const cJSON *root) {
   char stem[256];
   ld->net->name = Arena_strdup(&ld->net->arena, name && name[0] ? name : FileIO_stem(ld->label, stem, sizeof stem));
   ld->net->source = Arena_strdup(&ld->net->arena, source ? source : "");
+  /* not in the contract (unknown keys are ignored there): the import options a model was
+   * opened with, kept so a plan made from it can be checked against the same network */
+  const cJSON *imp = cJSON_GetObjectItemCaseSensitive(root, "import");
+  if (imp) {
+    if (!cJSON_IsObject(imp)) return Loader_expected(ld, "import", "an object (the import options)", imp);
+    char *text = cJSON_PrintUnformatted(imp);
+    if (!text) return Loader_fail(ld, SP_ERR_NOMEM, "import", "out of memory");
+    ld->net->import_json = Arena_strdup(&ld->net->arena, text);
+    cJSON_free(text);
+  }
   return SP_OK;
 }
 

@@ -134,6 +134,10 @@ char *Plan_toJSON(const Plan *p, const Net *net) {
     Text_add(&t, ",\n \"solver\": ");
     Text_json(&t, o);
   }
+  if (net->import_json) { /* how the model was opened (import.h): not in the contract, ignored by its readers */
+    Text_add(&t, ",\n \"import\": ");
+    Text_add(&t, net->import_json);
+  }
   Text_add(&t, "}\n");
   if (t.failed) {
     free(t.buf);

@@ -76,5 +76,27 @@ expect 2 'expected int8, uint8' "$bin" solve "$onnx" --dtype fp64 --budget M_R
 expect 2 'expected NAME=SIZE' "$bin" tui "$onnx" --dim batch
 b=$bin o=$onnx t=$tmp check "info --dtype int8 --fold prices and folds as import does" \
   '[ -n "$("$b" info "$o" --dtype int8 --fold | grep M_R)" ] && [ "$("$b" info "$o" --dtype int8 --fold | grep M_R)" = "$("$b" import "$o" --dtype int8 --fold --out "$t/f.json" >/dev/null && "$b" info "$t/f.json" | grep M_R)" ]'
+# import options travel with the plan: a plan made from a model with --fold --dtype --dim
+# records them ("import"), and validate / snapshot --plan re-import the model the same way
+dyn=$data/onnx/tiny_cnn_dynamic.onnx
+expect 0 "validator      valid" "$bin" solve "$dyn" --fold --dtype int8 --dim batch=2 --budget M_R --out "$tmp/rec.json"
+expect 0 '"import": {"format":"onnx","file":"tiny_cnn_dynamic.onnx","fold":true,"dtype":"int8","dims":{"batch":2}}' cat "$tmp/rec.json"
+expect 0 "note: .*re-imported with --fold --dtype int8 --dim batch=2, as the plan records" "$bin" validate "$dyn" "$tmp/rec.json"
+expect 0 "^valid: .*rec.json" "$bin" validate "$dyn" "$tmp/rec.json"
+# options given on the command line win, and the note says the plan differs (here: unfolded ops never run)
+expect 1 "never runs" "$bin" validate "$dyn" "$tmp/rec.json" --dim batch=2
+expect 1 "note: the plan was made with --fold --dtype int8 --dim batch=2; .* is imported with --dim batch=2 as given" "$bin" validate "$dyn" "$tmp/rec.json" --dim batch=2
+expect 0 "re-imported with --fold" "$bin" snapshot "$dyn" --plan "$tmp/rec.json" --size 200x30
+# a network JSON written by import records them too, and plans made from it carry them on
+expect 0 '"import": {"format":"onnx","file":"tiny_cnn.onnx","fold":true,"dtype":"int8","dims":{}}' cat "$tmp/tiny.json"
+expect 0 "validator      valid" "$bin" solve "$tmp/tiny.json" --budget M_R --out "$tmp/rec2.json"
+expect 0 "re-imported with --fold --dtype int8, as the plan records" "$bin" validate "$onnx" "$tmp/rec2.json"
+# a plan without a record (made from a hand-written network) is validated as before: no note
+expect 0 "valid: " "$bin" validate "$onnx" "$tmp/plan.json"
+b=$bin o=$onnx t=$tmp check "a plan from the unfolded model records no options, validate says nothing more" \
+  '! "$b" validate "$o" "$t/plan.json" | grep -q note'
+# a broken record is a clear error, not a silent default
+sed 's/"fold":true/"fold":"yes"/' "$tmp/rec.json" >"$tmp/badrec.json"
+expect 1 'badrec.json: import.fold: expected true or false' "$bin" validate "$dyn" "$tmp/badrec.json"
 echo "import_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

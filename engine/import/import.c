@@ -94,14 +94,154 @@ Status Import_detect(const char *path, ImportFormat *format, SpError *err) {
   return SP_OK;
 }
 
+/* ---- the import record ---- */
+
+const char *ImportOptions_dtype(const char *name) {
+  static const char *const names[] = {"int8", "uint8", "int16", "fp16", "bf16", "int32", "fp32"};
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(names[i], name) == 0) return names[i];
+  return NULL;
+}
+
+char *Import_recordJson(ImportFormat f, const char *path, const ImportOptions *o) {
+  ImportOptions none;
+  if (!o) ImportOptions_init(&none), o = &none;
+  cJSON *r = cJSON_CreateObject(), *dims = cJSON_CreateObject();
+  const char *base = strrchr(path, '/');
+  cJSON_AddStringToObject(r, "format", ImportFormat_name(f));
+  cJSON_AddStringToObject(r, "file", base ? base + 1 : path);
+  cJSON_AddBoolToObject(r, "fold", o->fold);
+  if (o->dtype) cJSON_AddStringToObject(r, "dtype", o->dtype);
+  else cJSON_AddNullToObject(r, "dtype");
+  for (int i = 0; i < o->ndims; i++) cJSON_AddItemToObject(dims, o->dims[i].name, Json_createInt(o->dims[i].value));
+  cJSON_AddItemToObject(r, "dims", dims);
+  char *text = cJSON_PrintUnformatted(r);
+  cJSON_Delete(r);
+  if (!text) return NULL;
+  char *copy = strdup(text); /* the caller frees with free(), whatever cJSON's hooks are */
+  cJSON_free(text);
+  return copy;
+}
+
+Status Import_recordOptions(const char *record_json, ImportOptions *o, ImportFormat *format, SpError *err) {
+  ImportOptions_init(o);
+  *format = IMPORT_SPADMAP;
+  cJSON *r = NULL;
+  Status st = Json_parse(record_json, strlen(record_json), "import record", &r, err);
+  if (st) return st;
+  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(r, "format"), *fold = cJSON_GetObjectItemCaseSensitive(r, "fold"),
+              *dtype = cJSON_GetObjectItemCaseSensitive(r, "dtype"), *dims = cJSON_GetObjectItemCaseSensitive(r, "dims");
+  if (!cJSON_IsObject(r) || !cJSON_IsString(fmt)) st = SpError_set(err, SP_ERR_FORMAT, "import: expected an object with a \"format\" string");
+  else if (strcmp(fmt->valuestring, "onnx") == 0) *format = IMPORT_ONNX;
+  else if (strcmp(fmt->valuestring, "cosma-dag") == 0) *format = IMPORT_DAG;
+  else if (strcmp(fmt->valuestring, "spadmap-network") != 0)
+    st = SpError_set(err, SP_ERR_FORMAT, "import.format: expected \"onnx\", \"cosma-dag\" or \"spadmap-network\", got \"%.60s\"",
+                     fmt->valuestring);
+  if (!st && fold && !cJSON_IsBool(fold)) st = SpError_set(err, SP_ERR_FORMAT, "import.fold: expected true or false");
+  if (!st) o->fold = cJSON_IsTrue(fold);
+  if (!st && dtype && !cJSON_IsNull(dtype) && !(o->dtype = ImportOptions_dtype(cJSON_GetStringValue(dtype))))
+    st = SpError_set(err, SP_ERR_FORMAT, "import.dtype: expected null or one of int8 uint8 int16 fp16 bf16 int32 fp32");
+  if (!st && dims && !cJSON_IsObject(dims)) st = SpError_set(err, SP_ERR_FORMAT, "import.dims: expected an object (NAME: SIZE)");
+  const cJSON *d;
+  if (!st && dims)
+    cJSON_ArrayForEach(d, dims) {
+      int64_t v;
+      char text[128];
+      if (!Json_exactInt(d, &v) || v < 1) {
+        st = SpError_set(err, SP_ERR_FORMAT, "import.dims.%.60s: expected a positive integer", d->string);
+        break;
+      }
+      snprintf(text, sizeof text, "%.80s=%lld", d->string, (long long)v);
+      if ((st = ImportOptions_addDim(o, text, err))) break;
+    }
+  cJSON_Delete(r);
+  return st;
+}
+
+Status Import_planRecord(const char *plan_path, ImportOptions *o, bool *found, SpError *err) {
+  ImportOptions_init(o);
+  *found = false;
+  char *text;
+  size_t len;
+  Status st = FileIO_read(plan_path, FILE_PLAN, &text, &len, err);
+  if (st) return st;
+  cJSON *root = NULL;
+  st = Json_parse(text, len, plan_path, &root, err);
+  free(text);
+  if (st) return st; /* the plan loader says the same, in its words, when it reads the file */
+  const cJSON *rec = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "import") : NULL;
+  if (rec) {
+    char *json = cJSON_PrintUnformatted(rec);
+    ImportFormat f;
+    SpError why;
+    if (!json) st = SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", plan_path);
+    else if (Import_recordOptions(json, o, &f, &why)) st = SpError_set(err, SP_ERR_FORMAT, "%s: %s", plan_path, why.text);
+    else *found = true;
+    cJSON_free(json);
+  }
+  cJSON_Delete(root);
+  return st;
+}
+
+const char *ImportOptions_describe(const ImportOptions *o, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  if (o->fold) k += (size_t)snprintf(buf + k, n - k, "--fold");
+  if (o->dtype && k < n) k += (size_t)snprintf(buf + k, n - k, "%s--dtype %s", k ? " " : "", o->dtype);
+  for (int i = 0; i < o->ndims && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", i ? "," : k ? " --dim " : "--dim ", o->dims[i].name,
+                          (long long)o->dims[i].value);
+  if (!buf[0]) snprintf(buf, n, "no options");
+  return buf;
+}
+
+bool ImportOptions_equal(const ImportOptions *a, const ImportOptions *b) {
+  if (a->fold != b->fold || a->ndims != b->ndims) return false;
+  if ((a->dtype == NULL) != (b->dtype == NULL) || (a->dtype && strcmp(a->dtype, b->dtype) != 0)) return false;
+  for (int i = 0; i < a->ndims; i++) {
+    int j = 0;
+    while (j < b->ndims && (strcmp(a->dims[i].name, b->dims[j].name) != 0 || a->dims[i].value != b->dims[j].value)) j++;
+    if (j == b->ndims) return false;
+  }
+  return true;
+}
+
+/* Puts the record before the translated network's closing brace. */
+static Status Import_addRecord(char **json, size_t *json_len, ImportFormat f, const char *path, const ImportOptions *o,
+                               SpError *err) {
+  char *rec = Import_recordJson(f, path, o);
+  size_t end = *json_len;
+  while (end > 0 && (*json)[end - 1] != '}') end--;
+  if (!rec || end == 0) {
+    free(rec);
+    return SpError_set(err, rec ? SP_ERR_FORMAT : SP_ERR_NOMEM, "%s: %s", path, rec ? "the translation is not an object" : "out of memory");
+  }
+  size_t body = end - 1; /* what comes before the closing brace, less its trailing blanks */
+  while (body > 0 && isspace((unsigned char)(*json)[body - 1])) body--;
+  size_t rlen = strlen(rec), n = body + rlen + 16;
+  char *out = malloc(n + 1);
+  if (!out) {
+    free(rec);
+    return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory", path);
+  }
+  int w = snprintf(out, n + 1, "%.*s,\n \"import\": %s\n}\n", (int)body, *json, rec);
+  free(rec);
+  free(*json);
+  *json = out;
+  *json_len = (size_t)w;
+  return SP_OK;
+}
+
 static Status Import_translate(const char *path, const char *text, size_t len, const ImportOptions *opts,
                                ImportFormat *format, char **json, size_t *json_len, SpError *err) {
   *format = Import_sniff(path, text, len);
+  Status st;
   switch (*format) {
-  case IMPORT_ONNX: return Import_onnxJson(text, len, path, opts, json, json_len, err);
-  case IMPORT_DAG: return Import_dagJson(text, len, path, opts, json, json_len, err);
+  case IMPORT_ONNX: st = Import_onnxJson(text, len, path, opts, json, json_len, err); break;
+  case IMPORT_DAG: st = Import_dagJson(text, len, path, opts, json, json_len, err); break;
   default: return SP_OK;
   }
+  return st ? st : Import_addRecord(json, json_len, *format, path, opts, err);
 }
 
 Status Import_open(const char *path, const ImportOptions *opts, Net **out, SpError *err) {

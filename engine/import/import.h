@@ -23,7 +23,7 @@ typedef enum { IMPORT_SPADMAP, IMPORT_ONNX, IMPORT_DAG } ImportFormat;
 enum { IMPORT_MAX_DIMS = 16 };
 
 typedef struct {
-  const char *dtype;   /* NULL: sizes from each value's element type; else every tensor
+  const char *dtype;   /* a static string (ImportOptions_dtype's) or NULL */   /* NULL: sizes from each value's element type; else every tensor
                           is re-priced as this contract dtype ("int8", ...) */
   bool fold;           /* fold BatchNorm and elementwise activations into their producer */
   struct { char name[64]; int64_t value; } dims[IMPORT_MAX_DIMS]; /* --dim N=1 */
@@ -51,6 +51,26 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
                        char **json, size_t *json_len, SpError *err);
 Status Import_dagJson(const char *text, size_t len, const char *label, const ImportOptions *opts,
                       char **json, size_t *json_len, SpError *err);
+/* The import record: how a model file became a network, kept in the network JSON
+ * that `import` writes and in every plan made from it ("import": {"format": "onnx",
+ * "file": "resnet18.onnx", "fold": false, "dtype": null, "dims": {"N": 1}}), so that
+ * `validate`, `tui --plan` and the explorer re-import the model the same way. */
+/* The record of opening a file of format f with o, as compact JSON (malloc'd; NULL
+ * when out of memory). */
+char *Import_recordJson(ImportFormat f, const char *path, const ImportOptions *o);
+/* Reads a record (the object's JSON text) back into options; *format gets its format. */
+Status Import_recordOptions(const char *record_json, ImportOptions *o, ImportFormat *format, SpError *err);
+/* The record a plan file carries: *found is false for a plan without one (made from a
+ * network JSON written by hand). Reads only the plan's "import" key. */
+Status Import_planRecord(const char *plan_path, ImportOptions *o, bool *found, SpError *err);
+/* The static name of a contract dtype ("int8", ...), or NULL for another string. */
+const char *ImportOptions_dtype(const char *name);
+/* The options as the command line spells them ("--fold --dtype int8 --dim N=1"; "no
+ * options" when none), into buf. */
+const char *ImportOptions_describe(const ImportOptions *o, char *buf, size_t n);
+/* Are a and b the same import options (dims compared as sets)? */
+bool ImportOptions_equal(const ImportOptions *a, const ImportOptions *b);
+
 /* Is ONNX support compiled in (libonnx-dev and libprotobuf-dev at build time)? */
 bool Import_haveOnnx(void);
 

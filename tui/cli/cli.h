@@ -94,6 +94,12 @@ int Cli_inputDir(const CliCommand *cmd, const CliArgs *a);
 /* The name of the command Cli_parse last parsed ("solve"), for shared messages. */
 const char *Cli_name(void);
 Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code);
+/* The model options to open net_path with for a plan file: the ones given, else the
+ * ones the plan records (its "import" record, import.h) when net_path is a model file.
+ * note gets what to tell the user ("" when nothing: a network JSON, or the same
+ * options). -1 to go on, else the exit code after printing why. */
+int Cli_planModelOptions(const CliCommand *cmd, const CliArgs *a, const char *net_path, const char *plan_path,
+                         ImportOptions *o, char *note, size_t n);
 /* Text from an input file or the command line, escaped for the terminal
  * (Text_escape: "x\x1b[2J"), in one of 8 rotating buffers of this thread:
  * every name the CLI prints goes through it. */

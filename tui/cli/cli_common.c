@@ -217,6 +217,37 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
   return net;
 }
 
+int Cli_planModelOptions(const CliCommand *cmd, const CliArgs *a, const char *net_path, const char *plan_path,
+                         ImportOptions *o, char *note, size_t n) {
+  note[0] = '\0';
+  int rc = Cli_modelOptions(cmd, a, o);
+  if (rc >= 0 || (rc = Cli_modelOptionsFit(cmd, a, net_path)) >= 0) return rc;
+  ImportFormat f;
+  SpError err;
+  if (!plan_path || Import_detect(Data_net(net_path), &f, &err) || f == IMPORT_SPADMAP) return -1;
+  ImportOptions rec;
+  bool found;
+  if (Import_planRecord(plan_path, &rec, &found, &err)) {
+    fprintf(stderr, "spadmap %s: %s\n", cmd->name, Cli_safe(err.text));
+    return EXIT_INVALID;
+  }
+  if (!found) return -1;
+  bool given = Cli_value(cmd, a, "--dtype") || Cli_value(cmd, a, "--fold") || Cli_value(cmd, a, "--dim");
+  char want[256], got[256];
+  ImportOptions_describe(&rec, want, sizeof want);
+  ImportOptions none;
+  ImportOptions_init(&none);
+  if (!given && ImportOptions_equal(&rec, &none)) return -1; /* made without options: nothing to say */
+  if (!given) {
+    *o = rec;
+    snprintf(note, n, "%s re-imported with %s, as the plan records", Cli_safe(net_path), want);
+  } else if (!ImportOptions_equal(o, &rec)) {
+    snprintf(note, n, "the plan was made with %s; %s is imported with %s as given", want, Cli_safe(net_path),
+             ImportOptions_describe(o, got, sizeof got));
+  }
+  return -1;
+}
+
 Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;

@@ -18,10 +18,12 @@
 
 /* Opens the network with the command's model options (--dtype, --fold, --dim);
  * -1 to go on, else the exit code after printing why. */
+static char Tui_importNote[600]; /* how a model was re-imported for --plan, for the message line */
+
 static int Tui_app(const CliCommand *c, const CliArgs *a, App *app, const char *path) {
   ImportOptions o;
-  int rc = Cli_modelOptions(c, a, &o);
-  if (rc >= 0 || (rc = Cli_modelOptionsFit(c, a, path)) >= 0) return rc;
+  int rc = Cli_planModelOptions(c, a, path, Cli_value(c, a, "--plan"), &o, Tui_importNote, sizeof Tui_importNote);
+  if (rc >= 0) return rc;
   SpError err;
   if (App_initWith(app, path, &o, &err)) {
     fprintf(stderr, "spadmap %s: %s\n", c->name, Cli_safe(err.text));
@@ -131,8 +133,13 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
   }
   const char *plan = Cli_value(c, a, "--plan");
   if (plan && App_openPlan(app, plan, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", c->name, err.text);
+    fprintf(stderr, "spadmap %s: %s%s%s\n", c->name, err.text, Tui_importNote[0] ? "; " : "", Tui_importNote);
     return EXIT_INVALID;
+  }
+  if (plan && Tui_importNote[0]) {
+    char opened[256];
+    snprintf(opened, sizeof opened, "%s", app->message);
+    App_setMessage(app, false, "%.120s; %.130s", opened, Tui_importNote);
   }
   return -1;
 }

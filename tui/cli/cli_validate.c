@@ -2,6 +2,8 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "datadir.h"
+#include "import.h"
 #include "tiles/tiles.h"
 #include "validate.h"
 
@@ -23,16 +25,24 @@ static int Validate_offchip(const Net *net, const char *path) {
   return st == SP_OK ? EXIT_OK : EXIT_INVALID;
 }
 
-static const CliOption Validate_options[] = {{NULL, NULL, NULL}};
+static const CliOption Validate_options[] = {CLI_MODEL_OPTIONS, {NULL, NULL, NULL}};
 
 static int Validate_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(&Cli_validate, argc, argv, 2, 2, &a);
   if (rc >= 0) return rc;
-  Net *net = Cli_loadNet(a.pos[0]);
-  if (!net) return EXIT_INVALID;
-  Plan *plan;
+  /* a plan made from a model records how it was imported: open the model the same way */
+  ImportOptions o;
+  char note[600];
+  if ((rc = Cli_planModelOptions(&Cli_validate, &a, a.pos[0], a.pos[1], &o, note, sizeof note)) >= 0) return rc;
+  Net *net;
   SpError err;
+  if (Import_open(Data_net(a.pos[0]), &o, &net, &err)) {
+    fprintf(stderr, "spadmap validate: %s\n", Cli_safe(err.text));
+    return EXIT_INVALID;
+  }
+  if (note[0]) printf("note: %s\n", note);
+  Plan *plan;
   if (Offchip_isPlanFile(a.pos[1])) {
     int code = Validate_offchip(net, a.pos[1]);
     Net_free(net);
@@ -60,6 +70,7 @@ static int Validate_run(int argc, char **argv) {
   return st == SP_OK ? EXIT_OK : EXIT_INVALID;
 }
 
-const CliCommand Cli_validate = {"validate", "NET PLAN",
-                                 "Checks PLAN against NET and every validity rule of the plan format.",
+const CliCommand Cli_validate = {"validate", "NET PLAN [--fold --dtype T --dim N=1]",
+                                 "Checks PLAN against NET and every validity rule of the plan format. A model file (ONNX) is "
+                                 "opened with the import options the plan records, unless others are given.",
                                  Validate_options, Validate_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_OFFCHIP)};
