@@ -32,6 +32,8 @@ typedef struct {
   int *todo;
   SimTrace *trace;                 /* NULL: no eviction records (the usual, fast case) */
   int for_tensor;                  /* the block being placed (for the trace) */
+  int group_first;                 /* the trace record of the first eviction made for it, or -1: every
+                                      eviction for one block is explained from the state before the first */
 } Sim;
 
 static void Sim_release(Sim *m) {
@@ -130,15 +132,23 @@ static void Sim_note(Sim *m, int t, int s, bool window, double weight) {
     if (!ev) return; /* the trace is an explanation: a missing record loses no plan */
     tr->ev = ev, tr->cap = cap;
   }
-  int64_t at = 0, gap = 0, used = 0;
-  for (int i = 0; i < m->nblocks; i++) {
-    if (m->blocks[i].offset - at > gap) gap = m->blocks[i].offset - at;
-    if (m->blocks[i].offset + m->blocks[i].bytes > at) at = m->blocks[i].offset + m->blocks[i].bytes;
-    used += m->blocks[i].bytes;
+  int64_t gap = 0, free_bytes;
+  if (m->group_first >= 0 && m->group_first < tr->n) { /* co-evicted: the state the first one saw */
+    gap = tr->ev[m->group_first].largest_gap;
+    free_bytes = tr->ev[m->group_first].free_bytes;
+  } else {
+    int64_t at = 0, used = 0;
+    for (int i = 0; i < m->nblocks; i++) {
+      if (m->blocks[i].offset - at > gap) gap = m->blocks[i].offset - at;
+      if (m->blocks[i].offset + m->blocks[i].bytes > at) at = m->blocks[i].offset + m->blocks[i].bytes;
+      used += m->blocks[i].bytes;
+    }
+    if (m->budget - at > gap) gap = m->budget - at;
+    free_bytes = m->budget - used;
+    m->group_first = tr->n;
   }
-  if (m->budget - at > gap) gap = m->budget - at;
   int f = m->for_tensor;
-  tr->ev[tr->n++] = (SimEviction){s, t, f, f >= 0 ? m->net->tensors[f].bytes : 0, gap, m->budget - used, window,
+  tr->ev[tr->n++] = (SimEviction){s, t, f, f >= 0 ? m->net->tensors[f].bytes : 0, gap, free_bytes, window,
                                   weight, Sim_nextUse(m, t, s - 1)};
 }
 
@@ -220,6 +230,7 @@ static bool Sim_addStay(Sim *m, int t, int s, int64_t off) {
 static bool Sim_placeOne(Sim *m, int t, int s) {
   const Tensor *tt = &m->net->tensors[t];
   m->for_tensor = t;
+  m->group_first = -1;
   for (;;) {
     int64_t off = m->al->place(m->blocks, m->nblocks, tt->bytes, m->budget);
     if (off < 0 && m->rp->window_evict) {
@@ -267,6 +278,7 @@ static bool Sim_placeStep(Sim *m, int s, const Op *op, bool joint) {
   if (joint) {
     int64_t total = 0;
     m->for_tensor = -1;
+    m->group_first = -1;
     for (int i = 0; i < k; i++) total += m->net->tensors[m->todo[i]].bytes;
     int64_t off = Sim_evictWindow(m, total, s);
     for (int i = 0; i < k && off >= 0; i++) {
@@ -312,6 +324,7 @@ static Status Sim_step(Sim *m, int s, SpError *err) {
     }
     if (!placed) {
       m->for_tensor = -1;
+      m->group_first = -1;
       for (int i = 0; i < op->ninputs; i++) {
         int t = op->inputs[i];
         if (Net_onChip(net, t, m->params) && m->open[t] >= 0) {
@@ -395,7 +408,7 @@ Status Sim_runTraced(const Net *net, bool params, int64_t budget, const int *ord
   if (!rp || (!rp->evict_score && !rp->window_evict))
     return SpError_set(err, SP_ERR_ARG, "the simulator needs a scored or window replacement policy");
   if (!al || !al->place) return SpError_set(err, SP_ERR_ARG, "the simulator needs an allocator");
-  Sim m = {.net = net, .params = params, .budget = budget, .order = order, .n = net->nops, .rp = rp, .al = al,
+  Sim m = {.group_first = -1, .net = net, .params = params, .budget = budget, .order = order, .n = net->nops, .rp = rp, .al = al,
            .trace = trace};
   Status st = SP_OK;
   m.plan = Plan_new(net, params, budget);

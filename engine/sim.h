@@ -17,7 +17,8 @@ typedef struct {
   int tensor;            /* the evicted tensor */
   int for_tensor;        /* the block that needed room; -1: the step's own inputs, re-placed together */
   int64_t need;          /* that block's bytes */
-  int64_t largest_gap;   /* the largest free gap just before this eviction */
+  int64_t largest_gap;   /* the largest free gap before the first eviction made for this block
+                            (co-evicted tensors share the state that made them leave) */
   int64_t free_bytes;    /* all free bytes then */
   bool window;           /* greedy: one of a window of blocks cleared together */
   double weight;         /* what the policy weighed: the evicted tensor's score (belady: its next
