@@ -19,6 +19,10 @@ int64_t Figures_peak(const Net *net, bool params, const int *order, int *peak_st
 /* A lower bound on every schedule's peak: per op, its own bytes plus the tensors
  * that must be live across it whatever the order. */
 int64_t Figures_peakLowerBound(const Net *net, bool params);
+/* The same bound per op (per_op: nops entries, may be NULL); returns their maximum. */
+int64_t Figures_opLowerBounds(const Net *net, bool params, int64_t *per_op);
+/* Ancestor sets, one bitset of Bitset_words(nops) words per op (NULL: no memory). */
+uint64_t *Figures_ancestors(const Net *net, int words);
 
 typedef struct {
   long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */

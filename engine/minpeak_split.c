@@ -1,0 +1,131 @@
+/* minpeak_split: weight-only ops taken out, and cut ops (see minpeak_split.h). */
+#include "minpeak_split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitset.h"
+
+static bool Reduce_removable(const Net *net, int v, bool params) {
+  const Op *op = &net->ops[v];
+  for (int k = 0; k < op->ninputs; k++)
+    if (net->tensors[op->inputs[k]].kind != TK_PARAM) return false;
+  (void)params; /* with params the inputs are on chip: a relaxation, checked by the caller */
+  for (int k = 0; k < op->noutputs; k++)
+    if (net->tensors[op->outputs[k]].nconsumers == 0) return false;
+  return op->noutputs > 0;
+}
+
+bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params) {
+  memset(r, 0, sizeof *r);
+  int n = net->nops, nt = net->ntensors;
+  int *newidx = malloc(sizeof(int) * (size_t)(n + 1));
+  r->orig = malloc(sizeof(int) * (size_t)(n + 1));
+  r->removed = malloc(sizeof(int) * (size_t)(n + 1));
+  if (!newidx || !r->orig || !r->removed) {
+    free(newidx);
+    MinPeakReduced_free(r);
+    return false;
+  }
+  int kept = 0;
+  for (int v = 0; v < n; v++) {
+    if (Reduce_removable(net, v, params)) {
+      newidx[v] = -1;
+      r->removed[r->nremoved++] = v;
+    } else {
+      newidx[v] = kept;
+      r->orig[kept++] = v;
+    }
+  }
+  r->net = *net;
+  if (r->nremoved == 0) {
+    free(newidx);
+    return true;
+  }
+  long ncons = 0;
+  for (int t = 0; t < nt; t++) ncons += net->tensors[t].nconsumers;
+  r->tensors = malloc(sizeof(Tensor) * (size_t)(nt + 1));
+  r->ops = malloc(sizeof(Op) * (size_t)(kept + 1));
+  r->consumers = malloc(sizeof(int) * (size_t)(ncons + 1));
+  if (!r->tensors || !r->ops || !r->consumers) {
+    free(newidx);
+    MinPeakReduced_free(r);
+    return false;
+  }
+  long at = 0;
+  for (int t = 0; t < nt; t++) {
+    Tensor *x = &r->tensors[t];
+    *x = net->tensors[t];
+    if (x->producer >= 0 && newidx[x->producer] < 0) x->kind = TK_INPUT, x->producer = -1;
+    else if (x->producer >= 0) x->producer = newidx[x->producer];
+    int *c = r->consumers + at, nc = 0;
+    for (int k = 0; k < net->tensors[t].nconsumers; k++) {
+      int u = newidx[net->tensors[t].consumers[k]];
+      if (u >= 0) c[nc++] = u;
+    }
+    x->consumers = c;
+    x->nconsumers = nc;
+    at += nc;
+  }
+  for (int v = 0; v < kept; v++) r->ops[v] = net->ops[r->orig[v]];
+  r->net.tensors = r->tensors;
+  r->net.ops = r->ops;
+  r->net.nops = kept;
+  free(newidx);
+  return true;
+}
+
+void MinPeakReduced_free(MinPeakReduced *r) {
+  free(r->orig), free(r->removed), free(r->tensors), free(r->ops), free(r->consumers);
+  memset(r, 0, sizeof *r);
+}
+
+void MinPeakReduced_expand(const MinPeakReduced *r, const Net *net, const int *order, int *full) {
+  int n = net->nops, kept = r->net.nops;
+  if (r->nremoved == 0) {
+    memcpy(full, order, sizeof(int) * (size_t)n);
+    return;
+  }
+  /* pos: step of each kept original op in the reduced order; first[v]: the step
+   * of a removed op's first reader */
+  int *pos = malloc(sizeof(int) * (size_t)n), *first = malloc(sizeof(int) * (size_t)n);
+  if (!pos || !first) { /* cannot happen after make; keep a valid order anyway */
+    for (int v = 0; v < n; v++) full[v] = v;
+    free(pos), free(first);
+    return;
+  }
+  for (int v = 0; v < n; v++) pos[v] = -1;
+  for (int q = 0; q < kept; q++) pos[r->orig[order[q]]] = q;
+  int k = 0;
+  for (int i = 0; i < r->nremoved; i++) {
+    const Op *op = &net->ops[r->removed[i]];
+    int f = kept;
+    for (int o = 0; o < op->noutputs; o++) {
+      const Tensor *t = &net->tensors[op->outputs[o]];
+      for (int c = 0; c < t->nconsumers; c++) {
+        int p = pos[t->consumers[c]];
+        if (p >= 0 && p < f) f = p;
+      }
+    }
+    first[r->removed[i]] = f;
+  }
+  for (int q = 0; q <= kept; q++) {
+    for (int i = 0; i < r->nremoved; i++)
+      if (first[r->removed[i]] == q) full[k++] = r->removed[i];
+    if (q < kept) full[k++] = r->orig[order[q]];
+  }
+  free(pos), free(first);
+}
+
+int MinPeak_segments(const Net *net, const uint64_t *anc, int *seg_end) {
+  int n = net->nops, words = Bitset_words(n), nseg = 0;
+  for (int v = 0; v < n; v++) {
+    const uint64_t *a = anc + (size_t)v * (size_t)words;
+    int cnt = 0;
+    for (int w = 0; w < words; w++) cnt += __builtin_popcountll(a[w]);
+    bool cut = cnt == v; /* the file order is topological: every earlier op is an ancestor */
+    for (int u = v + 1; cut && u < n; u++) cut = Bitset_has(anc + (size_t)u * (size_t)words, v);
+    if (cut || v == n - 1) seg_end[nseg++] = v + 1;
+  }
+  return nseg;
+}

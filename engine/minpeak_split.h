@@ -1,0 +1,40 @@
+/* minpeak_split: how the exact M_P search cuts a network into smaller problems
+ * (see docs/design/minpeak.md). Internal to minpeak.c. */
+#ifndef SPADMAP_MINPEAK_SPLIT_H
+#define SPADMAP_MINPEAK_SPLIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net.h"
+
+/* The network without its weight-only ops: ops that read nothing on chip (only
+ * params, or nothing) and whose every output is read. Their outputs become graph
+ * inputs, live from their first reader. Activations only, this keeps M_P (running
+ * such an op just before its first reader never raises a step); with params it
+ * is a relaxation (its M_P is a lower bound) and the caller checks the result. */
+typedef struct {
+  Net net;            /* the reduced network; tensors keep their indices */
+  int *orig;          /* reduced op -> original op */
+  int *removed;       /* the original indices of the ops taken out, ascending */
+  int nremoved;
+  Tensor *tensors;
+  Op *ops;
+  int *consumers;     /* every tensor's consumer list, in one block */
+} MinPeakReduced;
+
+/* false: no memory. With nothing to take out, nremoved is 0 and net copies the original. */
+bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params);
+void MinPeakReduced_free(MinPeakReduced *r);
+/* The original network's order from an order of the reduced one: each removed op
+ * runs just before its first reader. full: the original's nops entries. */
+void MinPeakReduced_expand(const MinPeakReduced *r, const Net *net, const int *order, int *full);
+
+/* Cut ops: ops every other op is an ancestor or a descendant of. Every order runs
+ * the ops before a cut (in file order) first, so the file order splits into
+ * segments that end at a cut and are scheduled independently. seg_end gets the
+ * index one past each segment's last op, ascending (the last is nops); returns
+ * the number of segments, 0 for no memory. anc: Figures_ancestors of net. */
+int MinPeak_segments(const Net *net, const uint64_t *anc, int *seg_end);
+
+#endif
