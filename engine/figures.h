@@ -37,11 +37,15 @@ typedef struct {
   int64_t lower_bound;  /* proven lower bound */
   long states;          /* search states stored */
   long expanded;
+  int segments;         /* pieces the file order was cut into at cut ops (1: none) */
+  int removed;          /* weight-only ops taken out before the search */
   double seconds;
 } MinPeakResult;
 
 void MinPeakOptions_init(MinPeakOptions *o);
-/* Exact M_P by best-first search over sets of executed ops; fills order (nops
+/* Exact M_P (docs/design/minpeak.md): weight-only ops taken out, the file order
+ * cut at ops every other op precedes or follows, and a best-first search over sets
+ * of executed ops within each piece; fills order (nops
  * entries) with a schedule reaching it. On SP_ERR_LIMIT and SP_ERR_CANCELLED the
  * order is the best found (res->peak its peak, res->lower_bound what is proven).
  * Defaults: 3,000,000 states, 256 MiB, no time limit. */

@@ -625,6 +625,8 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   }
   Solved sv;
   if ((st = MinPeak_solve(&red.net, params, opt, deadline, 0, rorder, res, &sv, err))) goto done;
+  res->segments = sv.segments;
+  res->removed = red.nremoved;
   MinPeakReduced_expand(&red, net, rorder, order);
   res->peak = Figures_peak(net, params, order, NULL);
   res->lower_bound = sv.lower;
