@@ -619,7 +619,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   int *rorder = malloc(sizeof(int) * (size_t)(n + 1)), *full = malloc(sizeof(int) * (size_t)(n + 1));
   Status st = SP_OK;
   bool made = false;
-  if (!rorder || !full || !(made = MinPeakReduced_make(&red, net, params))) {
+  if (!rorder || !full || !(made = MinPeakReduced_make(&red, net, params, false))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
@@ -629,20 +629,41 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   res->removed = red.nremoved;
   MinPeakReduced_expand(&red, net, rorder, order);
   res->peak = Figures_peak(net, params, order, NULL);
-  res->lower_bound = sv.lower;
+  res->lower_bound = sv.proven ? sv.peak : sv.lower;
   bool proven = sv.proven && res->peak == sv.peak;
   if (sv.proven && !proven && !params)
     st = SpError_set(err, SP_ERR_SOLVER, "internal error: M_P without weight-only ops is %lld, with them %lld",
                      (long long)sv.peak, (long long)res->peak);
-  if (sv.proven && !proven && params && red.nremoved <= MINPEAK_FLOATING_MAX) {
+  if (sv.proven && !proven && params) {
     /* With params the weight-only ops' inputs are on chip too: the reduced M_P is
-     * only a lower bound. Search the whole network, floored at it (only with few
+     * only a lower bound. Where they copy params, the network with the copies
+     * folded into their params is a tighter one, and its order is another
+     * candidate. */
+    MinPeakReduced fold;
+    if (!MinPeakReduced_make(&fold, net, params, true)) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
+      goto done;
+    }
+    Solved sf;
+    if (fold.nremoved > 0 && !(st = MinPeak_solve(&fold.net, params, opt, deadline, 0, rorder, res, &sf, err))) {
+      MinPeakReduced_expand(&fold, net, rorder, full);
+      int64_t pk = Figures_peak(net, params, full, NULL);
+      if (pk < res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = pk;
+      if (sf.proven && sf.peak > res->lower_bound) res->lower_bound = sf.peak;
+      proven = sf.proven && res->peak == sf.peak;
+      if (!sf.proven) sv.stop = sf.stop, sv.why = sf.why;
+    }
+    MinPeakReduced_free(&fold);
+    if (st) goto done;
+  }
+  if (sv.proven && !proven && params && red.nremoved <= MINPEAK_FLOATING_MAX) {
+    /* Still a gap: search the whole network, floored at the lower bound (only with few
      * such ops: each can run anywhere before its reader, and the sets multiply;
      * with more, the gap is reported as "not proven"). */
     Solved sf;
-    if ((st = MinPeak_solve(net, params, opt, deadline, sv.peak, full, res, &sf, err))) goto done;
+    if ((st = MinPeak_solve(net, params, opt, deadline, res->lower_bound, full, res, &sf, err))) goto done;
     if (sf.peak <= res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = sf.peak;
-    res->lower_bound = sf.lower > sv.peak ? sf.lower : sv.peak;
+    if (sf.lower > res->lower_bound) res->lower_bound = sf.lower;
     proven = sf.proven && sf.peak == res->peak;
     sv.stop = sf.stop, sv.why = sf.why;
   } else if (sv.proven && !proven && params) {

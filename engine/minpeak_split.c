@@ -16,7 +16,24 @@ static bool Reduce_removable(const Net *net, int v, bool params) {
   return op->noutputs > 0;
 }
 
-bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params) {
+/* A removed op that copies one param into one output at least as large. */
+static bool Reduce_copy(const Net *net, int v) {
+  const Op *op = &net->ops[v];
+  return op->ninputs == 1 && op->noutputs == 1 &&
+         net->tensors[op->outputs[0]].bytes >= net->tensors[op->inputs[0]].bytes;
+}
+
+/* Adds u to the ascending list c of n entries unless present; returns the new n. */
+static int Reduce_addSorted(int *c, int n, int u) {
+  int k = n;
+  while (k > 0 && c[k - 1] > u) k--;
+  if (k > 0 && c[k - 1] == u) return n;
+  memmove(c + k + 1, c + k, sizeof(int) * (size_t)(n - k));
+  c[k] = u;
+  return n + 1;
+}
+
+bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params, bool fold) {
   memset(r, 0, sizeof *r);
   int n = net->nops, nt = net->ntensors;
   int *newidx = malloc(sizeof(int) * (size_t)(n + 1));
@@ -37,8 +54,11 @@ bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params) {
       r->orig[kept++] = v;
     }
   }
+  for (int i = 0; fold && i < r->nremoved; i++)
+    if (!Reduce_copy(net, r->removed[i])) r->nremoved = 0;
   r->net = *net;
   if (r->nremoved == 0) {
+    for (int v = 0; v < n; v++) r->orig[v] = v;
     free(newidx);
     return true;
   }
@@ -52,22 +72,54 @@ bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params) {
     MinPeakReduced_free(r);
     return false;
   }
+  /* alias[t]: the param a folded copy t stands for (else t) */
+  int *alias = malloc(sizeof(int) * (size_t)(nt + 1));
+  long nin = 0;
+  for (int v = 0; v < n; v++) nin += net->ops[v].ninputs;
+  r->inputs = fold ? malloc(sizeof(int) * (size_t)(nin + 1)) : NULL;
+  if (!alias || (fold && !r->inputs)) {
+    free(newidx), free(alias);
+    MinPeakReduced_free(r);
+    return false;
+  }
+  for (int t = 0; t < nt; t++) alias[t] = t;
+  for (int i = 0; fold && i < r->nremoved; i++) {
+    const Op *op = &net->ops[r->removed[i]];
+    alias[op->outputs[0]] = op->inputs[0];
+  }
   long at = 0;
   for (int t = 0; t < nt; t++) {
     Tensor *x = &r->tensors[t];
     *x = net->tensors[t];
     if (x->producer >= 0 && newidx[x->producer] < 0) x->kind = TK_INPUT, x->producer = -1;
     else if (x->producer >= 0) x->producer = newidx[x->producer];
+    x->consumers = r->consumers + at;
+    x->nconsumers = 0;
+    if (alias[t] != t) continue; /* folded: its readers read the param */
     int *c = r->consumers + at, nc = 0;
     for (int k = 0; k < net->tensors[t].nconsumers; k++) {
       int u = newidx[net->tensors[t].consumers[k]];
       if (u >= 0) c[nc++] = u;
     }
-    x->consumers = c;
+    for (int i = 0; fold && i < r->nremoved; i++) { /* the copies' readers read this param */
+      const Op *op = &net->ops[r->removed[i]];
+      if (op->inputs[0] != t) continue;
+      const Tensor *w = &net->tensors[op->outputs[0]];
+      for (int k = 0; k < w->nconsumers; k++) nc = Reduce_addSorted(c, nc, newidx[w->consumers[k]]);
+    }
     x->nconsumers = nc;
     at += nc;
   }
-  for (int v = 0; v < kept; v++) r->ops[v] = net->ops[r->orig[v]];
+  long in_at = 0;
+  for (int v = 0; v < kept; v++) {
+    r->ops[v] = net->ops[r->orig[v]];
+    if (!fold) continue;
+    int *in = r->inputs + in_at;
+    for (int k = 0; k < r->ops[v].ninputs; k++) in[k] = alias[r->ops[v].inputs[k]];
+    r->ops[v].inputs = in;
+    in_at += r->ops[v].ninputs;
+  }
+  free(alias);
   r->net.tensors = r->tensors;
   r->net.ops = r->ops;
   r->net.nops = kept;
@@ -76,7 +128,7 @@ bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params) {
 }
 
 void MinPeakReduced_free(MinPeakReduced *r) {
-  free(r->orig), free(r->removed), free(r->tensors), free(r->ops), free(r->consumers);
+  free(r->orig), free(r->removed), free(r->tensors), free(r->ops), free(r->consumers), free(r->inputs);
   memset(r, 0, sizeof *r);
 }
 
