@@ -30,6 +30,8 @@ typedef struct {
                            (states are n/64 words each: the byte cap is what bounds memory) */
   double time_limit;    /* seconds; <= 0: none (SP_ERR_LIMIT) */
   atomic_int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
+  bool whole;           /* one search over the whole network (no cuts, no weight-only ops taken out):
+                           the search before issue 37, kept for tests to compare against */
 } MinPeakOptions;
 
 typedef struct {

@@ -394,6 +394,7 @@ void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_bytes = (size_t)256 << 20;
   o->time_limit = 0;
   o->cancel = NULL;
+  o->whole = false;
 }
 
 /* Writes the order of state idx (walking parents) into order. */
@@ -549,7 +550,7 @@ static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *o
   seg_end[0] = n;
   if (small && (anc = Figures_ancestors(net, s.words))) {
     Figures_opLowerBounds(net, params, lb);
-    nseg = MinPeak_segments(net, anc, seg_end);
+    if (!opt->whole) nseg = MinPeak_segments(net, anc, seg_end);
   } else {
     int64_t m_r = Figures_minRequired(net, params);
     for (int v = 0; v < n; v++) lb[v] = m_r;
@@ -619,7 +620,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   int *rorder = malloc(sizeof(int) * (size_t)(n + 1)), *full = malloc(sizeof(int) * (size_t)(n + 1));
   Status st = SP_OK;
   bool made = false;
-  if (!rorder || !full || !(made = MinPeakReduced_make(&red, net, params, false))) {
+  if (!rorder || !full || !(made = MinPeakReduced_make(&red, net, !opt->whole, false))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
@@ -640,7 +641,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
      * folded into their params is a tighter one, and its order is another
      * candidate. */
     MinPeakReduced fold;
-    if (!MinPeakReduced_make(&fold, net, params, true)) {
+    if (!MinPeakReduced_make(&fold, net, true, true)) {
       st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
       goto done;
     }

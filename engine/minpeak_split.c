@@ -6,11 +6,10 @@
 
 #include "bitset.h"
 
-static bool Reduce_removable(const Net *net, int v, bool params) {
+static bool Reduce_removable(const Net *net, int v) {
   const Op *op = &net->ops[v];
   for (int k = 0; k < op->ninputs; k++)
     if (net->tensors[op->inputs[k]].kind != TK_PARAM) return false;
-  (void)params; /* with params the inputs are on chip: a relaxation, checked by the caller */
   for (int k = 0; k < op->noutputs; k++)
     if (net->tensors[op->outputs[k]].nconsumers == 0) return false;
   return op->noutputs > 0;
@@ -33,7 +32,7 @@ static int Reduce_addSorted(int *c, int n, int u) {
   return n + 1;
 }
 
-bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params, bool fold) {
+bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool take, bool fold) {
   memset(r, 0, sizeof *r);
   int n = net->nops, nt = net->ntensors;
   int *newidx = malloc(sizeof(int) * (size_t)(n + 1));
@@ -46,7 +45,7 @@ bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params, bool fo
   }
   int kept = 0;
   for (int v = 0; v < n; v++) {
-    if (Reduce_removable(net, v, params)) {
+    if (take && Reduce_removable(net, v)) {
       newidx[v] = -1;
       r->removed[r->nremoved++] = v;
     } else {

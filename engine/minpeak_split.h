@@ -24,13 +24,13 @@ typedef struct {
   int *inputs;        /* folded: every op's inputs, in one block */
 } MinPeakReduced;
 
-/* false: no memory. With nothing to take out, nremoved is 0 and net copies the original.
+/* false: no memory. take false, or nothing to take out: nremoved is 0 and net copies the original.
  * fold: the readers of a removed op's output read its param instead (only when
  * every removed op copies one param into an output at least as large, else
  * nremoved is 0). With params on chip this is a relaxation too: at every step of
  * any order of the original, the param or one of its copies is live wherever the
  * folded network holds the param. */
-bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool params, bool fold);
+bool MinPeakReduced_make(MinPeakReduced *r, const Net *net, bool take, bool fold);
 void MinPeakReduced_free(MinPeakReduced *r);
 /* The original network's order from an order of the reduced one: each removed op
  * runs just before its first reader. full: the original's nops entries. */

@@ -18,6 +18,9 @@ import torch
 import torch.nn as nn
 import torchvision.models as tvm
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nas_models  # noqa: E402
+
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, '..', '..', 'tests', 'data', 'minpeak'))
@@ -63,6 +66,7 @@ MODELS = {
     'convnext_tiny': (lambda: tvm.convnext_tiny(weights=None), (1, 3, 224, 224)),
     'efficientnet_v2_s': (lambda: tvm.efficientnet_v2_s(weights=None), (1, 3, 224, 224)),
     'gpt12': (Gpt, (1, 128, 768)),
+    'darts_onnx': (nas_models.DartsImageNet, (1, 3, 224, 224)),
 }
 
 
