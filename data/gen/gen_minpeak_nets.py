@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generate the large unfolded networks the exact M_P search is tested on
-(tests/data/minpeak/<name>.json), as a user would make them: torch.onnx.export
+(tests/data/minpeak/<name>.json, 584 to about 1,300 ops), as a user would make them: torch.onnx.export
 (torch 1.13, opset 14, batch 1, weights=None) and `spadmap import` with no options.
 
     /usr/bin/python3 data/gen/gen_minpeak_nets.py build/tui/spadmap          # all
@@ -66,6 +66,8 @@ MODELS = {
     'convnext_tiny': (lambda: tvm.convnext_tiny(weights=None), (1, 3, 224, 224)),
     'efficientnet_v2_s': (lambda: tvm.efficientnet_v2_s(weights=None), (1, 3, 224, 224)),
     'gpt12': (Gpt, (1, 128, 768)),
+    'gpt24': (lambda: Gpt(blocks=24, d=512, heads=8, t=256), (1, 256, 512)),
+    'convnext_small': (lambda: tvm.convnext_small(weights=None), (1, 3, 224, 224)),
     'darts_onnx': (nas_models.DartsImageNet, (1, 3, 224, 224)),
 }
 
