@@ -65,7 +65,7 @@ typedef struct {
   long max_states;
   /* the segment being solved: its ops, how many, and the set and bytes before it */
   unsigned char *inseg;
-  int seg_n;
+  int seg_begin, seg_n;
   const uint64_t *start;
   int64_t start_resident;
   size_t bytes, max_bytes; /* the growing arrays' capacity, and its cap */
@@ -347,13 +347,14 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
 static int Search_begin(Search *s, int *ready) {
   memcpy(s->scratch, s->start, sizeof(uint64_t) * (size_t)s->words);
   int nready = 0;
-  for (int v = 0; v < s->n; v++)
-    if (s->inseg[v] && Search_isReady(s, s->scratch, v)) ready[nready++] = v;
+  for (int v = s->seg_begin; v < s->seg_begin + s->seg_n; v++)
+    if (Search_isReady(s, s->scratch, v)) ready[nready++] = v;
   return nready;
 }
 
-/* The peak of running the segment's ops in order from the set before it. */
-static int64_t Search_run(Search *s, const int *order) {
+/* The peak of running the segment's ops in order from the set before it;
+ * *after (may be NULL) gets the bytes resident once they have run. */
+static int64_t Search_run(Search *s, const int *order, int64_t *after) {
   int64_t resident = s->start_resident, cost = 0;
   memcpy(s->scratch, s->start, sizeof(uint64_t) * (size_t)s->words);
   for (int q = 0; q < s->seg_n; q++) {
@@ -363,6 +364,7 @@ static int64_t Search_run(Search *s, const int *order) {
     resident += delta;
     if (mem > cost) cost = mem;
   }
+  if (after) *after = resident;
   return cost;
 }
 
@@ -418,28 +420,19 @@ static void Search_reset(Search *s) {
   for (long i = 0; i < s->tcap; i++) s->table[i] = -1;
 }
 
-/* Sets up segment [begin, end) of the file order: the ops before it have run. */
-static void Search_setSegment(Search *s, uint64_t *start, int begin, int end) {
-  const Net *net = s->net;
+/* Sets up segment [begin, end) of the file order: the ops before it have run,
+ * leaving resident bytes on chip. O(words + segment), so that thousands of
+ * segments cost no more than the ops themselves. */
+static void Search_setSegment(Search *s, uint64_t *start, int begin, int end, int64_t resident) {
   memset(start, 0, sizeof(uint64_t) * (size_t)s->words);
-  for (int v = 0; v < begin; v++) Bitset_set(start, v);
-  memset(s->inseg, 0, (size_t)s->n);
+  for (int w = 0; w < begin / 64; w++) start[w] = ~(uint64_t)0;
+  for (int v = begin / 64 * 64; v < begin; v++) Bitset_set(start, v);
+  memset(s->inseg + s->seg_begin, 0, (size_t)s->seg_n);
   memset(s->inseg + begin, 1, (size_t)(end - begin));
   s->start = start;
+  s->seg_begin = begin;
   s->seg_n = end - begin;
-  /* resident: made (or first read) before the segment and read in or after it */
-  int64_t r = 0;
-  for (int t = 0; t < net->ntensors; t++) {
-    const Tensor *x = &net->tensors[t];
-    if (!Net_onChip(net, t, s->params) || x->nconsumers == 0) continue;
-    bool made = x->producer >= 0 && x->producer < begin, read_before = false, read_after = false;
-    for (int c = 0; c < x->nconsumers; c++) {
-      if (x->consumers[c] < begin) read_before = true;
-      else read_after = true;
-    }
-    if ((made || (x->producer < 0 && read_before)) && read_after) r += x->bytes;
-  }
-  s->start_resident = r;
+  s->start_resident = resident;
 }
 
 typedef struct {
@@ -472,7 +465,7 @@ static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadli
     res->expanded++;
     if (cur.depth == s->seg_n) {
       Search_order(s, idx, order);
-      out->peak = Search_run(s, order);
+      out->peak = Search_run(s, order, NULL);
       res->states += s->nst;
       return SP_OK;
     }
@@ -512,6 +505,8 @@ nomem:
 
 /* Weight-only ops the params setting still searches over (see Figures_minPeak). */
 enum { MINPEAK_FLOATING_MAX = 24 };
+/* Cut ops are looked for up to this many ops (ancestor words: 50 MB at 20k). */
+enum { MINPEAK_CUT_OPS_MAX = 20000 };
 
 typedef struct {
   int64_t peak, lower;
@@ -521,72 +516,89 @@ typedef struct {
   int segments;
 } Solved;
 
+/* A segment's upper bound, for solving the costliest first. */
+typedef struct {
+  int64_t ub, resident; /* the better known order's peak; bytes resident at its start */
+  int seg;
+} SegRank;
+
+static int Seg_costlier(const void *a, const void *b) {
+  const SegRank *x = a, *y = b;
+  if (x->ub != y->ub) return x->ub > y->ub ? -1 : 1;
+  return (x->seg > y->seg) - (x->seg < y->seg);
+}
+
 /* The best order of net segment by segment, every cost floored at floor0 or above. */
 static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *opt, double deadline, int64_t floor0,
                             int *order, MinPeakResult *res, Solved *out, SpError *err) {
   int n = net->nops;
   Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
   int64_t *lb = malloc(sizeof(int64_t) * (size_t)(n + 1));
-  int *seg_end = malloc(sizeof(int) * (size_t)(n + 1)), *rank = malloc(sizeof(int) * (size_t)(n + 1));
-  int64_t *ub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int *seg_end = malloc(sizeof(int) * (size_t)(n + 1));
+  SegRank *rank = malloc(sizeof(SegRank) * (size_t)(n + 1));
   int *alt = malloc(sizeof(int) * (size_t)(n + 1));
   uint64_t *start = NULL, *anc = NULL;
   Status st = SP_OK;
   memset(out, 0, sizeof *out);
   out->proven = true;
-  if (!lb || !seg_end || !rank || !ub || !alt || !Search_prepare(&s) ||
+  if (!lb || !seg_end || !rank || !alt || !Search_prepare(&s) ||
       !(start = calloc((size_t)s.words + 1, sizeof(uint64_t)))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
-  /* The lower bound and the cuts keep n x n/64 ancestor words and take n x tensors
-   * steps: on graphs too large for that, M_R is the bound and the graph is one
-   * segment (the search then stops sooner with "not proven"). */
+  /* The lower bound keeps n x n/64 ancestor words and takes n x tensors steps: on
+   * graphs too large for that, M_R is the bound (the search then stops sooner with
+   * "not proven"). The cuts need only the ancestor words and n x n/64 steps. */
   size_t anc_bytes = (size_t)n * (size_t)s.words * sizeof(uint64_t);
   double work = (double)n * (double)net->ntensors; /* measured: about 2.3e-8 s per unit (0.9 s at 5k ops) */
   bool small = (!s.max_bytes || anc_bytes <= s.max_bytes / 2) && work <= 1e7 &&
                (opt->time_limit <= 0 || work * 2.3e-8 <= opt->time_limit / 2);
+  bool cuts = !opt->whole && (!s.max_bytes || anc_bytes <= s.max_bytes / 4) && n <= MINPEAK_CUT_OPS_MAX;
   int nseg = 1;
   seg_end[0] = n;
-  if (small && (anc = Figures_ancestors(net, s.words))) {
+  if ((small || cuts) && (anc = Figures_ancestors(net, s.words)) != NULL) {
+    int k = cuts ? MinPeak_segments(net, anc, seg_end) : 0;
+    if (k > 0) nseg = k;
+    else seg_end[0] = n; /* no cuts (or no memory for them): one segment */
+    free(anc);
+  }
+  if (small) {
     Figures_opLowerBounds(net, params, lb);
-    if (!opt->whole) nseg = MinPeak_segments(net, anc, seg_end);
   } else {
     int64_t m_r = Figures_minRequired(net, params);
     for (int v = 0; v < n; v++) lb[v] = m_r;
   }
-  free(anc);
   int64_t floor = floor0;
   for (int v = 0; v < n; v++) floor = lb[v] > floor ? lb[v] : floor;
-  /* Upper bounds: per segment, the better of the file order and the greedy order. */
+  /* Upper bounds: per segment, the better of the file order and the greedy order;
+   * and the bytes resident at each segment's start (the same in every order). */
+  int64_t resident = 0;
   for (int j = 0; j < nseg; j++) {
     int begin = j ? seg_end[j - 1] : 0, end = seg_end[j];
-    Search_setSegment(&s, start, begin, end);
+    Search_setSegment(&s, start, begin, end, resident);
+    rank[j].resident = resident;
     for (int v = begin; v < end; v++) order[v] = v;
-    ub[j] = Search_run(&s, order + begin);
+    int64_t ub = Search_run(&s, order + begin, &resident);
     int64_t g = Search_greedy(&s, alt);
-    if (g < ub[j]) ub[j] = g, memcpy(order + begin, alt, sizeof(int) * (size_t)(end - begin));
-    rank[j] = j;
+    if (g < ub) ub = g, memcpy(order + begin, alt, sizeof(int) * (size_t)(end - begin));
+    rank[j].ub = ub;
+    rank[j].seg = j;
   }
   /* The costliest segments first: their figures raise the floor of the others. */
-  for (int a = 1; a < nseg; a++)
-    for (int b = a; b > 0 && ub[rank[b]] > ub[rank[b - 1]]; b--) {
-      int t = rank[b];
-      rank[b] = rank[b - 1], rank[b - 1] = t;
-    }
+  qsort(rank, (size_t)nseg, sizeof *rank, Seg_costlier);
   int64_t lower = floor;
   for (int i = 0; i < nseg; i++) {
-    int j = rank[i], begin = j ? seg_end[j - 1] : 0, end = seg_end[j];
-    if (ub[j] <= floor) continue; /* cannot raise M_P: its order stands */
+    int j = rank[i].seg, begin = j ? seg_end[j - 1] : 0, end = seg_end[j];
+    if (rank[i].ub <= floor) continue; /* cannot raise M_P: its order stands */
     if (out->stop) {
       out->proven = false;
       continue;
     }
-    Search_setSegment(&s, start, begin, end);
+    Search_setSegment(&s, start, begin, end, rank[i].resident);
     int64_t seg_lb = 0;
     for (int v = begin; v < end; v++) seg_lb = lb[v] > seg_lb ? lb[v] : seg_lb;
     s.lower = seg_lb > floor ? seg_lb : floor;
-    s.upper = ub[j];
+    s.upper = rank[i].ub;
     SegResult r;
     if ((st = Search_segment(&s, opt, deadline, res->states, order + begin, &r, res, err))) goto done;
     if (r.proven) {
@@ -604,7 +616,7 @@ static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *o
   out->lower = out->proven ? out->peak : lower < out->peak ? lower : out->peak;
 done:
   Search_release(&s);
-  free(lb), free(seg_end), free(rank), free(ub), free(alt), free(start);
+  free(lb), free(seg_end), free(rank), free(alt), free(start);
   return st;
 }
 

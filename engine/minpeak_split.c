@@ -1,6 +1,7 @@
 /* minpeak_split: weight-only ops taken out, and cut ops (see minpeak_split.h). */
 #include "minpeak_split.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,13 +171,24 @@ void MinPeakReduced_expand(const MinPeakReduced *r, const Net *net, const int *o
 
 int MinPeak_segments(const Net *net, const uint64_t *anc, int *seg_end) {
   int n = net->nops, words = Bitset_words(n), nseg = 0;
-  for (int v = 0; v < n; v++) {
+  /* common: the ancestors every later op shares, built from the last op back */
+  uint64_t *common = malloc(sizeof(uint64_t) * (size_t)(words + 1));
+  unsigned char *cut = calloc((size_t)n + 1, 1);
+  if (!common || !cut) {
+    free(common), free(cut);
+    return 0;
+  }
+  for (int w = 0; w < words; w++) common[w] = ~(uint64_t)0;
+  for (int v = n - 1; v >= 0; v--) {
     const uint64_t *a = anc + (size_t)v * (size_t)words;
     int cnt = 0;
     for (int w = 0; w < words; w++) cnt += __builtin_popcountll(a[w]);
-    bool cut = cnt == v; /* the file order is topological: every earlier op is an ancestor */
-    for (int u = v + 1; cut && u < n; u++) cut = Bitset_has(anc + (size_t)u * (size_t)words, v);
-    if (cut || v == n - 1) seg_end[nseg++] = v + 1;
+    /* the file order is topological: every earlier op an ancestor, every later one a descendant */
+    cut[v] = cnt == v && Bitset_has(common, v);
+    for (int w = 0; w < words; w++) common[w] &= a[w];
   }
+  for (int v = 0; v < n; v++)
+    if (cut[v] || v == n - 1) seg_end[nseg++] = v + 1;
+  free(common), free(cut);
   return nseg;
 }
