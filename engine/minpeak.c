@@ -107,8 +107,8 @@ static bool Search_prepare(Search *s) {
   s->ready_tmp = malloc(sizeof(int) * (size_t)n);
   s->moves_tmp = malloc(sizeof(int) * (size_t)n);
   s->inseg = calloc((size_t)n + 1, 1);
-  if (!s->inseg || !s->uin || !s->preds || !s->nuin || !s->npreds || !s->out_bytes || !s->out_live_bytes || !s->scratch ||
-      !s->ready_tmp || !s->moves_tmp)
+  if (!s->inseg || !s->uin || !s->preds || !s->nuin || !s->npreds || !s->out_bytes || !s->out_live_bytes ||
+      !s->scratch || !s->ready_tmp || !s->moves_tmp)
     return false;
   for (int v = 0; v < n; v++) {
     const Op *op = &net->ops[v];
@@ -693,7 +693,8 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
                        "lower bound %lld",
                        opt->max_bytes >> 20, res->states, (long long)res->peak, (long long)res->lower_bound);
     else
-      st = SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, %s after %ld states: best peak %lld, lower bound %lld",
+      st = SpError_set(err, SP_ERR_LIMIT,
+                       "M_P search: not proven, %s after %ld states: best peak %lld, lower bound %lld",
                        sv.why ? sv.why : "stopped", res->states, (long long)res->peak, (long long)res->lower_bound);
   }
   if (st == SP_OK) {

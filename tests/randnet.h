@@ -119,7 +119,8 @@ static inline Net *RandNet_makeLayered(uint64_t seed, int nops) {
     } else {
       int a = recent[nrecent - 1], b = recent[Rng_below(&r, nrecent)];
       olen += (size_t)snprintf(ops + olen, cap - olen, a < 0 ? "\"x\"" : "\"t%d\"", a);
-      if (b != a && Rng_below(&r, 2)) olen += (size_t)snprintf(ops + olen, cap - olen, b < 0 ? ",\"x\"" : ",\"t%d\"", b);
+      if (b != a && Rng_below(&r, 2))
+        olen += (size_t)snprintf(ops + olen, cap - olen, b < 0 ? ",\"x\"" : ",\"t%d\"", b);
       for (int i = 0; i < npending; i++)
         if (k == nops - 1 || Rng_below(&r, 2)) {
           olen += (size_t)snprintf(ops + olen, cap - olen, ",\"t%d\"", pending[i]);
@@ -134,9 +135,11 @@ static inline Net *RandNet_makeLayered(uint64_t seed, int nops) {
 #define OUT(...) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__)
   OUT("{\"format\":\"spadmap-network\",\"version\":1,\"name\":\"layered%llu\",\"tensors\":[", (unsigned long long)seed);
   OUT("{\"name\":\"x\",\"shape\":[%d],\"kind\":\"input\"}", 256 * (1 + Rng_below(&r, 16)));
-  for (int p = 0; p < 2; p++) OUT(",{\"name\":\"p%d\",\"shape\":[%d],\"kind\":\"param\"}", p, 256 * (1 + Rng_below(&r, 8)));
+  for (int p = 0; p < 2; p++)
+    OUT(",{\"name\":\"p%d\",\"shape\":[%d],\"kind\":\"param\"}", p, 256 * (1 + Rng_below(&r, 8)));
   for (int k = 0; k < nops; k++)
-    OUT(",{\"name\":\"t%d\",\"shape\":[%d]%s}", k, 256 * (1 + Rng_below(&r, 16)), k == nops - 1 ? ",\"kind\":\"output\"" : "");
+    OUT(",{\"name\":\"t%d\",\"shape\":[%d]%s}", k, 256 * (1 + Rng_below(&r, 16)),
+        k == nops - 1 ? ",\"kind\":\"output\"" : "");
   OUT("],\"ops\":[%s]}", ops);
 #undef OUT
   Net *net = NULL;
