@@ -68,8 +68,7 @@ done:
   return peak;
 }
 
-/* Ancestor sets per op as bitsets (ops are in topological file order). */
-static uint64_t *Figures_ancestors(const Net *net, int words) {
+uint64_t *Figures_ancestors(const Net *net, int words) {
   uint64_t *anc = calloc((size_t)net->nops * (size_t)words, sizeof(uint64_t));
   if (!anc) return NULL;
   for (int o = 0; o < net->nops; o++) {
@@ -86,10 +85,15 @@ static uint64_t *Figures_ancestors(const Net *net, int words) {
   return anc;
 }
 
-int64_t Figures_peakLowerBound(const Net *net, bool params) {
+int64_t Figures_peakLowerBound(const Net *net, bool params) { return Figures_opLowerBounds(net, params, NULL); }
+
+int64_t Figures_opLowerBounds(const Net *net, bool params, int64_t *per_op) {
   int n = net->nops, words = Bitset_words(n);
   uint64_t *anc = Figures_ancestors(net, words);
-  if (!anc) return Figures_minRequired(net, params);
+  if (!anc) {
+    for (int v = 0; per_op && v < n; v++) per_op[v] = Figures_opBytes(net, v, params);
+    return Figures_minRequired(net, params);
+  }
   int64_t best = 0;
   for (int v = 0; v < n; v++) {
     const uint64_t *av = anc + (size_t)v * (size_t)words;
@@ -107,6 +111,7 @@ int64_t Figures_peakLowerBound(const Net *net, bool params) {
       /* Made (or first loaded) by an ancestor and still needed by a descendant. */
       if (!read_by_v && before && after) sum += t->bytes;
     }
+    if (per_op) per_op[v] = sum;
     if (sum > best) best = sum;
   }
   free(anc);

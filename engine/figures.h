@@ -19,6 +19,10 @@ int64_t Figures_peak(const Net *net, bool params, const int *order, int *peak_st
 /* A lower bound on every schedule's peak: per op, its own bytes plus the tensors
  * that must be live across it whatever the order. */
 int64_t Figures_peakLowerBound(const Net *net, bool params);
+/* The same bound per op (per_op: nops entries, may be NULL); returns their maximum. */
+int64_t Figures_opLowerBounds(const Net *net, bool params, int64_t *per_op);
+/* Ancestor sets, one bitset of Bitset_words(nops) words per op (NULL: no memory). */
+uint64_t *Figures_ancestors(const Net *net, int words);
 
 typedef struct {
   long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */
@@ -26,6 +30,8 @@ typedef struct {
                            (states are n/64 words each: the byte cap is what bounds memory) */
   double time_limit;    /* seconds; <= 0: none (SP_ERR_LIMIT) */
   atomic_int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
+  bool whole;           /* one search over the whole network (no cuts, no weight-only ops taken out):
+                           the search before issue 37, kept for tests to compare against */
 } MinPeakOptions;
 
 typedef struct {
@@ -33,11 +39,15 @@ typedef struct {
   int64_t lower_bound;  /* proven lower bound */
   long states;          /* search states stored */
   long expanded;
+  int segments;         /* pieces the file order was cut into at cut ops (1: none) */
+  int removed;          /* weight-only ops taken out before the search */
   double seconds;
 } MinPeakResult;
 
 void MinPeakOptions_init(MinPeakOptions *o);
-/* Exact M_P by best-first search over sets of executed ops; fills order (nops
+/* Exact M_P (docs/design/minpeak.md): weight-only ops taken out, the file order
+ * cut at ops every other op precedes or follows, and a best-first search over sets
+ * of executed ops within each piece; fills order (nops
  * entries) with a schedule reaching it. On SP_ERR_LIMIT and SP_ERR_CANCELLED the
  * order is the best found (res->peak its peak, res->lower_bound what is proven).
  * Defaults: 3,000,000 states, 256 MiB, no time limit. */

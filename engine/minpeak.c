@@ -1,6 +1,13 @@
 /* Exact minimum peak footprint (M_P) over all topological orders.
  *
- * Best-first search over the sets S of executed ops (each order prefix leads to a
+ * The network is first made smaller (minpeak_split.h): weight-only ops are taken
+ * out, and the file order is cut into segments at cut ops (ops every other op
+ * precedes or follows). Each segment is solved on its own from the fixed set of
+ * ops before it; M_P is the largest segment's peak. Segments are solved largest
+ * first, and a segment's costs are floored at the best proven figure so far: a
+ * segment that cannot raise M_P needs no proof of its own optimum.
+ *
+ * Within a segment: best-first search over the sets S of executed ops (each order prefix leads to a
  * set; all prefixes with the same set leave the same tensors resident). The cost of
  * a set is the smallest possible peak of any order reaching it; sets are expanded
  * in increasing cost, so the first full set popped is optimal (a bottleneck-path
@@ -18,9 +25,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
 #include "bitset.h"
+#include "clock.h"
 #include "figures.h"
+#include "minpeak_split.h"
 
 typedef struct {
   int64_t cost;       /* best peak of an order reaching this set (not floored) */
@@ -55,6 +63,11 @@ typedef struct {
   uint64_t *scratch;  /* one set being built */
   int *ready_tmp, *moves_tmp;
   long max_states;
+  /* the segment being solved: its ops, how many, and the set and bytes before it */
+  unsigned char *inseg;
+  int seg_begin, seg_n;
+  const uint64_t *start;
+  int64_t start_resident;
   size_t bytes, max_bytes; /* the growing arrays' capacity, and its cap */
   bool over_bytes;         /* a growth was refused by the cap */
 } Search;
@@ -93,8 +106,9 @@ static bool Search_prepare(Search *s) {
   s->scratch = calloc((size_t)s->words, sizeof(uint64_t));
   s->ready_tmp = malloc(sizeof(int) * (size_t)n);
   s->moves_tmp = malloc(sizeof(int) * (size_t)n);
-  if (!s->uin || !s->preds || !s->nuin || !s->npreds || !s->out_bytes || !s->out_live_bytes || !s->scratch ||
-      !s->ready_tmp || !s->moves_tmp)
+  s->inseg = calloc((size_t)n + 1, 1);
+  if (!s->inseg || !s->uin || !s->preds || !s->nuin || !s->npreds || !s->out_bytes || !s->out_live_bytes ||
+      !s->scratch || !s->ready_tmp || !s->moves_tmp)
     return false;
   for (int v = 0; v < n; v++) {
     const Op *op = &net->ops[v];
@@ -127,7 +141,7 @@ static void Search_release(Search *s) {
     for (int v = 0; v < s->n; v++) free(s->preds[v]);
   free(s->uin), free(s->preds), free(s->nuin), free(s->npreds);
   free(s->out_bytes), free(s->out_live_bytes), free(s->scratch), free(s->ready_tmp), free(s->moves_tmp);
-  free(s->st), free(s->bits), free(s->moves), free(s->pool), free(s->table), free(s->heap);
+  free(s->st), free(s->bits), free(s->moves), free(s->pool), free(s->table), free(s->heap), free(s->inseg);
 }
 
 /* The step cost of running v after set S, and the change of resident bytes. */
@@ -175,7 +189,7 @@ static void Search_apply(Search *s, int v, int *ready, int *nready, int64_t *res
     const Tensor *t = &s->net->tensors[op->outputs[o]];
     for (int c = 0; c < t->nconsumers; c++) {
       int u = t->consumers[c];
-      bool dup = false;
+      bool dup = !s->inseg[u]; /* ops past the segment wait for the next one */
       for (int i = 0; i < k && !dup; i++) dup = ready[i] == u;
       if (!dup && Search_isReady(s, s->scratch, u)) ready[k++] = u;
     }
@@ -329,17 +343,39 @@ static int Search_offer(Search *s, long parent, int depth, int64_t resident, int
   return Search_push(s, idx) ? 0 : -1;
 }
 
+/* Puts the set before the segment in scratch and its ready ops in ready; returns their count. */
+static int Search_begin(Search *s, int *ready) {
+  memcpy(s->scratch, s->start, sizeof(uint64_t) * (size_t)s->words);
+  int nready = 0;
+  for (int v = s->seg_begin; v < s->seg_begin + s->seg_n; v++)
+    if (Search_isReady(s, s->scratch, v)) ready[nready++] = v;
+  return nready;
+}
+
+/* The peak of running the segment's ops in order from the set before it;
+ * *after (may be NULL) gets the bytes resident once they have run. */
+static int64_t Search_run(Search *s, const int *order, int64_t *after) {
+  int64_t resident = s->start_resident, cost = 0;
+  memcpy(s->scratch, s->start, sizeof(uint64_t) * (size_t)s->words);
+  for (int q = 0; q < s->seg_n; q++) {
+    int64_t mem, delta;
+    Search_step(s, s->scratch, order[q], resident, &mem, &delta);
+    Bitset_set(s->scratch, order[q]);
+    resident += delta;
+    if (mem > cost) cost = mem;
+  }
+  if (after) *after = resident;
+  return cost;
+}
+
 /* Greedy order for the upper bound: always the ready op with the cheapest step,
  * then the smallest growth. Fills order; returns its peak. */
 static int64_t Search_greedy(Search *s, int *order) {
   int *ready = malloc(sizeof(int) * (size_t)s->n);
   if (!ready) return INT64_MAX;
-  memset(s->scratch, 0, sizeof(uint64_t) * (size_t)s->words);
-  int nready = 0;
-  for (int v = 0; v < s->n; v++)
-    if (Search_isReady(s, s->scratch, v)) ready[nready++] = v;
-  int64_t resident = 0, cost = 0;
-  for (int step = 0; step < s->n; step++) {
+  int nready = Search_begin(s, ready);
+  int64_t resident = s->start_resident, cost = 0;
+  for (int step = 0; step < s->seg_n; step++) {
     int best = -1;
     int64_t bm = 0, bd = 0;
     for (int i = 0; i < nready; i++) {
@@ -360,15 +396,228 @@ void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_bytes = (size_t)256 << 20;
   o->time_limit = 0;
   o->cancel = NULL;
+  o->whole = false;
 }
 
 /* Writes the order of state idx (walking parents) into order. */
 static void Search_order(const Search *s, long idx, int *order) {
-  int pos = s->n;
+  int pos = s->seg_n;
   for (long i = idx; i >= 0; i = s->st[i].parent) {
     const State *st = &s->st[i];
     for (int k = st->nmoves - 1; k >= 0; k--) order[--pos] = s->moves[st->moves_at + k];
   }
+}
+
+/* Forgets the last segment's states; the arrays stay for the next one. */
+static void Search_reset(Search *s) {
+  s->nst = s->nheap = s->npool = s->nmoves = 0;
+  if (s->tcap > 65536) { /* a big table is rebuilt as needed rather than cleared for every small segment */
+    free(s->table);
+    s->bytes -= sizeof(long) * (size_t)s->tcap;
+    s->table = NULL;
+    s->tcap = 0;
+  }
+  for (long i = 0; i < s->tcap; i++) s->table[i] = -1;
+}
+
+/* Sets up segment [begin, end) of the file order: the ops before it have run,
+ * leaving resident bytes on chip. O(words + segment), so that thousands of
+ * segments cost no more than the ops themselves. */
+static void Search_setSegment(Search *s, uint64_t *start, int begin, int end, int64_t resident) {
+  memset(start, 0, sizeof(uint64_t) * (size_t)s->words);
+  for (int w = 0; w < begin / 64; w++) start[w] = ~(uint64_t)0;
+  for (int v = begin / 64 * 64; v < begin; v++) Bitset_set(start, v);
+  memset(s->inseg + s->seg_begin, 0, (size_t)s->seg_n);
+  memset(s->inseg + begin, 1, (size_t)(end - begin));
+  s->start = start;
+  s->seg_begin = begin;
+  s->seg_n = end - begin;
+  s->start_resident = resident;
+}
+
+typedef struct {
+  int64_t peak;   /* of the order found (within the segment) */
+  int64_t lower;  /* proven: no order of the segment peaks below min(this, the floor's optimum) */
+  bool proven;    /* the order is optimal under costs floored at the floor */
+  Status stop;    /* SP_ERR_LIMIT / SP_ERR_CANCELLED when the search stopped, with why */
+  const char *why;
+} SegResult;
+
+/* The set-up segment's best order (seg_n entries) with costs floored at s->lower,
+ * within the upper bound s->upper held by order on entry. */
+static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadline, long states_before, int *order,
+                             SegResult *out, MinPeakResult *res, SpError *err) {
+  out->peak = s->upper;
+  out->lower = s->lower;
+  out->proven = true;
+  out->stop = SP_OK;
+  if (s->upper <= s->lower) return SP_OK;
+  Search_reset(s);
+  int nready = Search_begin(s, s->ready_tmp), nmoves = 0;
+  int64_t resident = s->start_resident, cost = 0;
+  Search_freeMoves(s, s->ready_tmp, &nready, &resident, &cost, s->moves_tmp, &nmoves);
+  if (Search_offer(s, -1, nmoves, resident, cost, s->ready_tmp, nready, s->moves_tmp, nmoves) < 0) goto nomem;
+  while (s->nheap > 0) {
+    long idx = Search_pop(s);
+    State cur = s->st[idx];
+    if (cur.done) continue; /* a stale heap entry of an improved state */
+    s->st[idx].done = true;
+    res->expanded++;
+    if (cur.depth == s->seg_n) {
+      Search_order(s, idx, order);
+      out->peak = Search_run(s, order, NULL);
+      res->states += s->nst;
+      return SP_OK;
+    }
+    bool cancelled = opt->cancel && *opt->cancel;
+    bool late = deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline;
+    if (cancelled || late || states_before + s->nst >= s->max_states) {
+      out->proven = false;
+      out->lower = Search_floor(s, cur.cost);
+      out->stop = cancelled ? SP_ERR_CANCELLED : SP_ERR_LIMIT;
+      out->why = cancelled ? "cancelled" : late ? "stopped at its time limit" : "stopped at its state limit";
+      res->states += s->nst;
+      return SP_OK;
+    }
+    for (int i = 0; i < cur.nready; i++) {
+      memcpy(s->scratch, s->bits + idx * s->words, sizeof(uint64_t) * (size_t)s->words);
+      nready = cur.nready;
+      memcpy(s->ready_tmp, s->pool + cur.ready_at, sizeof(int) * (size_t)nready);
+      int v = s->ready_tmp[i];
+      int64_t r = cur.resident, c = cur.cost;
+      nmoves = 0;
+      Search_apply(s, v, s->ready_tmp, &nready, &r, &c);
+      s->moves_tmp[nmoves++] = v;
+      Search_freeMoves(s, s->ready_tmp, &nready, &r, &c, s->moves_tmp, &nmoves);
+      if (Search_offer(s, idx, cur.depth + nmoves, r, c, s->ready_tmp, nready, s->moves_tmp, nmoves) < 0) goto nomem;
+    }
+  }
+  res->states += s->nst; /* nothing cheaper than the known order: it is optimal */
+  return SP_OK;
+nomem:
+  res->states += s->nst;
+  if (!s->over_bytes) return SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P (%ld states)", s->nst);
+  out->proven = false;
+  out->stop = SP_ERR_LIMIT;
+  out->why = "stopped at its memory cap";
+  return SP_OK;
+}
+
+/* Weight-only ops the params setting still searches over (see Figures_minPeak). */
+enum { MINPEAK_FLOATING_MAX = 24 };
+/* Cut ops are looked for up to this many ops (ancestor words: 50 MB at 20k). */
+enum { MINPEAK_CUT_OPS_MAX = 20000 };
+
+typedef struct {
+  int64_t peak, lower;
+  bool proven;
+  Status stop;
+  const char *why;
+  int segments;
+} Solved;
+
+/* A segment's upper bound, for solving the costliest first. */
+typedef struct {
+  int64_t ub, resident; /* the better known order's peak; bytes resident at its start */
+  int seg;
+} SegRank;
+
+static int Seg_costlier(const void *a, const void *b) {
+  const SegRank *x = a, *y = b;
+  if (x->ub != y->ub) return x->ub > y->ub ? -1 : 1;
+  return (x->seg > y->seg) - (x->seg < y->seg);
+}
+
+/* The best order of net segment by segment, every cost floored at floor0 or above. */
+static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *opt, double deadline, int64_t floor0,
+                            int *order, MinPeakResult *res, Solved *out, SpError *err) {
+  int n = net->nops;
+  Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
+  int64_t *lb = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int *seg_end = malloc(sizeof(int) * (size_t)(n + 1));
+  SegRank *rank = malloc(sizeof(SegRank) * (size_t)(n + 1));
+  int *alt = malloc(sizeof(int) * (size_t)(n + 1));
+  uint64_t *start = NULL, *anc = NULL;
+  Status st = SP_OK;
+  memset(out, 0, sizeof *out);
+  out->proven = true;
+  if (!lb || !seg_end || !rank || !alt || !Search_prepare(&s) ||
+      !(start = calloc((size_t)s.words + 1, sizeof(uint64_t)))) {
+    st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
+    goto done;
+  }
+  /* The lower bound keeps n x n/64 ancestor words and takes n x tensors steps: on
+   * graphs too large for that, M_R is the bound (the search then stops sooner with
+   * "not proven"). The cuts need only the ancestor words and n x n/64 steps. */
+  size_t anc_bytes = (size_t)n * (size_t)s.words * sizeof(uint64_t);
+  double work = (double)n * (double)net->ntensors; /* measured: about 2.3e-8 s per unit (0.9 s at 5k ops) */
+  bool small = (!s.max_bytes || anc_bytes <= s.max_bytes / 2) && work <= 1e7 &&
+               (opt->time_limit <= 0 || work * 2.3e-8 <= opt->time_limit / 2);
+  bool cuts = !opt->whole && (!s.max_bytes || anc_bytes <= s.max_bytes / 4) && n <= MINPEAK_CUT_OPS_MAX;
+  int nseg = 1;
+  seg_end[0] = n;
+  if ((small || cuts) && (anc = Figures_ancestors(net, s.words)) != NULL) {
+    int k = cuts ? MinPeak_segments(net, anc, seg_end) : 0;
+    if (k > 0) nseg = k;
+    else seg_end[0] = n; /* no cuts (or no memory for them): one segment */
+    free(anc);
+  }
+  if (small) {
+    Figures_opLowerBounds(net, params, lb);
+  } else {
+    int64_t m_r = Figures_minRequired(net, params);
+    for (int v = 0; v < n; v++) lb[v] = m_r;
+  }
+  int64_t floor = floor0;
+  for (int v = 0; v < n; v++) floor = lb[v] > floor ? lb[v] : floor;
+  /* Upper bounds: per segment, the better of the file order and the greedy order;
+   * and the bytes resident at each segment's start (the same in every order). */
+  int64_t resident = 0;
+  for (int j = 0; j < nseg; j++) {
+    int begin = j ? seg_end[j - 1] : 0, end = seg_end[j];
+    Search_setSegment(&s, start, begin, end, resident);
+    rank[j].resident = resident;
+    for (int v = begin; v < end; v++) order[v] = v;
+    int64_t ub = Search_run(&s, order + begin, &resident);
+    int64_t g = Search_greedy(&s, alt);
+    if (g < ub) ub = g, memcpy(order + begin, alt, sizeof(int) * (size_t)(end - begin));
+    rank[j].ub = ub;
+    rank[j].seg = j;
+  }
+  /* The costliest segments first: their figures raise the floor of the others. */
+  qsort(rank, (size_t)nseg, sizeof *rank, Seg_costlier);
+  int64_t lower = floor;
+  for (int i = 0; i < nseg; i++) {
+    int j = rank[i].seg, begin = j ? seg_end[j - 1] : 0, end = seg_end[j];
+    if (rank[i].ub <= floor) continue; /* cannot raise M_P: its order stands */
+    if (out->stop) {
+      out->proven = false;
+      continue;
+    }
+    Search_setSegment(&s, start, begin, end, rank[i].resident);
+    int64_t seg_lb = 0;
+    for (int v = begin; v < end; v++) seg_lb = lb[v] > seg_lb ? lb[v] : seg_lb;
+    s.lower = seg_lb > floor ? seg_lb : floor;
+    s.upper = rank[i].ub;
+    SegResult r;
+    if ((st = Search_segment(&s, opt, deadline, res->states, order + begin, &r, res, err))) goto done;
+    if (r.proven) {
+      if (r.peak > floor) floor = r.peak;
+      if (floor > lower) lower = floor;
+    } else {
+      out->proven = false;
+      out->stop = r.stop;
+      out->why = r.why;
+      if (r.lower > lower) lower = r.lower;
+    }
+  }
+  out->segments = nseg;
+  out->peak = Figures_peak(net, params, order, NULL);
+  out->lower = out->proven ? out->peak : lower < out->peak ? lower : out->peak;
+done:
+  Search_release(&s);
+  free(lb), free(seg_end), free(rank), free(alt), free(start);
+  return st;
 }
 
 Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, int *order, MinPeakResult *res,
@@ -377,107 +626,87 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   MinPeakOptions defaults;
   if (!opt) MinPeakOptions_init(&defaults), opt = &defaults;
   memset(res, 0, sizeof *res);
-  Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
   double deadline = opt->time_limit > 0 ? t0 + opt->time_limit : 0;
+  int n = net->nops;
+  MinPeakReduced red;
+  int *rorder = malloc(sizeof(int) * (size_t)(n + 1)), *full = malloc(sizeof(int) * (size_t)(n + 1));
   Status st = SP_OK;
-  int *alt = malloc(sizeof(int) * (size_t)net->nops);
-  if (!alt || !Search_prepare(&s)) {
+  bool made = false;
+  if (!rorder || !full || !(made = MinPeakReduced_make(&red, net, !opt->whole, false))) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
     goto done;
   }
-  /* The lower bound keeps n x n/64 ancestor words and takes n x tensors steps: on
-   * graphs too large for that, M_R is the bound (weaker, so the search stops
-   * sooner with "not proven"). */
-  size_t anc_bytes = (size_t)s.n * (size_t)s.words * sizeof(uint64_t);
-  double work = (double)s.n * (double)net->ntensors; /* measured: about 2.3e-8 s per unit (0.9 s at 5k ops) */
-  bool small = (!s.max_bytes || anc_bytes <= s.max_bytes / 2) && work <= 1e7 &&
-               (opt->time_limit <= 0 || work * 2.3e-8 <= opt->time_limit / 2);
-  s.lower = small ? Figures_peakLowerBound(net, params) : Figures_minRequired(net, params);
-  /* Upper bound: the better of the file order and the greedy order. */
-  for (int v = 0; v < s.n; v++) order[v] = v;
-  s.upper = Figures_peak(net, params, order, NULL);
-  int64_t g = Search_greedy(&s, alt);
-  if (g < s.upper) s.upper = g, memcpy(order, alt, sizeof(int) * (size_t)s.n);
-  res->peak = s.upper;
-  res->lower_bound = s.lower;
-  if (s.upper <= s.lower) goto done;
-
-  memset(s.scratch, 0, sizeof(uint64_t) * (size_t)s.words);
-  int nready = 0, nmoves = 0;
-  for (int v = 0; v < s.n; v++)
-    if (Search_isReady(&s, s.scratch, v)) s.ready_tmp[nready++] = v;
-  int64_t resident = 0, cost = 0;
-  Search_freeMoves(&s, s.ready_tmp, &nready, &resident, &cost, s.moves_tmp, &nmoves);
-  if (Search_offer(&s, -1, nmoves, resident, cost, s.ready_tmp, nready, s.moves_tmp, nmoves) < 0) {
-    st = s.over_bytes ? SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, its memory cap (%zu MiB) is too small "
-                                                       "for this graph; best peak %lld, lower bound %lld",
-                                    s.max_bytes >> 20, (long long)s.upper, (long long)s.lower)
-                      : SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
-    goto done;
-  }
-  while (s.nheap > 0) {
-    long idx = Search_pop(&s);
-    State cur = s.st[idx];
-    if (cur.done) continue; /* a stale heap entry of an improved state */
-    s.st[idx].done = true;
-    res->expanded++;
-    if (cur.depth == s.n) {
-      Search_order(&s, idx, order);
-      res->peak = Search_floor(&s, cur.cost);
+  Solved sv;
+  if ((st = MinPeak_solve(&red.net, params, opt, deadline, 0, rorder, res, &sv, err))) goto done;
+  res->segments = sv.segments;
+  res->removed = red.nremoved;
+  MinPeakReduced_expand(&red, net, rorder, order);
+  res->peak = Figures_peak(net, params, order, NULL);
+  res->lower_bound = sv.proven ? sv.peak : sv.lower;
+  bool proven = sv.proven && res->peak == sv.peak;
+  if (sv.proven && !proven && !params)
+    st = SpError_set(err, SP_ERR_SOLVER, "internal error: M_P without weight-only ops is %lld, with them %lld",
+                     (long long)sv.peak, (long long)res->peak);
+  if (sv.proven && !proven && params) {
+    /* With params the weight-only ops' inputs are on chip too: the reduced M_P is
+     * only a lower bound. Where they copy params, the network with the copies
+     * folded into their params is a tighter one, and its order is another
+     * candidate. */
+    MinPeakReduced fold;
+    if (!MinPeakReduced_make(&fold, net, true, true)) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P");
       goto done;
     }
-    if (opt->cancel && *opt->cancel) {
+    Solved sf;
+    if (fold.nremoved > 0 && !(st = MinPeak_solve(&fold.net, params, opt, deadline, 0, rorder, res, &sf, err))) {
+      MinPeakReduced_expand(&fold, net, rorder, full);
+      int64_t pk = Figures_peak(net, params, full, NULL);
+      if (pk < res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = pk;
+      if (sf.proven && sf.peak > res->lower_bound) res->lower_bound = sf.peak;
+      proven = sf.proven && res->peak == sf.peak;
+      if (!sf.proven) sv.stop = sf.stop, sv.why = sf.why;
+    }
+    MinPeakReduced_free(&fold);
+    if (st) goto done;
+  }
+  if (sv.proven && !proven && params && red.nremoved <= MINPEAK_FLOATING_MAX) {
+    /* Still a gap: search the whole network, floored at the lower bound (only with few
+     * such ops: each can run anywhere before its reader, and the sets multiply;
+     * with more, the gap is reported as "not proven"). */
+    Solved sf;
+    if ((st = MinPeak_solve(net, params, opt, deadline, res->lower_bound, full, res, &sf, err))) goto done;
+    if (sf.peak <= res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = sf.peak;
+    if (sf.lower > res->lower_bound) res->lower_bound = sf.lower;
+    proven = sf.proven && sf.peak == res->peak;
+    sv.stop = sf.stop, sv.why = sf.why;
+  } else if (sv.proven && !proven && params) {
+    sv.why = "weight-only ops (params on chip) left a gap";
+  }
+  if (res->lower_bound > res->peak) res->lower_bound = res->peak;
+  if (!st && !proven) {
+    if (sv.stop == SP_ERR_CANCELLED)
       st = SpError_set(err, SP_ERR_CANCELLED, "M_P search cancelled after %ld states: best peak %lld, lower bound %lld",
-                       s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));
-      res->lower_bound = Search_floor(&s, cur.cost);
-      goto done;
-    }
-    bool late = deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline;
-    if (s.nst >= s.max_states || late) {
-      st = SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, stopped %s after %ld states: best peak %lld, lower bound %lld",
-                       late ? "at its time limit" : "at its state limit", s.nst, (long long)s.upper,
-                       (long long)Search_floor(&s, cur.cost));
-      res->lower_bound = Search_floor(&s, cur.cost);
-      goto done;
-    }
-    for (int i = 0; i < cur.nready; i++) {
-      const uint64_t *bits = s.bits + idx * s.words;
-      memcpy(s.scratch, bits, sizeof(uint64_t) * (size_t)s.words);
-      nready = cur.nready;
-      memcpy(s.ready_tmp, s.pool + cur.ready_at, sizeof(int) * (size_t)nready);
-      int v = s.ready_tmp[i];
-      int64_t r = cur.resident, c = cur.cost;
-      nmoves = 0;
-      Search_apply(&s, v, s.ready_tmp, &nready, &r, &c);
-      s.moves_tmp[nmoves++] = v;
-      Search_freeMoves(&s, s.ready_tmp, &nready, &r, &c, s.moves_tmp, &nmoves);
-      if (Search_offer(&s, idx, cur.depth + nmoves, r, c, s.ready_tmp, nready, s.moves_tmp, nmoves) < 0) {
-        if (s.over_bytes) {
-          st = SpError_set(err, SP_ERR_LIMIT,
-                           "M_P search: not proven, stopped at its memory cap (%zu MiB, %ld states): best peak %lld, "
-                           "lower bound %lld",
-                           s.max_bytes >> 20, s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));
-          res->lower_bound = Search_floor(&s, cur.cost);
-        } else {
-          st = SpError_set(err, SP_ERR_NOMEM, "out of memory computing M_P (%ld states)", s.nst);
-        }
-        goto done;
-      }
-    }
+                       res->states, (long long)res->peak, (long long)res->lower_bound);
+    else if (sv.why && strstr(sv.why, "memory"))
+      st = SpError_set(err, SP_ERR_LIMIT,
+                       "M_P search: not proven, stopped at its memory cap (%zu MiB, %ld states): best peak %lld, "
+                       "lower bound %lld",
+                       opt->max_bytes >> 20, res->states, (long long)res->peak, (long long)res->lower_bound);
+    else
+      st = SpError_set(err, SP_ERR_LIMIT,
+                       "M_P search: not proven, %s after %ld states: best peak %lld, lower bound %lld",
+                       sv.why ? sv.why : "stopped", res->states, (long long)res->peak, (long long)res->lower_bound);
   }
-  /* Nothing cheaper than the known schedule exists: it is optimal. */
-  res->peak = s.upper;
-done:
-  res->states = s.nst;
   if (st == SP_OK) {
-    int64_t check = Figures_peak(net, params, order, NULL);
     res->lower_bound = res->peak;
+    int64_t check = Figures_peak(net, params, order, NULL);
     if (check != res->peak)
       st = SpError_set(err, SP_ERR_SOLVER, "internal error: M_P order has peak %lld, search said %lld",
                        (long long)check, (long long)res->peak);
   }
+done:
   res->seconds = Clock_now() - t0;
-  Search_release(&s);
-  free(alt);
+  if (made) MinPeakReduced_free(&red);
+  free(rorder), free(full);
   return st;
 }

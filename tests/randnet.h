@@ -94,4 +94,62 @@ static inline Net *RandNet_make(uint64_t seed, int nops, bool with_params) {
   return net;
 }
 
+/* A random network shaped like an exported model: blocks of ops on a main path
+ * with skips (so some ops are cut ops), and weight-only ops (an identity of a
+ * param, the params shared between several of them) read by later ops. */
+static inline Net *RandNet_makeLayered(uint64_t seed, int nops) {
+  Rng r = {seed * 0x9E3779B97F4A7C15ull + 7};
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap), *ops = malloc(cap);
+  if (!buf || !ops) {
+    free(buf), free(ops);
+    return NULL;
+  }
+  size_t olen = 0;
+  int pending[64], npending = 0; /* weight-only outputs not read yet */
+  int recent[64], nrecent = 0;   /* activations, -1: the input */
+  recent[nrecent++] = -1;
+  for (int k = 0; k < nops; k++) {
+    bool weight = k > 0 && k < nops - 1 && Rng_below(&r, 4) == 0;
+    olen += (size_t)snprintf(ops + olen, cap - olen, "%s{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[",
+                             k ? "," : "", k, weight ? "identity" : "t");
+    if (weight) {
+      olen += (size_t)snprintf(ops + olen, cap - olen, "\"p%d\"", Rng_below(&r, 2));
+      pending[npending++] = k;
+    } else {
+      int a = recent[nrecent - 1], b = recent[Rng_below(&r, nrecent)];
+      olen += (size_t)snprintf(ops + olen, cap - olen, a < 0 ? "\"x\"" : "\"t%d\"", a);
+      if (b != a && Rng_below(&r, 2))
+        olen += (size_t)snprintf(ops + olen, cap - olen, b < 0 ? ",\"x\"" : ",\"t%d\"", b);
+      for (int i = 0; i < npending; i++)
+        if (k == nops - 1 || Rng_below(&r, 2)) {
+          olen += (size_t)snprintf(ops + olen, cap - olen, ",\"t%d\"", pending[i]);
+          pending[i--] = pending[--npending];
+        }
+      if (Rng_below(&r, 3) == 0) olen += (size_t)snprintf(ops + olen, cap - olen, ",\"p%d\"", Rng_below(&r, 2));
+      if (Rng_below(&r, 3) == 0) nrecent = 0; /* a cut: later ops read only from here on */
+      recent[nrecent++] = k;
+    }
+    olen += (size_t)snprintf(ops + olen, cap - olen, "],\"outputs\":[\"t%d\"]}", k);
+  }
+#define OUT(...) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__)
+  OUT("{\"format\":\"spadmap-network\",\"version\":1,\"name\":\"layered%llu\",\"tensors\":[", (unsigned long long)seed);
+  OUT("{\"name\":\"x\",\"shape\":[%d],\"kind\":\"input\"}", 256 * (1 + Rng_below(&r, 16)));
+  for (int p = 0; p < 2; p++)
+    OUT(",{\"name\":\"p%d\",\"shape\":[%d],\"kind\":\"param\"}", p, 256 * (1 + Rng_below(&r, 8)));
+  for (int k = 0; k < nops; k++)
+    OUT(",{\"name\":\"t%d\",\"shape\":[%d]%s}", k, 256 * (1 + Rng_below(&r, 16)),
+        k == nops - 1 ? ",\"kind\":\"output\"" : "");
+  OUT("],\"ops\":[%s]}", ops);
+#undef OUT
+  Net *net = NULL;
+  SpError err;
+  if (Net_parse(buf, len, "layered", &net, &err)) {
+    fprintf(stderr, "RandNet_makeLayered(%llu): %s\n", (unsigned long long)seed, err.text);
+    net = NULL;
+  }
+  free(buf), free(ops);
+  return net;
+}
+
 #endif

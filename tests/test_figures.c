@@ -151,6 +151,46 @@ TEST(minpeak_equals_subset_dp_on_larger_random_dags) {
   CHECK_EQ(checked, 160);
 }
 
+/* The cuts and the weight-only ops (minpeak_split.c) change nothing: on layered
+ * random graphs with both, the search equals brute force over every order (up to
+ * 10 ops) and the plain subset DP (11 to 16 ops), in both settings. */
+TEST(minpeak_with_cuts_and_weight_only_ops_equals_brute_force) {
+  int checked = 0, with_cuts = 0, with_removed = 0;
+  for (uint64_t seed = 1; seed <= 200; seed++) {
+    int nops = 4 + (int)(seed % 13); /* 4..16 ops */
+    Net *net = RandNet_makeLayered(seed, nops);
+    CHECK(net != NULL);
+    if (!net) continue;
+    for (int params = 0; params < 2; params++) {
+      int64_t exact;
+      if (nops <= 10) {
+        Brute b = {.net = net, .params = params, .best = -1};
+        Brute_walk(&b, 0);
+        exact = b.best;
+      } else {
+        exact = Subset_minPeak(net, params);
+      }
+      int order[32];
+      MinPeakResult res;
+      SpError err;
+      CHECK_EQ(Figures_minPeak(net, params, NULL, order, &res, &err), SP_OK);
+      if (res.peak != exact)
+        printf("  seed %llu params %d: search %lld, exact %lld (%d segments, %d removed)\n", (unsigned long long)seed,
+               params, (long long)res.peak, (long long)exact, res.segments, res.removed);
+      CHECK_EQ(res.peak, exact);
+      CHECK_EQ(Figures_peak(net, params, order, NULL), exact);
+      with_cuts += res.segments > 1;
+      with_removed += res.removed > 0;
+      checked++;
+    }
+    Net_free(net);
+  }
+  CHECK_EQ(checked, 400);
+  /* the graphs exercise both: many are cut, many lose weight-only ops */
+  CHECK(with_cuts > 100);
+  CHECK(with_removed > 100);
+}
+
 TEST(teaching_graphs_have_known_figures) {
   Net *net = Bundled_load("diamond");
   CHECK(net != NULL);
@@ -271,6 +311,7 @@ TEST(budget_text_parses) {
   CHECK_EQ(Budget_parse("M_R", NULL, &b, &preset, &err), SP_ERR_ARG);
 }
 
-TEST_MAIN("figures", T(minpeak_equals_brute_force_on_random_dags), T(minpeak_equals_subset_dp_on_larger_random_dags), T(teaching_graphs_have_known_figures),
+TEST_MAIN("figures", T(minpeak_equals_brute_force_on_random_dags), T(minpeak_equals_subset_dp_on_larger_random_dags),
+          T(minpeak_with_cuts_and_weight_only_ops_equals_brute_force), T(teaching_graphs_have_known_figures),
           T(resnet50_matches_the_contract_example), T(every_shipped_network_gets_an_exact_mp),
           T(search_limit_is_reported_not_hidden), T(budget_text_parses))
