@@ -12,6 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "onnx_const.h"
+
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -228,6 +230,7 @@ extern "C" void OnnxGraph_free(OnnxGraph *g) {
   if (!g) return;
   std::free(g->name);
   std::free(g->producer);
+  std::free(g->eval_note);
   for (int i = 0; i < g->nvalues; i++) FreeValue(&g->values[i]);
   std::free(g->values);
   FreeList(g->inputs, g->ninputs);
@@ -266,14 +269,29 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
     for (auto &vi : *graph->mutable_input()) FixDims(&vi, fixed);
     for (auto &vi : *graph->mutable_value_info()) FixDims(&vi, fixed);
     for (auto &vi : *graph->mutable_output()) FixDims(&vi, fixed);
-    try {
-      onnx::ShapeInferenceOptions opts(false, 0, true); // no type checks, node errors skipped, data propagation
-      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
-    } catch (const std::exception &e) {
-      return SpError_set(err, SP_ERR_FORMAT, "%s: ONNX shape inference failed: %.600s", label, e.what());
+    // Shape inference, then the shape arithmetic it leaves (onnx_const.cc) evaluated
+    // into initializers, and again until nothing changes. Each round starts from
+    // the file's own value_info, so no shape a removed node implied lingers.
+    const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> declared = graph->value_info();
+    OnnxConstLimits limits;
+    OnnxConstReport report;
+    for (int round = 0;; round++) {
+      try {
+        onnx::ShapeInferenceOptions opts(false, 0, true); // no type checks, node errors skipped, data propagation
+        onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
+      } catch (const std::exception &e) {
+        return SpError_set(err, SP_ERR_FORMAT, "%s: ONNX shape inference failed: %.600s", label, e.what());
+      }
+      if (round >= 1000) break; // each round removes a node; a bound all the same
+      int removed = OnnxConst_fold(m, limits, report);
+      if (removed < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
+      if (removed == 0) break;
+      *graph->mutable_value_info() = declared;
     }
     g = Alloc<OnnxGraph>(1);
     Copy(m, g);
+    g->nevaluated = report.removed;
+    if (!report.capped.empty()) g->eval_note = Dup(report.capped);
   } catch (const std::bad_alloc &) {
     OnnxGraph_free(g);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory reading the ONNX model", label);
