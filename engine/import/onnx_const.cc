@@ -260,6 +260,9 @@ Ev Elementwise(Ctx &c, const std::string &op, const In &in, CT &out) {
   for (size_t k = op == "Where" ? 1 : 0; k < in.size(); k++)
     if ((in[k]->type != a.type) && !(op == "Where" && k == 0)) return EV_SKIP; // mixed types: the graph says why
   if (logic && a.isFloat()) return EV_SKIP;
+  bool unary = op == "Not" || op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Sqrt" ||
+               op == "Reciprocal" || op == "Relu" || op == "Sign" || op == "Min" || op == "Max";
+  if (in.size() < (unary ? 1u : 2u)) return EV_SKIP; // a malformed node: shape inference says why
   Ev e = Make(c, out, type, dims);
   if (e != EV_OK) return e;
   std::vector<int64_t> str = Strides(dims);
@@ -622,7 +625,9 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
     return e;
   }
   if (op == "Range") {
-    if (!need(0) || !need(1) || !need(2) || in[0]->size() != 1 || in[1]->size() != 1 || in[2]->size() != 1) return EV_SKIP;
+    if (!need(0) || !need(1) || !need(2) || in[0]->size() != 1 || in[1]->size() != 1 || in[2]->size() != 1 ||
+        in[1]->type != in[0]->type || in[2]->type != in[0]->type)
+      return EV_SKIP;
     double s = in[0]->at(0), l = in[1]->at(0), d = in[2]->at(0);
     if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) {
       c.why = "a delta of 0 or a bound that is not finite";
@@ -631,10 +636,11 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
     double count = std::ceil((l - s) / d);
     if (!in[0]->isFloat()) { // exactly, on int64
       int64_t diff, di = in[2]->i[0];
-      if (__builtin_sub_overflow(in[1]->i[0], in[0]->i[0], &diff) || di == INT64_MIN) count = double(c.lim.max_elems) + 1;
+      if (__builtin_sub_overflow(in[1]->i[0], in[0]->i[0], &diff) || di == INT64_MIN || (di == -1 && diff == INT64_MIN)) count = double(c.lim.max_elems) + 1;
       else count = double(diff / di + ((diff % di != 0 && (diff < 0) == (di < 0)) ? 1 : 0));
     }
     if (!(count < double(c.lim.max_elems) + 1)) count = double(c.lim.max_elems) + 1; // Make says it is too many
+    if (!(count > 0)) count = 0;
     Ev e = Make(c, o, in[0]->type, {std::max(int64_t(count), int64_t(0))});
     for (int64_t k = 0; e == EV_OK && k < o.size(); k++) {
       if (o.isFloat()) Set(o, k, s + double(k) * d);
@@ -667,8 +673,9 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
       else if (shape[k] < 0) {
         c.why = "a shape with a negative size";
         return EV_ERROR;
-      } else if (shape[k] && known > c.lim.max_elems / shape[k] + 1) known = c.lim.max_elems + 1;
-      else known *= shape[k];
+      } else if (__builtin_mul_overflow(known, shape[k], &known) || known > c.lim.max_elems) {
+        known = c.lim.max_elems + 1; // too many: Rehape says so (or the counts differ)
+      }
     }
     if (infer >= 0) {
       if (known == 0 || a.size() % known) {
