@@ -130,9 +130,17 @@ typedef struct {
   int len;
 } Chain;
 
+/* hostile chains: some constants replaced by values no exporter writes */
+static Rng *Chain_hostile;
+
 static const char *Chain_const(Chain *c, const int64_t *v, int n, bool scalar, char *name) {
   sprintf(name, "c%d", c->consts++);
-  Pb_ints(&c->graph, name, v, n, scalar);
+  int64_t w[8];
+  memcpy(w, v, (size_t)n * sizeof *v);
+  static const int64_t odd[] = {0, -1, 1, 7, -7, 3, 65536, 1000000, INT64_MAX, INT64_MIN, INT64_MIN + 1, -65537};
+  if (Chain_hostile && Rng_below(Chain_hostile, 3) == 0)
+    for (int k = 0; k < n; k++) w[k] = odd[Rng_below(Chain_hostile, (int)(sizeof odd / sizeof odd[0]))];
+  Pb_ints(&c->graph, name, w, n, scalar);
   return name;
 }
 
@@ -362,6 +370,42 @@ TEST(random_chains_against_this_files_evaluator) {
   CHECK_EQ(opened, 300);
 }
 
+/* The same chains with a third of their constants replaced by hostile values
+ * (0, -1, 2^16, 10^6, INT64_MIN, INT64_MAX, ...): each model opens or is refused
+ * with a message naming it; nothing crashes (ASan/UBSan builds run this too). */
+TEST(hostile_constants_are_refused_or_open) {
+  Rng hostile = {0x4057113};
+  Chain_hostile = &hostile;
+  int opened = 0, refused = 0;
+  for (uint64_t seed = 1; seed <= 1000; seed++) {
+    int64_t want[8];
+    int want_len, evaluated;
+    size_t len;
+    unsigned char *bytes = Chain_build(seed, 1 + (int)(seed % 12), &len, want, &want_len, &evaluated);
+    char *json = NULL;
+    size_t json_len = 0;
+    SpError err = {0};
+    if (getenv("SPADMAP_SHAPES_TRACE")) fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
+    Status st = Import_onnxJson(bytes, len, "hostile.onnx", NULL, &json, &json_len, &err);
+    if (st == SP_OK) {
+      Net *net = NULL;
+      CHECK_EQ(Net_parse(json, json_len, "hostile.json", &net, &err), SP_OK);
+      opened += net != NULL;
+      Net_free(net);
+    } else {
+      if (getenv("SPADMAP_SHAPES_TRACE")) fprintf(stderr, "  %s\n", err.text);
+      CHECK(st == SP_ERR_FORMAT);
+      CHECK_HAS(err.text, "hostile.onnx");
+      refused++;
+    }
+    free(json);
+    free(bytes);
+  }
+  Chain_hostile = NULL;
+  printf("  hostile chains: %d open, %d refused with a message\n", opened, refused);
+  CHECK(opened > 0 && refused > 0);
+}
+
 /* x -> op(constants) -> Reshape(x, that): constants invalid for the op are a clear
  * error naming the node. */
 static Status Shapes_bad(const char *op, const int64_t *a, int na, const int64_t *b, int nb, bool scalar, SpError *err) {
@@ -441,7 +485,8 @@ int main(void) {
     printf("skipped: spadmap was built without ONNX support (libonnx-dev)\n");
     return 77;
   }
-  static const TestCase cases[] = {T(random_chains_against_this_files_evaluator), T(invalid_constants_are_clear_errors),
+  static const TestCase cases[] = {T(random_chains_against_this_files_evaluator), T(hostile_constants_are_refused_or_open),
+                                   T(invalid_constants_are_clear_errors),
                                    T(values_over_the_cap_stay_in_the_graph)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_shapes");
 }

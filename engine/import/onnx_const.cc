@@ -683,6 +683,9 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
         return EV_ERROR;
       }
       shape[size_t(infer)] = a.size() / known;
+    } else if (known != a.size()) { // before Make, which would call a huge shape too big, not wrong
+      c.why = "a shape whose element count differs from the data's";
+      return EV_ERROR;
     }
     return Rehape(c, a, shape, o);
   }

@@ -275,6 +275,30 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
     const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> declared = graph->value_info();
     OnnxConstLimits limits;
     OnnxConstReport report;
+    // A value read but defined nowhere makes libonnx 1.12's data propagation read
+    // through a null type (a Shape of an Add of it crashed in the fuzzer): refused
+    // here, before inference, with the message the importer gives for it.
+    {
+      std::unordered_set<std::string> defined;
+      for (const auto &vi : graph->input()) defined.insert(vi.name());
+      for (const auto &t : graph->initializer()) defined.insert(t.name());
+      for (const auto &n : graph->node())
+        for (const auto &o : n.output()) defined.insert(o);
+      for (int k = 0; k < graph->node_size(); k++)
+        for (const auto &i : graph->node(k).input())
+          if (!i.empty() && !defined.count(i)) {
+            const auto &n = graph->node(k);
+            return SpError_set(err, SP_ERR_FORMAT,
+                               "%s: node \"%.120s\" (%.40s, node #%d) reads \"%.120s\", which no node, graph input or "
+                               "initializer defines",
+                               label, n.name().c_str(), n.op_type().c_str(), k, i.c_str());
+          }
+    }
+    // A first pass before any inference, on the declared shapes: a chain from
+    // Shape(input) to an absurd Reshape/Expand is refused here, by name, before
+    // libonnx 1.12's inference would try to build a tensor of rank 2^63.
+    if (OnnxConst_fold(m, limits, report) < 0)
+      return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
     for (int round = 0;; round++) {
       try {
         onnx::ShapeInferenceOptions opts(false, 0, true); // no type checks, node errors skipped, data propagation
