@@ -301,7 +301,10 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
       return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
     for (int round = 0;; round++) {
       try {
-        onnx::ShapeInferenceOptions opts(false, 0, true); // no type checks, node errors skipped, data propagation
+        // no type checks, node errors skipped; no data propagation: onnx_const.cc does that
+        // job (and more), and libonnx 1.12's propagation crashed on a value whose
+        // producer has no schema (a mutated op type, the fuzzer, ASan)
+        onnx::ShapeInferenceOptions opts(false, 0, false);
         onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
       } catch (const std::exception &e) {
         return SpError_set(err, SP_ERR_FORMAT, "%s: ONNX shape inference failed: %.600s", label, e.what());
