@@ -480,6 +480,39 @@ TEST(values_over_the_cap_stay_in_the_graph) {
   free(model.p);
 }
 
+/* Sizes that truly depend on the data keep their error: NonZero of an input, and a
+ * Range whose bound is a graph input, feed a Reshape; neither is evaluated. */
+TEST(data_dependent_sizes_keep_their_error) {
+  for (int which = 0; which < 2; which++) {
+    Pb g = {0}, model = {0};
+    int64_t xdims[1] = {6}, zero = 0, one = 1;
+    if (which == 0) {
+      const char *nin[1] = {"x"};
+      Pb_node(&g, "NonZero", "nonzero", nin, 1, "y", NULL, 0);
+    } else {
+      Pb_ints(&g, "start", &zero, 1, true);
+      Pb_ints(&g, "delta", &one, 1, true);
+      const char *rin[3] = {"start", "n", "delta"};
+      Pb_node(&g, "Range", "range", rin, 3, "r", NULL, 0);
+      const char *ain[2] = {"r", "r"};
+      Pb_node(&g, "Add", "add", ain, 2, "y", NULL, 0);
+    }
+    Pb_str(&g, 2, "data");
+    Pb_valueInfo(&g, 11, "x", T_INT64, xdims, 1);
+    if (which == 1) Pb_valueInfo(&g, 11, "n", T_INT64, NULL, 0);
+    Pb_valueInfo(&g, 12, "y", T_INT64, NULL, -1);
+    Pb_model(&model, &g, 13);
+    char *json = NULL;
+    size_t len = 0;
+    SpError err = {0};
+    CHECK_EQ(Import_onnxJson(model.p, model.n, "data.onnx", NULL, &json, &len, &err), SP_ERR_FORMAT);
+    CHECK_HAS(err.text, which == 0 ? "value \"y\" (output of node \"nonzero\"" : "value \"r\" (output of node \"range\"");
+    CHECK_HAS(err.text, "depends on the data");
+    free(json);
+    free(model.p);
+  }
+}
+
 int main(void) {
   if (!Import_haveOnnx()) {
     printf("skipped: spadmap was built without ONNX support (libonnx-dev)\n");
@@ -487,6 +520,7 @@ int main(void) {
   }
   static const TestCase cases[] = {T(random_chains_against_this_files_evaluator), T(hostile_constants_are_refused_or_open),
                                    T(invalid_constants_are_clear_errors),
-                                   T(values_over_the_cap_stay_in_the_graph)};
+                                   T(values_over_the_cap_stay_in_the_graph),
+                                   T(data_dependent_sizes_keep_their_error)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_shapes");
 }
