@@ -21,6 +21,7 @@ typedef struct {
 } Pb;
 
 static void Pb_put(Pb *b, const void *data, size_t n) {
+  if (n == 0) return; /* an empty message: data may be NULL */
   if (b->n + n > b->cap) {
     b->cap = (b->n + n) * 2 + 64;
     b->p = realloc(b->p, b->cap);
