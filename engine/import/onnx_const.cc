@@ -374,7 +374,7 @@ Ev Cast(Ctx &c, int to, const CT &a, CT &out) {
 }
 
 // Copies t into out under new dims (same element count).
-Ev Rehape(Ctx &c, const CT &t, std::vector<int64_t> dims, CT &out) {
+Ev Reshaped(Ctx &c, const CT &t, std::vector<int64_t> dims, CT &out) {
   Ev e = Make(c, out, t.type, std::move(dims));
   if (e != EV_OK) return e;
   if (out.size() != t.size()) {
@@ -472,7 +472,7 @@ Ev Reduce(Ctx &c, const std::string &op, const onnx::NodeProto &n, const CT &dat
   bool have = AttrInts(n, "axes", axes) || (axes_in && Ints(axes_in, axes));
   if (axes_in && !Ints(axes_in, axes)) return EV_SKIP;
   if (!have || axes.empty()) {
-    if (AttrInt(n, "noop_with_empty_axes", 0)) return Rehape(c, data, data.dims, out);
+    if (AttrInt(n, "noop_with_empty_axes", 0)) return Reshaped(c, data, data.dims, out);
     axes.clear();
     for (int64_t d = 0; d < r; d++) axes.push_back(d);
   }
@@ -562,7 +562,7 @@ Ev ScatterND(Ctx &c, const CT &data, const CT &idx, const CT &upd, CT &out) {
     c.why = "updates of the wrong size";
     return EV_ERROR;
   }
-  Ev e = Rehape(c, data, data.dims, out);
+  Ev e = Reshaped(c, data, data.dims, out);
   if (e != EV_OK) return e;
   std::vector<int64_t> str = Strides(data.dims);
   for (int64_t j = 0; j < nidx; j++) {
@@ -653,7 +653,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
     if (!n.input(k).empty() && !in[size_t(k)]) return EV_SKIP;
   if (in.empty() || !in[0]) return EV_SKIP;
   const CT &a = *in[0];
-  if (op == "Identity") return Rehape(c, a, a.dims, o);
+  if (op == "Identity") return Reshaped(c, a, a.dims, o);
   if (op == "Cast") return Cast(c, int(AttrInt(n, "to", 0)), a, o);
   if (op == "CastLike") return need(1) ? Cast(c, in[1]->type, a, o) : EV_SKIP;
   if (op == "Reshape") {
@@ -674,7 +674,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
         c.why = "a shape with a negative size";
         return EV_ERROR;
       } else if (__builtin_mul_overflow(known, shape[k], &known) || known > c.lim.max_elems) {
-        known = c.lim.max_elems + 1; // too many: Rehape says so (or the counts differ)
+        known = c.lim.max_elems + 1; // too many: Reshaped says so (or the counts differ)
       }
     }
     if (infer >= 0) {
@@ -687,7 +687,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
       c.why = "a shape whose element count differs from the data's";
       return EV_ERROR;
     }
-    return Rehape(c, a, shape, o);
+    return Reshaped(c, a, shape, o);
   }
   if (op == "Flatten") {
     int64_t r = int64_t(a.dims.size()), axis = AttrInt(n, "axis", 1);
@@ -698,7 +698,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
     }
     int64_t lead = 1;
     for (int64_t d = 0; d < axis; d++) lead *= a.dims[size_t(d)];
-    return Rehape(c, a, {lead, lead ? a.size() / lead : 0}, o);
+    return Reshaped(c, a, {lead, lead ? a.size() / lead : 0}, o);
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
     std::vector<int64_t> axes;
@@ -717,7 +717,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
       }
       std::vector<int64_t> dims;
       for (int64_t d = 0, j = 0; d < orank; d++) dims.push_back(ins[size_t(d)] ? 1 : a.dims[size_t(j++)]);
-      return Rehape(c, a, dims, o);
+      return Reshaped(c, a, dims, o);
     }
     std::vector<bool> drop(size_t(r), false);
     if (!have)
@@ -732,7 +732,7 @@ Ev Eval(Ctx &c, const onnx::NodeProto &n, int opset, const In &in, const std::ve
     std::vector<int64_t> dims;
     for (int64_t d = 0; d < r; d++)
       if (!drop[size_t(d)]) dims.push_back(a.dims[size_t(d)]);
-    return Rehape(c, a, dims, o);
+    return Reshaped(c, a, dims, o);
   }
   if (op == "Gather") return need(1) ? Gather(c, n, a, *in[1], o) : EV_SKIP;
   if (op == "Concat") {
