@@ -2,9 +2,11 @@
  * contract's network. The graph as it is in the file: every node an op, every
  * value a tensor; graph inputs are inputs, initializers and Constant outputs are
  * params, graph outputs are outputs. Sizes come from the element type and the
- * inferred shape; a value whose shape is not known is an error naming it. With
- * opts->fold, BatchNorm and elementwise activations fold into their producer
- * (the rule of data/gen/gen_networks.py, stated in the README). */
+ * inferred shape (the shape arithmetic already evaluated by onnx_const.cc); a value
+ * whose shape is not known is an error naming it. Nodes that read only params
+ * become params (weight-only ops, always). With opts->fold, BatchNorm and
+ * elementwise activations fold into their producer (the rule of
+ * data/gen/gen_networks.py, stated in docs/importing.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
