@@ -58,6 +58,11 @@ expect 0 '"name":"x","shape":\[1,3,32,32\]' "$bin" import "$onnx"
 # symbolic dimensions: an error naming the value, or --dim
 expect 1 'value "x" (graph input): dimension 0 is the symbolic "batch"' "$bin" info "$data/onnx/tiny_cnn_dynamic.onnx"
 expect 0 '"shape":\[3,3,32,32\]' "$bin" import "$data/onnx/tiny_cnn_dynamic.onnx" --dim batch=3
+# transformers as torch writes them: the shape arithmetic evaluated at import, counted on the source line
+expect 0 "14 shape ops evaluated at import, 15 weight-only ops folded into params" "$bin" info "$data/onnx/transformer_encoder.onnx"
+expect 0 "minimum peak, exact" "$bin" info "$data/onnx/swin_small.onnx"
+expect 0 "validator      valid" "$bin" solve "$data/onnx/vit_small.onnx" --budget M_R --out "$tmp/vit_plan.json"
+expect 0 "valid: " "$bin" validate "$data/onnx/vit_small.onnx" "$tmp/vit_plan.json"
 # malformed files: exit 1, the file and what is wrong
 bad=$tests/data/onnx
 expect 1 "bad_truncated.onnx: not a valid ONNX model" "$bin" info "$bad/bad_truncated.onnx"

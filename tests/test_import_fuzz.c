@@ -120,6 +120,9 @@ TEST(onnx_mutants) {
            0x5eed0001);
   Fuzz_run(ImportTest_path(path, sizeof path, SPADMAP_TEST_DIR, "data/onnx/good_diamond.onnx"), Fuzz_onnx,
            "mutant.onnx", 1500, 0x5eed0002);
+  /* a torch export full of shape arithmetic: mutants reach the evaluator (onnx_const.cc) */
+  Fuzz_run(ImportTest_path(path, sizeof path, SPADMAP_DATA_DIR, "onnx/maxvit_block.onnx"), Fuzz_onnx, "mutant.onnx",
+           600, 0x5eed0004);
 }
 
 TEST(dag_mutants) {

@@ -6,6 +6,7 @@
 
 #include "fileio.h"
 #include "import_util.h"
+#include "json.h"
 #include "plan.h"
 #include "solve.h"
 #include "test.h"
@@ -196,6 +197,90 @@ TEST(exports_match_the_bundled_networks) {
   Onnx_matchBundled("squeezenet1_1");
 }
 
+/* The transformers issue 37 found refused, as torch.onnx.export writes them
+ * (data/gen/export_onnx.py transformers: nn.TransformerEncoder, nn.Transformer, a
+ * small torchvision VisionTransformer and SwinTransformer, a MaxViT-style block).
+ * Each opens with its shape arithmetic evaluated (the source line counts the ops),
+ * every graph output has the shape and dtype torch computed
+ * (data/onnx/expected_outputs.json, written by the exporter from the model's own
+ * forward pass), M_P is proven, and a plan at M_R validates. */
+TEST(transformers_as_torch_writes_them) {
+  char path[512];
+  char *text = NULL;
+  size_t len = 0;
+  SpError err;
+  cJSON *root = NULL;
+  CHECK_EQ(FileIO_read(Model(path, sizeof path, "onnx/expected_outputs.json"), FILE_NETWORK, &text, &len, &err), SP_OK);
+  if (text) CHECK_EQ(Json_parse(text, len, path, &root, &err), SP_OK);
+  free(text);
+  CHECK_EQ(cJSON_GetArraySize(root), 5);
+  for (cJSON *model = root ? root->child : NULL; model; model = model->next) {
+    char file[128];
+    snprintf(file, sizeof file, "onnx/%s.onnx", model->string);
+    Net *net = ImportTest_open(Model(path, sizeof path, file), NULL);
+    CHECK(net != NULL);
+    if (!net) continue;
+    printf("  %s: %d ops; %s\n", model->string, net->nops, strstr(net->source, "imported by spadmap"));
+    CHECK_HAS(net->source, "shape ops evaluated at import");
+    int outputs = 0;
+    for (int t = 0; t < net->ntensors; t++) outputs += net->tensors[t].kind == TK_OUTPUT;
+    CHECK_EQ(outputs, cJSON_GetArraySize(model));
+    for (cJSON *o = model->child; o; o = o->next) {
+      int t = Net_findTensor(net, o->string);
+      CHECK(t >= 0);
+      if (t < 0) continue;
+      const Tensor *tt = &net->tensors[t];
+      CHECK_EQ(tt->kind, TK_OUTPUT);
+      cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
+      CHECK_EQ(tt->rank, cJSON_GetArraySize(shape));
+      int64_t elems = 1, d = 0;
+      for (cJSON *v = shape ? shape->child : NULL; v; v = v->next, d++) {
+        if (d < tt->rank) CHECK_EQ(tt->shape[d], (int64_t)v->valuedouble);
+        elems *= (int64_t)v->valuedouble;
+      }
+      CHECK_HAS(cJSON_GetObjectItemCaseSensitive(o, "dtype")->valuestring, "float32");
+      CHECK_HAS(tt->dtype, "fp32");
+      CHECK_EQ(tt->bytes, elems * 4);
+    }
+    NetFigures f;
+    CHECK_EQ(Figures_compute(net, false, &f, NULL, &err), SP_OK);
+    CHECK(f.m_p_exact);
+    CHECK(f.m_r > 0 && f.m_r <= f.m_p);
+    SolveSettings s;
+    SolveSettings_init(&s);
+    s.budget = f.m_r;
+    Plan *plan = NULL;
+    CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+    if (plan) {
+      ValidateReport rep;
+      CHECK_EQ(Validate_plan(net, plan, &rep), SP_OK);
+      CHECK_EQ(rep.count, 0);
+      ValidateReport_free(&rep);
+      Plan_free(plan);
+    }
+    Net_free(net);
+  }
+  cJSON_Delete(root);
+}
+
+/* Weight-only ops fold into params without --fold: the exporter's Identity copies
+ * of shared weights and the Transposes of nn.MultiheadAttention's in-projection are
+ * not activations; the source line says how many left. */
+TEST(weight_only_ops_are_params) {
+  char path[512];
+  Net *net = ImportTest_open(Model(path, sizeof path, "onnx/transformer_encoder.onnx"), NULL);
+  CHECK(net != NULL);
+  if (!net) return;
+  CHECK_HAS(net->source, "weight-only ops folded into params");
+  for (int k = 0; k < net->nops; k++) {
+    bool all_params = true;
+    for (int i = 0; i < net->ops[k].ninputs; i++) all_params &= net->tensors[net->ops[k].inputs[i]].kind == TK_PARAM;
+    CHECK(!all_params); /* every op left reads an activation or an input */
+    CHECK(strcmp(net->ops[k].type, "Shape") != 0 && strcmp(net->ops[k].type, "ConstantOfShape") != 0);
+  }
+  Net_free(net);
+}
+
 TEST(symbolic_dims) {
   char path[512];
   Model(path, sizeof path, "onnx/tiny_cnn_dynamic.onnx");
@@ -297,7 +382,7 @@ int main(void) {
     return 77;
   }
   static const TestCase cases[] = {T(diamond_by_hand), T(subgraph_reads_are_inputs), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
-                                   T(resnet18), T(exports_match_the_bundled_networks), T(symbolic_dims), T(json_round_trip), T(malformed_files),
+                                   T(resnet18), T(exports_match_the_bundled_networks), T(transformers_as_torch_writes_them), T(weight_only_ops_are_params), T(symbolic_dims), T(json_round_trip), T(malformed_files),
                                    T(truncations)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_onnx");
 }

@@ -4,15 +4,18 @@
 
     /usr/bin/python3 data/gen/export_onnx.py        # everything
     /usr/bin/python3 data/gen/export_onnx.py bad    # only tests/data/onnx/bad_*.onnx
+    /usr/bin/python3 data/gen/export_onnx.py transformers  # only the transformers
 
-Every model is exported by torch.onnx.export (torch 1.13, opset 13) from a model
-built with weights=None and random BatchNorm statistics (see randomize). To keep the repository small, the weights are stripped
+Every model is exported by torch.onnx.export (torch 1.13; opset 13 for the CNNs,
+14 and 17 for the transformers, as torch writes them by default) from a model built
+with weights=None and random BatchNorm statistics (see randomize). To keep the repository small, the weights are stripped
 after export: each float initializer keeps its name, element type and dims (all
 the importer reads) but not its values; integer initializers (shapes, axes) keep
 their values, which shape inference may need. The build and the tests never run
 Python: they read the committed files.
 """
 import io
+import json
 import os
 import sys
 
@@ -43,6 +46,95 @@ class Tiny(nn.Module):
         b = self.bn2(self.conv2(a))
         c = torch.relu(a + b)
         return self.fc(torch.flatten(self.pool(c), 1))
+
+
+class MaxVitBlock(nn.Module):
+    """torchvision 0.14 has no maxvit_t: one MaxViT block written here with the same
+    shape arithmetic (MBConv, then attention within p x p windows and across a g x g
+    grid, both partitions computed from x.shape as torchvision's MaxVit does)."""
+
+    def __init__(self, c=32, p=4, g=4, heads=2):
+        super().__init__()
+        self.p, self.g = p, g
+        self.mbconv = nn.Sequential(nn.BatchNorm2d(c), nn.Conv2d(c, 4 * c, 1), nn.GELU(),
+                                    nn.Conv2d(4 * c, 4 * c, 3, padding=1, groups=4 * c), nn.GELU(),
+                                    nn.Conv2d(4 * c, c, 1))
+        self.norm1, self.norm2 = nn.LayerNorm(c), nn.LayerNorm(c)
+        self.block_attn = nn.MultiheadAttention(c, heads, batch_first=True)
+        self.grid_attn = nn.MultiheadAttention(c, heads, batch_first=True)
+
+    @staticmethod
+    def windows(x, p, grid):
+        B, C, H, W = x.shape
+        if grid:  # p x p cells spread over the image (stride H // p)
+            x = x.reshape(B, C, p, H // p, p, W // p).permute(0, 3, 5, 2, 4, 1)
+        else:     # p x p neighbours
+            x = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 3, 5, 1)
+        return x.reshape(-1, p * p, C)
+
+    @staticmethod
+    def unwindows(x, p, grid, shape):
+        B, C, H, W = shape
+        if grid:
+            x = x.reshape(B, H // p, W // p, p, p, C).permute(0, 5, 3, 1, 4, 2)
+        else:
+            x = x.reshape(B, H // p, W // p, p, p, C).permute(0, 5, 1, 3, 2, 4)
+        return x.reshape(B, C, H, W)
+
+    def attend(self, x, attn, norm, grid):
+        w = norm(self.windows(x, self.p if not grid else self.g, grid))
+        w = attn(w, w, w, need_weights=False)[0]
+        return x + self.unwindows(w, self.p if not grid else self.g, grid, x.shape)
+
+    def forward(self, x):
+        x = x + self.mbconv(x)
+        x = self.attend(x, self.block_attn, self.norm1, False)
+        return self.attend(x, self.grid_attn, self.norm2, True)
+
+
+def transformer_models():
+    """The transformers issue 37 found refused, small: (name, model, inputs, opset)."""
+    from torchvision.models.swin_transformer import SwinTransformer
+    from torchvision.models.vision_transformer import VisionTransformer
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4, 128, batch_first=True), 2)
+    full = nn.Transformer(64, 4, 2, 2, 128, batch_first=True)
+    vit = VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=64,
+                            mlp_dim=128, num_classes=10)
+    # shifted windows (the second block of a stage) and a patch merging: depths [2, 1]
+    swin = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 1], num_heads=[2, 4], window_size=[4, 4],
+                           num_classes=10)
+    return [('transformer_encoder', enc, {'x': (1, 16, 64)}, 14),
+            ('transformer', full, {'src': (1, 16, 64), 'tgt': (1, 8, 64)}, 14),
+            ('vit_small', vit, {'x': (1, 3, 64, 64)}, 14),
+            ('swin_small', swin, {'x': (1, 3, 64, 64)}, 17),
+            ('maxvit_block', MaxVitBlock(), {'x': (1, 32, 16, 16)}, 17)]
+
+
+def export_transformers():
+    """Exports the transformers as torch writes them (no dynamic axes, default
+    constant folding) and records what torch computes for each output: its shape
+    and dtype, in data/onnx/expected_outputs.json, for the importer's tests."""
+    expected = {}
+    for name, model, inputs, opset in transformer_models():
+        model.eval()
+        randomize(model)
+        args = tuple(torch.randn(*shape) for shape in inputs.values())
+        with torch.no_grad():
+            out = model(*args)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        buf = io.BytesIO()
+        torch.onnx.export(model, args, buf, opset_version=opset, input_names=list(inputs),
+                          output_names=['y%d' % i if len(outs) > 1 else 'y' for i in range(len(outs))])
+        m = strip(onnx.load_from_string(buf.getvalue()))
+        m.producer_version = torch.__version__.split('+')[0]
+        path = os.path.join(OUT, name + '.onnx')
+        onnx.save(m, path)
+        expected[name] = {o.name: {'shape': list(t.shape), 'dtype': str(t.dtype).replace('torch.', '')}
+                          for o, t in zip(m.graph.output, outs)}
+        sys.stderr.write('wrote %s: %d nodes, %d bytes\n' % (path, len(m.graph.node), os.path.getsize(path)))
+    with open(os.path.join(OUT, 'expected_outputs.json'), 'w') as f:
+        f.write('{\n' + ',\n'.join('"%s": %s' % (k, json.dumps(expected[k], sort_keys=True))
+                                    for k in sorted(expected)) + '\n}\n')
 
 
 def strip(model):
@@ -148,6 +240,9 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     if sys.argv[1:] == ['bad']:
         return bad_models()
+    if sys.argv[1:] == ['transformers']:
+        torch.manual_seed(0)
+        return export_transformers()
     torch.manual_seed(0)
     export('tiny_cnn', Tiny(), (1, 3, 32, 32), keep_bn=True)
     export('tiny_cnn_dynamic', Tiny(), (1, 3, 32, 32), dynamic={'x': {0: 'batch'}, 'y': {0: 'batch'}})
@@ -155,6 +250,7 @@ def main():
     export('resnet50', tvm.resnet50(weights=None), (1, 3, 224, 224))
     export('squeezenet1_1', tvm.squeezenet1_1(weights=None), (1, 3, 224, 224))
     export('mobilenet_v3_small', tvm.mobilenet_v3_small(weights=None), (1, 3, 224, 224))
+    export_transformers()
     bad_models()
 
 

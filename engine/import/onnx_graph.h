@@ -1,6 +1,7 @@
 /* onnx_graph: the C boundary around the ONNX C++ library. onnx_infer.cc parses a
  * ModelProto, fixes the symbolic dimensions the caller names, runs ONNX shape
- * inference and copies what the importer needs into these plain C structs (all
+ * inference (evaluating the shape arithmetic it leaves, onnx_const.cc, until
+ * nothing changes) and copies what the importer needs into these plain C structs (all
  * malloc'd; OnnxGraph_free releases them). No C++ type or exception crosses it. */
 #ifndef SPADMAP_ONNX_GRAPH_H
 #define SPADMAP_ONNX_GRAPH_H
@@ -49,6 +50,8 @@ typedef struct {
   int noutputs;
   OnnxNode *nodes;    /* in file order */
   int nnodes;
+  int nevaluated;     /* nodes the import-time evaluator (onnx_const.cc) replaced by their values */
+  char *eval_note;    /* the first value it left to the graph for a cap, and why; or NULL */
 } OnnxGraph;
 
 typedef struct {

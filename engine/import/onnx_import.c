@@ -2,9 +2,11 @@
  * contract's network. The graph as it is in the file: every node an op, every
  * value a tensor; graph inputs are inputs, initializers and Constant outputs are
  * params, graph outputs are outputs. Sizes come from the element type and the
- * inferred shape; a value whose shape is not known is an error naming it. With
- * opts->fold, BatchNorm and elementwise activations fold into their producer
- * (the rule of data/gen/gen_networks.py, stated in the README). */
+ * inferred shape (the shape arithmetic already evaluated by onnx_const.cc); a value
+ * whose shape is not known is an error naming it. Nodes that read only params
+ * become params (weight-only ops, always). With opts->fold, BatchNorm and
+ * elementwise activations fold into their producer (the rule of
+ * data/gen/gen_networks.py, stated in docs/importing.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +139,9 @@ static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
   int v = Onnx_findValue(x->g, sorted, it->name);
   if (v < 0 || x->g->values[v].rank < 0)
     return SpError_set(x->err, SP_ERR_FORMAT,
-                       "%s: value \"%.120s\" (%s): its shape is unknown (ONNX shape inference could not determine it)",
-                       x->label, it->name, where);
+                       "%s: value \"%.120s\" (%s): its shape is unknown (ONNX shape inference could not determine "
+                       "it)%s%.300s",
+                       x->label, it->name, where, x->g->eval_note ? "; " : "", x->g->eval_note ? x->g->eval_note : "");
   const OnnxValue *val = &x->g->values[v];
   if (val->elem_type <= 0 || val->elem_type >= ONNX_NTYPES || !Onnx_types[val->elem_type].onnx) {
     if (val->elem_type == 0)
@@ -164,8 +167,9 @@ static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
     if (dim < 0 && val->dim_params[d] && strncmp(val->dim_params[d], "unk__", 5) == 0)
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d depends on the data (ONNX shape inference "
-                         "could not compute it)",
-                         x->label, it->name, where, d);
+                         "could not compute it)%s%.300s",
+                         x->label, it->name, where, d, x->g->eval_note ? "; " : "",
+                         x->g->eval_note ? x->g->eval_note : "");
     if (dim < 0 && val->dim_params[d])
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d is the symbolic \"%.60s\"; give its size with "
@@ -174,8 +178,9 @@ static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
     if (dim < 0)
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d is unknown (ONNX shape inference could not "
-                         "determine it)",
-                         x->label, it->name, where, d);
+                         "determine it)%s%.300s",
+                         x->label, it->name, where, d, x->g->eval_note ? "; " : "",
+                         x->g->eval_note ? x->g->eval_note : "");
     it->shape[d] = dim;
     if (__builtin_mul_overflow(elems, dim, &elems) || elems > (INT64_C(1) << 53) / 16)
       return SpError_set(x->err, SP_ERR_FORMAT, "%s: value \"%.120s\" (%s): too many elements (over 2^49)",
@@ -267,10 +272,13 @@ static Status Onnx_fold(Onnx *x, int k, const OnnxNode *n, const OnnxNode *produ
   return SP_OK;
 }
 
-/* --fold, first: a node that reads only params (Identity or Cast of a weight, a
- * shape computation on constants) is evaluated ahead of time: its outputs become
- * params and the node leaves the graph. Until nothing changes (any file order). */
-static void Onnx_foldConstants(ImpGraph *g) {
+/* Weight-only ops (by default, not only with --fold): a node that reads only
+ * params (an Identity, Cast, Transpose or Reshape of a weight, a shape computed from
+ * constants that the evaluator left) is computed ahead of time: its outputs become
+ * params and the node leaves the graph. Until nothing changes (any file order).
+ * A node writing a graph output stays. Returns how many nodes left. */
+static int Onnx_foldConstants(ImpGraph *g) {
+  int folded = 0;
   for (bool changed = true; changed;) {
     changed = false;
     for (int k = 0; k < g->no; k++) {
@@ -285,8 +293,20 @@ static void Onnx_foldConstants(ImpGraph *g) {
         g->t[o->outputs[i]].producer = -1;
       }
       o->dropped = changed = true;
+      folded++;
     }
   }
+  return folded;
+}
+
+/* A Constant node is not an op (its output is a param) unless it writes a graph
+ * output: then it is what computes that output. */
+static bool Onnx_isConstantParam(const OnnxGraph *g, const OnnxNode *n) {
+  if (!Onnx_isDefaultDomain(n->domain) || strcmp(n->op_type, "Constant") != 0) return false;
+  for (int i = 0; i < n->noutputs; i++)
+    for (int j = 0; j < g->noutputs; j++)
+      if (strcmp(n->outputs[i], g->outputs[j]) == 0) return false;
+  return true;
 }
 
 static Status Onnx_build(Onnx *x) {
@@ -303,8 +323,7 @@ static Status Onnx_build(Onnx *x) {
   for (int k = 0; k < g->nnodes; k++) {
     const OnnxNode *n = &g->nodes[k];
     Onnx_nodeDesc(n, k, desc, sizeof desc);
-    bool constant = Onnx_isDefaultDomain(n->domain) && strcmp(n->op_type, "Constant") == 0;
-    if (constant) { /* Constant outputs are params; the node is not an op */
+    if (Onnx_isConstantParam(g, n)) { /* Constant outputs are params; the node is not an op */
       for (int i = 0; i < n->noutputs; i++)
         if (n->outputs[i][0] && (st = Onnx_define(x, n->outputs[i], TK_PARAM, desc, &t))) return st;
       continue;
@@ -329,7 +348,7 @@ static Status Onnx_build(Onnx *x) {
   /* inputs, once every value is defined (a file out of order is sorted later) */
   for (int k = 0, op = 0; k < g->nnodes; k++) {
     const OnnxNode *n = &g->nodes[k];
-    if (Onnx_isDefaultDomain(n->domain) && strcmp(n->op_type, "Constant") == 0) continue;
+    if (Onnx_isConstantParam(g, n)) continue;
     while (ig->o[op].file_index != k) op++;
     Onnx_nodeDesc(n, k, desc, sizeof desc);
     for (int pass = 0; pass < 2; pass++) {
@@ -468,10 +487,9 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
     while (dir > label && dir[-1] != '/') dir--;
     snprintf(stem, sizeof stem, "%.*s", (int)(base - dir), dir);
   }
-  snprintf(source, sizeof source, "ONNX model %s (graph \"%.100s\"%s%.100s, IR %lld, opset %lld), imported by spadmap%s%s%s",
+  snprintf(source, sizeof source, "ONNX model %s (graph \"%.100s\"%s%.100s, IR %lld, opset %lld), imported by spadmap",
            base ? base + 1 : label, g->name, g->producer[0] ? ", from " : "", g->producer, (long long)g->ir_version,
-           (long long)g->opset, opts->fold ? ", BN/activations folded into producers" : "",
-           opts->dtype ? ", every tensor " : "", opts->dtype ? opts->dtype : "");
+           (long long)g->opset);
   Onnx x = {.g = g, .opts = opts, .label = label, .err = err};
   /* the graph's own name unless it is an exporter's placeholder */
   static const char *const placeholders[] = {"", "torch-jit-export", "torch_jit", "main_graph", "graph", "tf2onnx"};
@@ -489,8 +507,23 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
       for (int i = 0; i < x.ig.o[k].noutputs; i++) empty &= x.ig.t[x.ig.o[k].outputs[i]].zero;
       x.ig.o[k].dropped |= empty;
     }
-    if (opts->fold) {
-      Onnx_foldConstants(&x.ig);
+    int weight_only = Onnx_foldConstants(&x.ig);
+    /* the source line says what the import did to the file's graph */
+    size_t used = strlen(source);
+    if (g->nevaluated > 0 && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", %d shape op%s evaluated at import",
+                               g->nevaluated, g->nevaluated == 1 ? "" : "s");
+    if (weight_only > 0 && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", %d weight-only op%s folded into params",
+                               weight_only, weight_only == 1 ? "" : "s");
+    if (opts->fold && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", BN/activations folded into producers");
+    if (opts->dtype && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", every tensor %s", opts->dtype);
+    char *src_copy = strdup(source);
+    if (!src_copy) st = Onnx_nomem(&x);
+    else free(x.ig.source), x.ig.source = src_copy;
+    if (!st && opts->fold) {
       ImpGraph_countUses(&x.ig);
       x.alias = malloc(((size_t)x.ig.nt + (size_t)x.ig.no + 1) * sizeof(int)); /* + one bias per op */
       if (!x.alias) st = Onnx_nomem(&x);
