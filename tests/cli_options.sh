@@ -18,7 +18,7 @@ pass=0; fail=0; cases=0
 # valid invocation (a command not listed gets NET).
 base() {
   case "$1" in
-  "solve" | "offchip") echo "$net --budget M_R" ;;
+  "solve" | "offchip" | "cost") echo "$net --budget M_R" ;;
   "validate") echo "$net $net" ;;
   "bench") echo "--network chain --repeat 1" ;;
   "bench "*) echo "" ;;
