@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cli_layer.h"
+#include "cli_sweep.h"
 #include "json.h"
 #include "netcost/netcost.h"
 #include "policy.h"
@@ -37,7 +38,7 @@ static void Cost_onSigint(int sig) {
 }
 
 /* Fills s from the policy options; an exit code after a message, else -1. */
-int CliCost_policies(const CliCommand *c, const CliArgs *a, SolveSettings *s) {
+static int CliCost_policies(const CliCommand *c, const CliArgs *a, SolveSettings *s) {
   if (Cli_value(c, a, "--schedule")) s->schedule = Cli_value(c, a, "--schedule");
   if (Cli_value(c, a, "--replacement")) s->replacement = Cli_value(c, a, "--replacement");
   if (Cli_value(c, a, "--allocator")) s->allocator = Cli_value(c, a, "--allocator");
@@ -79,7 +80,7 @@ int CliCost_mapper(const CliCommand *c, const CliArgs *a, double time_limit, ato
   return -1;
 }
 
-cJSON *CliCost_json(const Net *net, const NetCostMapper *m, int64_t budget, const NetCost *nc) {
+static cJSON *CliCost_json(const Net *net, const NetCostMapper *m, int64_t budget, const NetCost *nc) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "network", net->name);
   cJSON_AddStringToObject(o, "arch", NetCostMapper_arch(m)->name);
