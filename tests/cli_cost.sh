@@ -23,8 +23,8 @@ fs=$data/networks/fsrcnn.json
 "$bin" cost "$fs" --arch cosa_baseline --budget M_R --method random --json >"$tmp/c.json" || bad "cost fsrcnn --json"
 if [ $have_jq = 1 ]; then
   keys=$(jq -c '[keys, (.total | keys), (.ops[0] | keys)]' "$tmp/c.json")
-  [ "$keys" = '[["arch","budget","network","ops","total"],["compute_cycles","cycles","dram_bytes","dram_cycles","energy_pj"],["compute_cycles","cycles","dram_bytes","dram_cycles","energy_pj","name"]]' ] && ok || bad "keys: $keys"
-  for k in cycles compute_cycles dram_cycles dram_bytes; do
+  [ "$keys" = '[["arch","budget","network","ops","total"],["compute_cycles","cycles","dram_bytes","dram_cycles","energy_pj","onchip_cycles"],["compute_cycles","cycles","dram_bytes","dram_cycles","energy_pj","name","onchip_cycles"]]' ] && ok || bad "keys: $keys"
+  for k in cycles compute_cycles onchip_cycles dram_cycles dram_bytes; do
     [ "$(jq "([.ops[].$k] | add) == .total.$k" "$tmp/c.json")" = true ] && ok || bad "total.$k is not the sum of the ops'"
     [ "$(jq "[.total.$k, .ops[].$k] | all(. == floor)" "$tmp/c.json")" = true ] && ok || bad "$k not integers"
   done
@@ -43,7 +43,7 @@ fi
 expect 0 "below it, the tiled network" "$bin" cost "$fs" --budget M_R/4 --method random
 expect 0 "5 ops: 0 by the layer mapper cosa-plus, 5 by the roofline" "$bin" cost "$data/networks/chain.json" --budget M_R
 # the text's total row is the JSON's
-expect 0 "^total  *716  *26  *704  *11264" "$bin" cost "$data/networks/chain.json" --budget M_R
+expect 0 "^total  *716  *26  *26  *704  *11264" "$bin" cost "$data/networks/chain.json" --budget M_R
 expect 2 "needs --budget" "$bin" cost "$fs"
 expect 2 'budget "lots"' "$bin" cost "$fs" --budget lots
 expect 2 "expected a positive divisor after '/'" "$bin" cost "$fs" --budget M_R/0

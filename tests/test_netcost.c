@@ -16,14 +16,15 @@
 
 __attribute__((constructor)) static void Test_unbuffered(void) { setvbuf(stdout, NULL, _IONBF, 0); }
 
-/* One MAC, one on-chip buffer of 1 KiB holding everything (free to access), DRAM
+/* One MAC, one on-chip buffer of 1 KiB holding everything (free and fast: 1000
+ * bytes/cycle, never the bound), DRAM
  * at 2 bytes/cycle, 10 pJ per byte read, 20 written; a MAC 1 pJ. Any mapping of a
  * layer then takes MACs cycles. */
 static const char *Tiny_arch =
     "{\"format\": \"spadmap-arch\", \"version\": 1, \"name\": \"tiny\", \"source\": \"test\", \"macs\": 1, \"mac_pj\": 1,"
     " \"precision\": {\"weights\": 1, \"inputs\": 1, \"outputs\": 1},"
     " \"levels\": [{\"name\": \"Buf\", \"instances\": 1, \"capacity\": 1024, \"holds\": [\"weights\", \"inputs\", \"outputs\"],"
-    "  \"bandwidth\": 4, \"read_pj\": 0, \"write_pj\": 0},"
+    "  \"bandwidth\": 1000, \"read_pj\": 0, \"write_pj\": 0},"
     " {\"name\": \"DRAM\", \"instances\": 1, \"holds\": [\"weights\", \"inputs\", \"outputs\"], \"bandwidth\": 2,"
     "  \"read_pj\": 10, \"write_pj\": 20}]}";
 
@@ -76,7 +77,9 @@ static Status Test_cost(const Net *net, const SolveSettings *s, NetCostMapper *m
   for (int i = 0; i < nc->nops; i++) {
     const NetCostOp *c = &nc->ops[i];
     cyc += c->cycles, comp += c->compute_cycles, dram += c->dram_cycles, bytes += c->dram_bytes, pj += c->energy_pj;
-    CHECK_EQ(c->cycles, c->compute_cycles > c->dram_cycles ? c->compute_cycles : c->dram_cycles);
+    CHECK_EQ(c->cycles, c->onchip_cycles > c->dram_cycles ? c->onchip_cycles : c->dram_cycles);
+    CHECK(c->onchip_cycles >= c->compute_cycles);
+    if (!c->mapped) CHECK_EQ(c->onchip_cycles, c->compute_cycles);
     CHECK_EQ(c->dram_bytes, c->plan_bytes + c->weight_bytes);
     CHECK_EQ(c->dram_bytes, c->read_bytes + c->write_bytes);
   }
@@ -118,6 +121,7 @@ TEST(test_netcost_by_hand) {
   if (conv && add) {
     CHECK(conv->mapped && !add->mapped);
     CHECK_EQ(conv->compute_cycles, 16);
+    CHECK_EQ(conv->onchip_cycles, 16);
     CHECK_EQ(conv->dram_bytes, 12);
     CHECK_EQ(conv->dram_cycles, 6);
     CHECK_EQ(conv->cycles, 16);
@@ -184,7 +188,10 @@ TEST(test_netcost_layers_match) {
     LayerMapResult r;
     CHECK_EQ(LayerMap_random(a, &l, &o, &r, &err), SP_OK);
     CHECK_EQ(c->compute_cycles, (int64_t)llround(r.cost.compute_cycles));
-    CHECK(c->weight_bytes >= net->tensors[net->ops[c->op].inputs[1]].bytes); /* every weight read at least once */
+    double onchip = r.cost.compute_cycles; /* the layer's latency without its DRAM level */
+    for (int lv = 0; lv < a->nlevels - 1; lv++) onchip = fmax(onchip, r.cost.transfer_cycles[lv]);
+    CHECK_EQ(c->onchip_cycles, (int64_t)ceil(onchip - 1e-9));
+    CHECK(c->onchip_cycles <= (int64_t)ceil(r.cost.latency));    CHECK(c->weight_bytes >= net->tensors[net->ops[c->op].inputs[1]].bytes); /* every weight read at least once */
   }
   NetCost_free(&nc);
   NetCostMapper_free(m);

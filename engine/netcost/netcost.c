@@ -171,6 +171,10 @@ static Status NetCost_opBase(const Net *net, int i, bool params, NetCostMapper *
     if (st) return st;
     c->mapped = true;
     c->compute_cycles = (int64_t)llround(r->cost.compute_cycles);
+    double onchip = r->cost.compute_cycles; /* the on-chip levels' bounds: the DRAM level is the plan's */
+    for (int lv = 0; lv < L; lv++)
+      if (r->cost.transfer_cycles[lv] > onchip) onchip = r->cost.transfer_cycles[lv];
+    c->onchip_cycles = NetCost_ceilDiv(onchip, 1);
     double outer_pj = 0;
     for (int v = 0; v < OPND_COUNT; v++)
       outer_pj += (r->cost.reads[L][v] * a->level[L].read_pj + r->cost.writes[L][v] * a->level[L].write_pj) *
@@ -187,6 +191,7 @@ static Status NetCost_opBase(const Net *net, int i, bool params, NetCostMapper *
     for (int k = 0; k < op->noutputs; k++) wr += NetCost_elems(&net->tensors[op->outputs[k]]);
     int64_t work = rd > wr ? rd : wr;
     c->compute_cycles = (work + a->macs - 1) / a->macs;
+    c->onchip_cycles = c->compute_cycles;
     c->energy_pj = (double)work * a->mac_pj;
   }
   if (!params) /* parameters other than a mapping's weights: read once */
@@ -252,11 +257,12 @@ Status NetCost_evaluate(const NetCostStage *stage, const Plan *plan, bool params
       NetCostOp *c = &ops[i];
       c->dram_bytes = c->plan_bytes + c->weight_bytes;
       c->dram_cycles = NetCost_ceilDiv((double)c->dram_bytes, dram->bandwidth * (double)dram->instances);
-      c->cycles = c->compute_cycles > c->dram_cycles ? c->compute_cycles : c->dram_cycles;
+      c->cycles = c->onchip_cycles > c->dram_cycles ? c->onchip_cycles : c->dram_cycles;
       c->energy_pj += (double)c->read_bytes * dram->read_pj + (double)c->write_bytes * dram->write_pj;
       out->ops[pos[i] >= 0 ? pos[i] : i] = *c; /* every op has a step: pos is a permutation */
       out->cycles += c->cycles;
       out->compute_cycles += c->compute_cycles;
+      out->onchip_cycles += c->onchip_cycles;
       out->dram_cycles += c->dram_cycles;
       out->dram_bytes += c->dram_bytes;
       out->plan_bytes += c->plan_bytes;

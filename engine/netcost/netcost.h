@@ -7,12 +7,14 @@
  * plan's schedule:
  *   compute_cycles(s) = the mapping's compute cycles (conv/matmul), else
  *                       ceil(max(elements read, elements written) / MACs) (the roofline);
+ *   onchip_cycles(s)  = the mapping's latency without its DRAM level: max(compute, every
+ *                       on-chip level's transfer cycles), rounded up (roofline: compute);
  *   dram_bytes(s)     = the plan's loads and retrievals before s + its spills and
  *                       stores after s (every sub-step of s below M_R), + the weights
  *                       s reads from DRAM when parameters are not held on chip
  *                       (the mapping's DRAM-level weight traffic; other params once);
  *   dram_cycles(s)    = ceil(dram_bytes(s) / the arch's DRAM bandwidth);
- *   cycles(s)         = max(compute_cycles(s), dram_cycles(s))  (transfers overlap compute);
+ *   cycles(s)         = max(onchip_cycles(s), dram_cycles(s))  (transfers overlap compute);
  *   energy_pj(s)      = the mapping's energy below DRAM (or MACs x work for the roofline)
  *                       + DRAM bytes read/written x the arch's DRAM pJ per byte.
  * Totals are the sums over ops. Everything is integer but energy. */
@@ -68,7 +70,7 @@ typedef struct {
   const char *name;      /* the network op's (borrowed from the network) */
   int op;                /* its index */
   bool mapped;           /* compute from the layer mapper; false: the roofline */
-  int64_t compute_cycles, dram_cycles, cycles;
+  int64_t compute_cycles, onchip_cycles, dram_cycles, cycles;
   int64_t dram_bytes;    /* = plan_bytes + weight_bytes */
   int64_t plan_bytes;    /* the plan's loads, retrievals, spills and stores for it */
   int64_t weight_bytes;  /* parameters read from DRAM (0 when params are on chip) */
@@ -79,7 +81,7 @@ typedef struct {
 typedef struct {
   int nops;
   NetCostOp *ops;        /* in the plan's schedule order (below M_R: the order of first sub-steps) */
-  int64_t cycles, compute_cycles, dram_cycles, dram_bytes, plan_bytes, weight_bytes;
+  int64_t cycles, compute_cycles, onchip_cycles, dram_cycles, dram_bytes, plan_bytes, weight_bytes;
   double energy_pj;
   int mapped, roofline;  /* how many ops each */
   bool tiled;            /* the plan is the tiled network's (budget below M_R) */

@@ -88,6 +88,7 @@ static cJSON *CliCost_json(const Net *net, const NetCostMapper *m, int64_t budge
   cJSON *t = cJSON_AddObjectToObject(o, "total");
   cJSON_AddItemToObject(t, "cycles", Json_createInt(nc->cycles));
   cJSON_AddItemToObject(t, "compute_cycles", Json_createInt(nc->compute_cycles));
+  cJSON_AddItemToObject(t, "onchip_cycles", Json_createInt(nc->onchip_cycles));
   cJSON_AddItemToObject(t, "dram_cycles", Json_createInt(nc->dram_cycles));
   cJSON_AddNumberToObject(t, "energy_pj", nc->energy_pj);
   cJSON_AddItemToObject(t, "dram_bytes", Json_createInt(nc->dram_bytes));
@@ -98,6 +99,7 @@ static cJSON *CliCost_json(const Net *net, const NetCostMapper *m, int64_t budge
     cJSON_AddStringToObject(x, "name", c->name);
     cJSON_AddItemToObject(x, "cycles", Json_createInt(c->cycles));
     cJSON_AddItemToObject(x, "compute_cycles", Json_createInt(c->compute_cycles));
+    cJSON_AddItemToObject(x, "onchip_cycles", Json_createInt(c->onchip_cycles));
     cJSON_AddItemToObject(x, "dram_cycles", Json_createInt(c->dram_cycles));
     cJSON_AddNumberToObject(x, "energy_pj", c->energy_pj);
     cJSON_AddItemToObject(x, "dram_bytes", Json_createInt(c->dram_bytes));
@@ -125,15 +127,18 @@ static void Cost_print(const Net *net, const NetCostMapper *m, const SolveSettin
          s->params ? "params in the scratchpad" : "weights from DRAM");
   printf("mappings  %d distinct layer shape%s, each mapped once\n\n", NetCostMapper_count(m),
          NetCostMapper_count(m) == 1 ? "" : "s");
-  printf("%-28s %14s %14s %14s %-8s %14s %16s\n", "op", "cycles", "compute", "dram", "bound", "dram bytes", "energy pJ");
+  printf("%-28s %12s %12s %12s %12s %-8s %14s %16s\n", "op", "cycles", "compute", "on chip", "dram", "bound",
+         "dram bytes", "energy pJ");
   for (int i = 0; i < nc->nops; i++) {
     const NetCostOp *c = &nc->ops[i];
-    printf("%-28.28s %14lld %14lld %14lld %-8s %14lld %16.1f%s\n", Cli_safe(c->name), (long long)c->cycles,
-           (long long)c->compute_cycles, (long long)c->dram_cycles, c->dram_cycles > c->compute_cycles ? "DRAM" : "compute",
+    printf("%-28.28s %12lld %12lld %12lld %12lld %-8s %14lld %16.1f%s\n", Cli_safe(c->name), (long long)c->cycles,
+           (long long)c->compute_cycles, (long long)c->onchip_cycles, (long long)c->dram_cycles,
+           c->dram_cycles > c->onchip_cycles ? "DRAM" : c->onchip_cycles > c->compute_cycles ? "on chip" : "compute",
            (long long)c->dram_bytes, c->energy_pj, c->mapped ? "" : "  (roofline)");
   }
-  printf("%-28s %14lld %14lld %14lld %-8s %14lld %16.1f\n", "total", (long long)nc->cycles, (long long)nc->compute_cycles,
-         (long long)nc->dram_cycles, "", (long long)nc->dram_bytes, nc->energy_pj);
+  printf("%-28s %12lld %12lld %12lld %12lld %-8s %14lld %16.1f\n", "total", (long long)nc->cycles,
+         (long long)nc->compute_cycles, (long long)nc->onchip_cycles, (long long)nc->dram_cycles, "",
+         (long long)nc->dram_bytes, nc->energy_pj);
   printf("\nDRAM bytes: %s of the plan (loads, retrievals, spills, stores), %s of weights read from DRAM\n",
          Cli_count(nc->plan_bytes, b1, sizeof b1), Cli_count(nc->weight_bytes, b2, sizeof b2));
 }
