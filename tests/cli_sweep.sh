@@ -62,14 +62,15 @@ best() { awk -F, -v b="$1" '$1 == b && (m == "" || $5 < m) {m = $5} END {print m
 expect 0 "416.5 KiB (tiled)" "$bin" sweep "$fs" $sweep
 # the plot: axes with units, ticks, a legend line per replacement policy, M_R = M_P marked, the tiled region
 # shellcheck disable=SC2086
-expect 0 "wrote $tmp/p.svg: network latency against the budget, 6 budgets" "$bin" sweep "$fs" $sweep --plot "$tmp/p.svg"
-for want in "scratchpad budget (bytes, log scale" "network latency (cycles" "M_R = M_P 3.25M" "below M_R: the tiled network" ">belady<" ">lru<" ">size-aware<" ">greedy<" ">512K<" ">1M<" ">2M<" ">4M<"; do
+expect 0 "wrote $tmp/p.svg: latency and energy against the budget, 6 budgets" "$bin" sweep "$fs" $sweep --plot "$tmp/p.svg"
+for want in "scratchpad budget (bytes, log scale" "network latency (cycles" "network energy (mJ)" "M_R = M_P 3.25M" "below M_R: the tiled network" ">belady<" ">lru<" ">size-aware<" ">greedy<" ">512K<" ">1M<" ">2M<" ">4M<"; do
   grep -q -- "$want" "$tmp/p.svg" && ok || bad "plot: no \"$want\""
 done
-[ "$(grep -c '<polyline' "$tmp/p.svg")" -eq 4 ] && ok || bad "plot: 4 lines"
+[ "$(grep -c '<polyline' "$tmp/p.svg")" -eq 8 ] && ok || bad "plot: 4 lines in each of 2 panels"
 if command -v xmllint >/dev/null; then xmllint --noout "$tmp/p.svg" && ok || bad "plot: not well-formed XML"; fi
 expect 0 "wrote $tmp/t.svg: traffic" "$bin" sweep "$dia" --plot "$tmp/t.svg"
 grep -q "non-compulsory traffic (bytes" "$tmp/t.svg" && ok || bad "plot without --arch: traffic"
+[ "$(grep -c '<polyline' "$tmp/t.svg")" -eq 4 ] && ok || bad "plot without --arch: one panel of 4 lines"
 # bad input
 expect 2 "--method maps layers onto an --arch" "$bin" sweep "$fs" --method random
 expect 2 '--to wants a size (M_P\*2, 4M) or a factor from 1 to 100 (got "0.5")' "$bin" sweep "$fs" --to 0.5

@@ -174,7 +174,7 @@ static int Sweep_runCli(int argc, char **argv) {
   }
   if (plot && !Cli_value(c, &a, "--csv"))
     printf("wrote %s: %s against the budget, %d budgets from %lld to %lld bytes\n", Cli_safe(plot),
-           mapper ? "network latency" : "traffic", sw->nbudgets, (long long)sw->budgets[0],
+           mapper ? "latency and energy" : "traffic", sw->nbudgets, (long long)sw->budgets[0],
            (long long)sw->budgets[sw->nbudgets - 1]);
   const char *outp = Cli_value(c, &a, "--out");
   if (Cli_value(c, &a, "--csv") || outp) {
