@@ -594,6 +594,62 @@ TEST(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points) {
   App_free(&app);
 }
 
+/* b in the sweep: from M_R/16, the budgets below M_R on their tiled networks
+ * (every point there has a plan, marked tiled; no ILP optimum is claimed), and
+ * Enter on the first opens that budget's tiled network on the map. */
+TEST(the_sweep_goes_below_mr_on_b) {
+  App app;
+  Test_open(&app, "diamond");
+  App_startWorkers(&app);
+  CHECK(Test_wait(&app, (bool (*)(App *))App_figuresReady, 10));
+  int64_t mr = App_figures(&app)->m_r;
+  Test_keys(&app, "Wb");
+  CHECK(app.sweep_open);
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  int done, total, ilp, nc, nb, below = 0;
+  SweepView_progress(&app, &done, &total, &ilp, &nc, &nb);
+  CHECK_EQ(nb, 24 + 4); /* M_R/16, /8, /4, /2, then the 24 from M_R */
+  for (int b = 0; b < nb; b++) {
+    SweepPoint p, best;
+    CHECK(SweepView_point(&app, 0, b, &p));
+    CHECK(SweepView_point(&app, -1, b, &best));
+    CHECK_EQ(p.status, SP_OK);
+    if (p.tiled) {
+      below++;
+      CHECK(best.status != SP_OK); /* no proven optimum of the network itself below M_R */
+      CHECK(p.peak <= (mr + 8) / 16 << b);
+    }
+  }
+  CHECK_EQ(below, 4);
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "from M_R/16 (tiled below M_R)");
+  free(t);
+  Test_keys(&app, "b"); /* back from M_R */
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  SweepView_progress(&app, &done, &total, &ilp, &nc, &nb);
+  CHECK_EQ(nb, 24);
+  Test_keys(&app, "b");
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  Test_keys(&app, "<Esc>W"); /* reopened as it was left: from M_R/16 */
+  CHECK(app.sweep_open);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "from M_R/16");
+  free(t);
+  Test_keys(&app, "<Home>");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "none below M_R");
+  free(t);
+  Test_keys(&app, "<Enter>"); /* M_R/16: the tiled network on the map */
+  CHECK(!app.sweep_open);
+  CHECK(Test_wait(&app, Test_idle, 20));
+  CHECK_EQ(app.set.budget, (mr + 8) / 16);
+  CHECK(app.plan && app.plan->budget == app.set.budget);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "tiled");
+  free(t);
+  App_free(&app);
+}
+
 TEST(the_pin_survives_reopening_the_same_network_only) {
   App app;
   Test_open(&app, "diamond");
@@ -761,7 +817,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(the_sweep_goes_below_mr_on_b), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(a_plan_saved_below_m_r_comes_with_its_tiled_network),
