@@ -17,6 +17,7 @@
 #include "find.h"
 #include "snapshot.h"
 #include "test.h"
+#include "netcost_status.h"
 #include "tui_test.h"
 #include "validate.h"
 #include "views.h"
@@ -650,6 +651,85 @@ TEST(the_sweep_goes_below_mr_on_b) {
   App_free(&app);
 }
 
+/* The cost the status line should give for the plan shown, computed here apart. */
+static void Test_expectedCycles(App *app, char *out, size_t n) {
+  Arch a;
+  SpError err;
+  CHECK_EQ(Arch_load(app->layer_arch, &a, &err), SP_OK);
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  NetCostMapper *m;
+  CHECK_EQ(NetCostMapper_new(&a, LayerMap_find("cosa"), &o, &m, &err), SP_OK);
+  NetCostStage st;
+  CHECK_EQ(NetCostStage_build(app->net, app->plan->params, app->plan->budget, &st, &err), SP_OK);
+  NetCost nc;
+  CHECK_EQ(NetCost_evaluate(&st, app->plan, app->plan->params, m, &nc, &err), SP_OK);
+  NetStatus_format(&nc, a.name, out, n);
+  CHECK(nc.cycles > 0);
+  NetCost_free(&nc);
+  NetCostStage_free(&st);
+  NetCostMapper_free(m);
+}
+
+static bool Test_cyclesShown(App *app) {
+  char *t = Test_screen(app, 220, 30);
+  bool shown = strstr(t, " cycles, ") != NULL;
+  free(t);
+  return shown;
+}
+
+/* --arch F: the status line gives the network's cycles on F for the plan shown,
+ * equal to the engine's cost of that plan; in a snapshot at once, in a session
+ * once the layers are mapped on their thread (a new plan: its own cost). */
+TEST(the_status_line_gives_the_network_cycles_on_the_arch) {
+  /* squeezenet1_1's 18 MIPs each prove optimality in under half a second (10 s limit):
+   * deterministic natively; under valgrind (20-50x slower) the roofline-only fig1 */
+  const char *conv = Test_underValgrind() ? "fig1" : "squeezenet1_1";
+  const char *nets[] = {"fig1", conv};
+  for (int k = 0; k < 2; k++) {
+    App app;
+    Test_open(&app, nets[k]);
+    snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+    char want[160], *t = Test_screen(&app, 220, 30);
+    CHECK(!strstr(t, " cycles, ")); /* only when asked for (--arch) */
+    free(t);
+    app.netstatus_on = true;
+    t = Test_screen(&app, 220, 30);
+    Test_expectedCycles(&app, want, sizeof want);
+    CHECK_HAS(t, want);
+    free(t);
+    App_free(&app);
+  }
+  App app;
+  Test_open(&app, conv);
+  App_startWorkers(&app);
+  snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+  app.netstatus_on = true;
+  char *t = Test_screen(&app, 220, 30); /* starts the mapping thread: the screen does not wait */
+  CHECK(strstr(t, "cycles on cosa-baseline: mapping") || strstr(t, " cycles, "));
+  free(t);
+  CHECK(Test_wait(&app, Test_cyclesShown, 120));
+  char want[160];
+  Test_expectedCycles(&app, want, sizeof want);
+  t = Test_screen(&app, 220, 30);
+  CHECK_HAS(t, want);
+  free(t);
+  Test_keys(&app, "+"); /* another budget: another plan, its own cost */
+  CHECK(Test_wait(&app, Test_idle, 20));
+  Test_expectedCycles(&app, want, sizeof want);
+  t = Test_screen(&app, 220, 30);
+  CHECK_HAS(t, want);
+  free(t);
+  App_free(&app);
+  /* closed while its thread maps: the thread is let go and frees itself (sanitizers watch) */
+  Test_open(&app, conv);
+  App_startWorkers(&app);
+  snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+  app.netstatus_on = true;
+  free(Test_screen(&app, 220, 30));
+  App_free(&app);
+}
+
 TEST(the_pin_survives_reopening_the_same_network_only) {
   App app;
   Test_open(&app, "diamond");
@@ -817,7 +897,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(the_sweep_goes_below_mr_on_b), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(the_sweep_goes_below_mr_on_b), T(the_status_line_gives_the_network_cycles_on_the_arch), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(a_plan_saved_below_m_r_comes_with_its_tiled_network),
