@@ -1,6 +1,7 @@
 /* Budget text (solve.h): the one parser the CLI's --budget and the explorer's
  * typed budgets share. It takes the forms the tool itself prints: "2.30M",
- * "1,026,880", "10.0K", "1.23 MiB", and presets with a factor, "M_P*1.1". */
+ * "1,026,880", "10.0K", "1.23 MiB", and presets with a factor or a divisor,
+ * "M_P*1.1", "M_R/16" (a budget below M_R: the tiled network's, docs/tiles.md). */
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,7 +31,7 @@ static int64_t Budget_unit(const char *u) {
 
 static Status Budget_expected(const char *text, SpError *err) {
   return SpError_set(err, SP_ERR_ARG,
-                     "budget \"%s\": expected M_R, M_H, M_P (or M_P*1.1) or a size like 524288, 1,026,880, 512K, 2.5M",
+                     "budget \"%s\": expected M_R, M_H, M_P (or M_P*1.1, M_R/16) or a size like 524288, 1,026,880, 512K, 2.5M",
                      text);
 }
 
@@ -48,13 +49,17 @@ Status Budget_parse(const char *text, const NetFigures *f, int64_t *bytes, const
       if (preset) *preset = names[i];
       return SP_OK;
     }
-    if (*rest != '*') return Budget_expected(p, err);
+    if (*rest != '*' && *rest != '/') return Budget_expected(p, err);
+    bool divide = *rest == '/';
     char *end;
     double factor = strtod(rest + 1, &end);
     if (end == rest + 1 || *Budget_skip(end) || !(factor > 0) || !isfinite(factor))
-      return SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected a positive factor after '*', e.g. %s*1.1", p,
-                         names[i]);
-    double v = (double)base * factor;
+      return SpError_set(err, SP_ERR_ARG, "budget \"%s\": expected a positive %s after '%c', e.g. %s%s", p,
+                         divide ? "divisor" : "factor", *rest, names[i], divide ? "/16" : "*1.1");
+    double v = divide ? (double)base / factor : (double)base * factor;
+    if (divide && v < 1)
+      return SpError_set(err, SP_ERR_ARG, "budget \"%s\" is below one byte (%s is %lld bytes)", p, names[i],
+                         (long long)base);
     if (v >= 9.2e18) return SpError_set(err, SP_ERR_ARG, "budget \"%s\" is too large", p);
     *bytes = (int64_t)llround(v);
     return SP_OK;

@@ -70,7 +70,7 @@ Status Solve_simulate(const Net *net, bool params, int64_t budget, const int *or
 Status Solve_schedule(const Net *net, const SolveSettings *s, int *order, SolverInfo *info, SpError *err);
 
 /* Budget text (budget.c): "M_R", "M_H", "M_P" (from f), a preset times a factor
- * ("M_P*1.1"), or a size as the tool prints it: bytes with commas or not
+ * ("M_P*1.1") or over a divisor ("M_R/16", at least one byte), or a size as the tool prints it: bytes with commas or not
  * ("1,026,880"), or a number with a fraction and a K/M/G unit (KiB, MiB, GiB:
  * "2.5M", "1.23 MiB"). preset gets "M_R"... or "" for anything else. */
 Status Budget_parse(const char *text, const NetFigures *f, int64_t *bytes, const char **preset, SpError *err);

@@ -1,8 +1,10 @@
 #include "sweep.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "netcost/netcost.h"
 #include "policy.h"
 #include "solve.h"
 
@@ -24,11 +26,21 @@ Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Swe
   (void)net;
   *out = NULL;
   int nb = o->budgets < 2 ? 2 : o->budgets;
+  /* the budgets: below M_R halving steps from `from`, then nb evenly spaced from
+   * max(from, M_R) to `to` (or one budget alone) */
+  int64_t lo = o->from > 0 ? o->from : f->m_r, start = lo > f->m_r ? lo : f->m_r;
+  int64_t hi = o->to > 0 ? o->to
+                         : (int64_t)((double)(f->m_p > f->m_r ? f->m_p : f->m_r) * (o->past_mp > 1 ? o->past_mp : 1));
+  if (hi <= start) hi = start + nb - 1;
+  int nbelow = 0;
+  if (lo < f->m_r) nbelow = (int)ceil(log2((double)f->m_r / (double)lo) - 1e-9);
+  if (nbelow > 64) nbelow = 64;
+  int total = o->only > 0 ? 1 : nbelow + nb;
   int ns = Policy_count(POLICY_SCHEDULE), nr = Policy_count(POLICY_REPLACEMENT), na = Policy_count(POLICY_ALLOCATOR);
   Sweep *sw = calloc(1, sizeof *sw);
   if (!sw) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   sw->combos = malloc(sizeof *sw->combos * (size_t)(ns * nr * na + 1));
-  sw->budgets = malloc(sizeof(int64_t) * (size_t)nb);
+  sw->budgets = malloc(sizeof(int64_t) * (size_t)total);
   if (!sw->combos || !sw->budgets) {
     Sweep_free(sw);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -44,11 +56,16 @@ Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Swe
         sw->combos[sw->ncombos++] = (SweepCombo){sp->name, Policy_at(POLICY_REPLACEMENT, r)->name,
                                                  Policy_at(POLICY_ALLOCATOR, a)->name};
   }
-  int64_t lo = f->m_r, hi = (int64_t)((double)(f->m_p > f->m_r ? f->m_p : f->m_r) * (o->past_mp > 1 ? o->past_mp : 1));
-  if (hi <= lo) hi = lo + nb - 1;
-  sw->nbudgets = nb;
-  for (int b = 0; b < nb; b++) sw->budgets[b] = lo + (int64_t)((double)(hi - lo) * b / (nb - 1) + 0.5);
-  sw->points = calloc((size_t)sw->ncombos * (size_t)nb, sizeof *sw->points);
+  sw->m_r = f->m_r;
+  sw->m_p = f->m_p;
+  sw->nbudgets = total;
+  if (o->only > 0) sw->budgets[0] = o->only;
+  else {
+    for (int k = 0; k < nbelow; k++) /* M_R / ratio^((nbelow - k) / nbelow): M_R/16, /8, /4, /2 for M_R/16 */
+      sw->budgets[k] = llround((double)f->m_r / pow((double)f->m_r / (double)lo, (double)(nbelow - k) / nbelow));
+    for (int b = 0; b < nb; b++) sw->budgets[nbelow + b] = start + (int64_t)((double)(hi - start) * b / (nb - 1) + 0.5);
+  }
+  sw->points = calloc((size_t)sw->ncombos * (size_t)total, sizeof *sw->points);
   if (!sw->points) {
     Sweep_free(sw);
     return SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -57,17 +74,41 @@ Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Swe
   return SP_OK;
 }
 
+static void Sweep_freeOrders(int **orders, int ns) {
+  for (int k = 0; k < ns; k++) free(orders[k]), orders[k] = NULL;
+}
+
 Status Sweep_fill(const Net *net, const SweepOptions *o, Sweep *sw, SpError *err) {
   int ns = Policy_count(POLICY_SCHEDULE), total = sw->ncombos * sw->nbudgets, done = 0;
   int **orders = calloc((size_t)ns, sizeof(int *));
   if (!orders) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
   Status st = SP_OK;
-  for (int b = 0; b < sw->nbudgets && !st; b++)
+  NetCostStage stage = {0};
+  bool staged_tiled = false; /* the orders belong to the original network (false) or to this budget's tiles */
+  for (int b = 0; b < sw->nbudgets && !st; b++) {
+    /* the network planned at this budget: the original, or below M_R its tiled network */
+    NetCostStage_free(&stage);
+    SpError serr;
+    Status sst = NetCostStage_build(net, o->params, sw->budgets[b], &stage, &serr);
+    if (sst == SP_ERR_NOMEM) {
+      st = SpError_set(err, sst, "%s", serr.text);
+      break;
+    }
+    if (sst || stage.tiled || staged_tiled) Sweep_freeOrders(orders, ns); /* orders of other ops */
+    staged_tiled = !sst && stage.tiled;
     for (int c = 0; c < sw->ncombos && !st; c++) {
       if (o->cancel && atomic_load(o->cancel)) {
         st = SpError_set(err, SP_ERR_CANCELLED, "sweep cancelled");
         break;
       }
+      SweepPoint *pt = Sweep_at(sw, c, b);
+      if (sst) { /* no tiled network at this budget: no plan, said by the status */
+        pt->status = sst;
+        pt->done = true;
+        if (o->progress) o->progress(++done, total, o->user);
+        continue;
+      }
+      const Net *pn = stage.net;
       SolveSettings s;
       SolveSettings_init(&s);
       s.params = o->params;
@@ -77,34 +118,43 @@ Status Sweep_fill(const Net *net, const SweepOptions *o, Sweep *sw, SpError *err
       if (!joint) {
         s.replacement = sw->combos[c].replacement;
         s.allocator = sw->combos[c].allocator;
-        int k = 0; /* the schedule's order, once */
+        int k = 0; /* the schedule's order, once per planned network */
         while (k < ns && strcmp(Policy_at(POLICY_SCHEDULE, k)->name, s.schedule) != 0) k++;
-        if (k < ns && !orders[k] && (orders[k] = malloc(sizeof(int) * (size_t)(net->nops ? net->nops : 1)))) {
+        if (k < ns && !orders[k] && (orders[k] = malloc(sizeof(int) * (size_t)(pn->nops ? pn->nops : 1)))) {
           SpError e2;
-          if (Solve_schedule(net, &s, orders[k], NULL, &e2)) free(orders[k]), orders[k] = NULL;
+          if (Solve_schedule(pn, &s, orders[k], NULL, &e2)) free(orders[k]), orders[k] = NULL;
         }
         if (k < ns) s.order = orders[k];
       }
       s.cancel = o->cancel;
       Plan *p = NULL;
       SpError e;
-      SweepPoint *pt = Sweep_at(sw, c, b);
-      pt->status = Solve_run(net, &s, &p, &e);
+      pt->status = Solve_run(pn, &s, &p, &e);
       if (pt->status == SP_ERR_CANCELLED) {
         st = SpError_set(err, SP_ERR_CANCELLED, "sweep cancelled");
         break;
       }
+      pt->tiled = stage.tiled != NULL;
       if (!pt->status) {
         pt->traffic = p->metrics.noncompulsory_bytes;
         pt->spills = p->metrics.spills;
         pt->peak = p->metrics.peak_bytes;
+        if (o->mapper) {
+          NetCost nc;
+          st = NetCost_evaluate(&stage, p, o->params, o->mapper, &nc, err);
+          if (!st) pt->latency_cycles = nc.cycles, pt->dram_bytes = nc.dram_bytes, pt->energy_pj = nc.energy_pj;
+          NetCost_free(&nc);
+        }
       }
       Plan_free(p);
+      if (st) break;
       pt->done = true;
       done++;
       if (o->progress) o->progress(done, total, o->user);
     }
-  for (int k = 0; k < ns; k++) free(orders[k]);
+  }
+  NetCostStage_free(&stage);
+  Sweep_freeOrders(orders, ns);
   free(orders);
   return st;
 }

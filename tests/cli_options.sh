@@ -18,7 +18,7 @@ pass=0; fail=0; cases=0
 # valid invocation (a command not listed gets NET).
 base() {
   case "$1" in
-  "solve" | "offchip") echo "$net --budget M_R" ;;
+  "solve" | "offchip" | "cost") echo "$net --budget M_R" ;;
   "validate") echo "$net $net" ;;
   "bench") echo "--network chain --repeat 1" ;;
   "bench "*) echo "" ;;
@@ -36,7 +36,7 @@ base() {
 # cannot be read or written, everything else junk, signs, overflow, NaN, empty.
 bad_values() {
   case "$1" in
-  *FILE* | *F.json* | *F.txt* | *.csv* | *.json*) printf '%s\n' "" "/" "$tmp/no/such/dir/f" ;;
+  *FILE* | *F.json* | *F.txt* | *.csv* | *.json* | *.svg*) printf '%s\n' "" "/" "$tmp/no/such/dir/f" ;;
   DIR) printf '%s\n' "" "$net" "$tmp/no/such/dir" ;;
   KEYS) printf "%s\n" "<Nope>" "<Click:x>" ;; # any text is a key sequence, but not an unknown key name
   *) printf "%s\n" "zzz" "-1" "99999999999999999999" "nan" "" "1e999" ;;

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
+#include "netcost/netcost.h"
 #include "policy.h"
 #include "solve.h"
 #include "sweep.h"
@@ -67,6 +70,71 @@ TEST(sweep_points_equal_plain_solves_and_validate) {
   Test_sweepMatchesSolves("resnet50", false);
 }
 
+/* Below M_R (from = M_R/4): the budgets halve up to M_R (M_R/4, M_R/2, then M_R
+ * and the evenly spaced ones); each point below M_R is the tiled network's plan
+ * and equals a plain `cost` of its settings (NetCost_run), plan validated; with
+ * a mapper every point has the network's cycles, energy and DRAM bytes. */
+TEST(sweep_below_mr_with_cost) {
+  Net *net;
+  SpError err;
+  CHECK_EQ(Net_load(SPADMAP_DATA_DIR "/networks/fsrcnn.json", &net, &err), SP_OK);
+  NetFigures f;
+  CHECK_EQ(Figures_compute(net, false, &f, NULL, &err), SP_OK);
+  Arch a;
+  CHECK_EQ(Arch_load(SPADMAP_DATA_DIR "/arch/cosa_baseline.json", &a, &err), SP_OK);
+  LayerMapOptions lo;
+  LayerMapOptions_init(&lo);
+  NetCostMapper *m;
+  CHECK_EQ(NetCostMapper_new(&a, LayerMap_find("random"), &lo, &m, &err), SP_OK);
+  SweepOptions o;
+  SweepOptions_init(&o);
+  o.budgets = 3;
+  o.from = llround((double)f.m_r / 4);
+  o.to = 2 * f.m_p;
+  o.mapper = m;
+  Sweep *sw;
+  CHECK_EQ(Sweep_new(net, &f, &o, &sw, &err), SP_OK);
+  CHECK_EQ(sw->nbudgets, 5);
+  CHECK_EQ(sw->budgets[0], llround((double)f.m_r / 4));
+  CHECK_EQ(sw->budgets[1], llround((double)f.m_r / 2));
+  CHECK_EQ(sw->budgets[2], f.m_r);
+  CHECK_EQ(sw->budgets[4], 2 * f.m_p);
+  CHECK_EQ(Sweep_fill(net, &o, sw, &err), SP_OK);
+  for (int b = 0; b < sw->nbudgets; b++)
+    for (int k = 0; k < sw->ncombos; k += 5) { /* every fifth combination: a third of a second each below M_R */
+      const SweepPoint *p = Sweep_at(sw, k, b);
+      CHECK_EQ(p->status, SP_OK);
+      CHECK_EQ(p->tiled, sw->budgets[b] < f.m_r);
+      SolveSettings s;
+      SolveSettings_init(&s);
+      s.budget = sw->budgets[b];
+      s.schedule = sw->combos[k].schedule;
+      if (strcmp(sw->combos[k].replacement, "-") != 0) {
+        s.replacement = sw->combos[k].replacement;
+        s.allocator = sw->combos[k].allocator;
+      }
+      NetCost nc;
+      NetCostStage st;
+      Plan *plan = NULL;
+      CHECK_EQ(NetCost_run(net, &s, m, &nc, &st, &plan, &err), SP_OK);
+      if (!plan) continue;
+      ValidateReport rep;
+      CHECK_EQ(Validate_plan(st.net, plan, &rep), SP_OK);
+      ValidateReport_free(&rep);
+      CHECK_EQ(p->traffic, plan->metrics.noncompulsory_bytes);
+      CHECK_EQ(p->latency_cycles, nc.cycles);
+      CHECK_EQ(p->dram_bytes, nc.dram_bytes);
+      CHECK(p->energy_pj == nc.energy_pj);
+      CHECK(p->latency_cycles > 0);
+      Plan_free(plan);
+      NetCost_free(&nc);
+      NetCostStage_free(&st);
+    }
+  Sweep_free(sw);
+  NetCostMapper_free(m);
+  Net_free(net);
+}
+
 TEST(sweep_stops_on_cancel) {
   Net *net;
   SpError err;
@@ -85,4 +153,4 @@ TEST(sweep_stops_on_cancel) {
   Net_free(net);
 }
 
-TEST_MAIN("sweep", T(sweep_points_equal_plain_solves_and_validate), T(sweep_stops_on_cancel))
+TEST_MAIN("sweep", T(sweep_points_equal_plain_solves_and_validate), T(sweep_below_mr_with_cost), T(sweep_stops_on_cancel))

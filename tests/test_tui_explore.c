@@ -17,6 +17,7 @@
 #include "find.h"
 #include "snapshot.h"
 #include "test.h"
+#include "netcost_status.h"
 #include "tui_test.h"
 #include "validate.h"
 #include "views.h"
@@ -594,6 +595,141 @@ TEST(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points) {
   App_free(&app);
 }
 
+/* b in the sweep: from M_R/16, the budgets below M_R on their tiled networks
+ * (every point there has a plan, marked tiled; no ILP optimum is claimed), and
+ * Enter on the first opens that budget's tiled network on the map. */
+TEST(the_sweep_goes_below_mr_on_b) {
+  App app;
+  Test_open(&app, "diamond");
+  App_startWorkers(&app);
+  CHECK(Test_wait(&app, (bool (*)(App *))App_figuresReady, 10));
+  int64_t mr = App_figures(&app)->m_r;
+  Test_keys(&app, "Wb");
+  CHECK(app.sweep_open);
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  int done, total, ilp, nc, nb, below = 0;
+  SweepView_progress(&app, &done, &total, &ilp, &nc, &nb);
+  CHECK_EQ(nb, 24 + 4); /* M_R/16, /8, /4, /2, then the 24 from M_R */
+  for (int b = 0; b < nb; b++) {
+    SweepPoint p, best;
+    CHECK(SweepView_point(&app, 0, b, &p));
+    CHECK(SweepView_point(&app, -1, b, &best));
+    CHECK_EQ(p.status, SP_OK);
+    if (p.tiled) {
+      below++;
+      CHECK(best.status != SP_OK); /* no proven optimum of the network itself below M_R */
+      CHECK(p.peak <= (mr + 8) / 16 << b);
+    }
+  }
+  CHECK_EQ(below, 4);
+  char *t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "from M_R/16 (tiled below M_R)");
+  free(t);
+  Test_keys(&app, "b"); /* back from M_R */
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  SweepView_progress(&app, &done, &total, &ilp, &nc, &nb);
+  CHECK_EQ(nb, 24);
+  Test_keys(&app, "b");
+  CHECK(Test_wait(&app, Test_sweepDone, 60));
+  Test_keys(&app, "<Esc>W"); /* reopened as it was left: from M_R/16 */
+  CHECK(app.sweep_open);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "from M_R/16");
+  free(t);
+  Test_keys(&app, "<Home>");
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "none below M_R");
+  free(t);
+  Test_keys(&app, "<Enter>"); /* M_R/16: the tiled network on the map */
+  CHECK(!app.sweep_open);
+  CHECK(Test_wait(&app, Test_idle, 20));
+  CHECK_EQ(app.set.budget, (mr + 8) / 16);
+  CHECK(app.plan && app.plan->budget == app.set.budget);
+  t = Test_screen(&app, 120, 40);
+  CHECK_HAS(t, "tiled");
+  free(t);
+  App_free(&app);
+}
+
+/* The cost the status line should give for the plan shown, computed here apart. */
+static void Test_expectedCycles(App *app, char *out, size_t n) {
+  Arch a;
+  SpError err;
+  CHECK_EQ(Arch_load(app->layer_arch, &a, &err), SP_OK);
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  NetCostMapper *m;
+  CHECK_EQ(NetCostMapper_new(&a, LayerMap_find("cosa"), &o, &m, &err), SP_OK);
+  NetCostStage st;
+  CHECK_EQ(NetCostStage_build(app->net, app->plan->params, app->plan->budget, &st, &err), SP_OK);
+  NetCost nc;
+  CHECK_EQ(NetCost_evaluate(&st, app->plan, app->plan->params, m, &nc, &err), SP_OK);
+  NetStatus_format(&nc, a.name, out, n);
+  CHECK(nc.cycles > 0);
+  NetCost_free(&nc);
+  NetCostStage_free(&st);
+  NetCostMapper_free(m);
+}
+
+static bool Test_cyclesShown(App *app) {
+  char *t = Test_screen(app, 220, 30);
+  bool shown = strstr(t, " cycles, ") != NULL;
+  free(t);
+  return shown;
+}
+
+/* --arch F: the status line gives the network's cycles on F for the plan shown,
+ * equal to the engine's cost of that plan; in a snapshot at once, in a session
+ * once the layers are mapped on their thread (a new plan: its own cost). */
+TEST(the_status_line_gives_the_network_cycles_on_the_arch) {
+  /* squeezenet1_1's 18 MIPs each prove optimality in under half a second (10 s limit):
+   * deterministic natively; under valgrind (20-50x slower) the roofline-only fig1 */
+  const char *conv = Test_underValgrind() ? "fig1" : "squeezenet1_1";
+  const char *nets[] = {"fig1", conv};
+  for (int k = 0; k < 2; k++) {
+    App app;
+    Test_open(&app, nets[k]);
+    snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+    char want[160], *t = Test_screen(&app, 220, 30);
+    CHECK(!strstr(t, " cycles, ")); /* only when asked for (--arch) */
+    free(t);
+    app.netstatus_on = true;
+    t = Test_screen(&app, 220, 30);
+    Test_expectedCycles(&app, want, sizeof want);
+    CHECK_HAS(t, want);
+    free(t);
+    App_free(&app);
+  }
+  App app;
+  Test_open(&app, conv);
+  App_startWorkers(&app);
+  snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+  app.netstatus_on = true;
+  char *t = Test_screen(&app, 220, 30); /* starts the mapping thread: the screen does not wait */
+  CHECK(strstr(t, "cycles on cosa-baseline: mapping") || strstr(t, " cycles, "));
+  free(t);
+  CHECK(Test_wait(&app, Test_cyclesShown, 120));
+  char want[160];
+  Test_expectedCycles(&app, want, sizeof want);
+  t = Test_screen(&app, 220, 30);
+  CHECK_HAS(t, want);
+  free(t);
+  Test_keys(&app, "+"); /* another budget: another plan, its own cost */
+  CHECK(Test_wait(&app, Test_idle, 20));
+  Test_expectedCycles(&app, want, sizeof want);
+  t = Test_screen(&app, 220, 30);
+  CHECK_HAS(t, want);
+  free(t);
+  App_free(&app);
+  /* closed while its thread maps: the thread is let go and frees itself (sanitizers watch) */
+  Test_open(&app, conv);
+  App_startWorkers(&app);
+  snprintf(app.layer_arch, sizeof app.layer_arch, "%s", SPADMAP_DATA_DIR "/arch/cosa_baseline.json");
+  app.netstatus_on = true;
+  free(Test_screen(&app, 220, 30));
+  App_free(&app);
+}
+
 TEST(the_pin_survives_reopening_the_same_network_only) {
   App app;
   Test_open(&app, "diamond");
@@ -761,7 +897,7 @@ TEST(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders) {
   App_free(&app);
 }
 
-TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
+TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_points), T(the_sweep_goes_below_mr_on_b), T(the_status_line_gives_the_network_cycles_on_the_arch), T(a_fast_plan_shows_first_while_an_ilp_starts), T(menu_help_lines_are_never_cut), T(the_picker_prefers_exact_and_prefix_takes_paths_and_remembers_folders), T(a_spill_is_explained_and_a_click_on_a_stay_selects_it), T(a_saved_plan_opens_validated_and_a_mismatch_is_refused_with_the_reason), T(spill_events_visit_every_spill_once_step_zero_and_shared_steps_included),
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(a_plan_saved_below_m_r_comes_with_its_tiled_network),

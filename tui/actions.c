@@ -448,7 +448,7 @@ static Action Actions_table[] = {
   {"prev_spill", 'X', 0, "previous spill event", Act_prevSpill},
   {"tensor_next", 't', 0, "the selected tensor's next event", Act_tensorNext},
   {"tensor_prev", 'T', 0, "the selected tensor's previous event", Act_tensorPrev},
-  {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P", Act_sweep},
+  {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P (b in it: from M_R/16, tiled below M_R)", Act_sweep},
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
   {"save_plan", 'S', 0, "save the plan shown (asks where; off-chip view: its TAA plan)", Act_save},

@@ -7,6 +7,7 @@
 
 #include "import.h"
 #include "layer_view.h"
+#include "netcost_status.h"
 #include "clock.h"
 #include "offchip_view.h"
 #include "policy.h"
@@ -196,6 +197,7 @@ static void App_release(App *app, bool keep_pin) {
   app->tiled_text = NULL;
   LayerView_free(app);
   SweepView_close(app);
+  NetStatus_free(app);
   Worker_stop(app->worker); /* at most WORKER_GRACE_MS each: never a frozen screen */
   Worker_stop(app->figworker);
   Worker_stop(app->untiled_figworker);
@@ -401,7 +403,7 @@ static bool App_unstick(App *app) {
 bool App_poll(App *app) {
   SolveResult r;
   if (!app->worker) return false;
-  bool changed = App_unstick(app) | SweepView_poll(app);
+  bool changed = App_unstick(app) | SweepView_poll(app) | NetStatus_poll(app);
   changed |= Staging_poll(app); /* a tiling below M_R done: load and solve it */
   for (int p = 0; p < 2; p++) {
     NetFigures f;

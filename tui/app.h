@@ -81,6 +81,7 @@ typedef struct {
 } PolicyMenu;
 
 typedef struct SweepView SweepView; /* sweep_view.c */
+typedef struct NetStatus NetStatus; /* netcost_status.c */
 
 typedef struct App {
   Net *net;
@@ -129,6 +130,8 @@ typedef struct App {
   char save_path[512];    /* the path Save asks to overwrite */
   bool legend;            /* the legend overlay */
   SweepView *sweep;       /* the budget sweep (kept while the network and params stay) */
+  NetStatus *netstatus;   /* the network's cycles on layer_arch for the status line (netcost_status.c) */
+  bool netstatus_on;      /* --arch F given: the status line gives the network's cycles on it */
   bool sweep_open;
   bool show_pinned;       /* the map shows the pinned plan (flip) */
   char message[256];      /* one-line feedback ("saved ...") */

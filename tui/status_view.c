@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "policy.h"
 #include "staging.h"
+#include "netcost_status.h"
 #include "views.h"
 #include "words.h"
 
@@ -91,6 +92,12 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   snprintf(line, sizeof line, " %.*s%s%s%s%s%s%s%s%s%s%s%s%s%s", namelen, app->net->name, ops, sep, wide ? "budget " : "",
            App_bytes(s->budget, b, sizeof b), preset ? (tiled ? " " : " = ") : "", preset ? preset : "", sep,
            App_policies(s, pol, sizeof pol), sep, s->params ? "params on" : "params off", lim, sep, state);
+  char cyc[160];
+  NetStatus_text(app, cyc, sizeof cyc); /* with --arch: the network's cycles on it */
+  if (cyc[0]) {
+    size_t n = strlen(line);
+    snprintf(line + n, sizeof line - n, "%s%s", sep, cyc);
+  }
   Grid_text(g, 0, y, g->w, ROLE_STATUS, 0, line);
 }
 

@@ -27,6 +27,7 @@ struct SweepView {
   int shown_done;         /* done as of the UI's copy */
   int ilp_shown;          /* ilp_tried as of the UI's copy */
   bool params;
+  bool below;             /* from M_R/16: the budgets below M_R on their tiled networks (key b) */
   atomic_int cancel;
   pthread_t thread;
   bool threaded;
@@ -65,6 +66,13 @@ static void SweepView_release(SweepView *v);
 /* The ILP optimum for the default order at each budget, proven or not tried further. */
 static void Sweep_ilp(SweepView *v) {
   for (int b = 0; b < v->work->nbudgets && !atomic_load(&v->cancel); b++) {
+    if (v->work->budgets[b] < v->work->m_r) { /* no plan of the network itself below M_R: nothing to prove */
+      pthread_mutex_lock(&v->mu);
+      v->ilp_staged[b] = (SweepPoint){.done = true, .status = SP_ERR_INFEASIBLE};
+      v->ilp_tried = b + 1;
+      pthread_mutex_unlock(&v->mu);
+      continue;
+    }
     SolveSettings s;
     SolveSettings_init(&s);
     s.params = v->params;
@@ -146,8 +154,8 @@ bool SweepView_poll(App *app) {
   return changed;
 }
 
-static int Sweep_open(App *app) {
-  if (app->sweep && app->sweep->params == app->set.params) {
+static int Sweep_open(App *app, bool below) {
+  if (app->sweep && app->sweep->params == app->set.params && app->sweep->below == below) {
     app->sweep_open = true;
     return ACT_REDRAW;
   }
@@ -161,9 +169,11 @@ static int Sweep_open(App *app) {
   pthread_mutex_init(&v->mu, NULL);
   atomic_init(&v->cancel, 0);
   v->params = app->set.params;
+  v->below = below;
   v->rawnet = app->net;
   SweepOptions_init(&v->opt);
   v->opt.params = v->params;
+  if (below) v->opt.from = (App_figures(app)->m_r + 8) / 16; /* M_R/16 (rounded), as the CLI's --from M_R/16 */
   v->opt.cancel = &v->cancel;
   SpError err;
   if (Sweep_new(app->net, App_figures(app), &v->opt, &v->work, &err) ||
@@ -216,7 +226,7 @@ static int Sweep_open(App *app) {
   return ACT_REDRAW;
 }
 
-int SweepView_openKey(App *app) { return Sweep_open(app); }
+int SweepView_openKey(App *app) { return Sweep_open(app, app->sweep ? app->sweep->below : false); }
 
 int SweepView_key(App *app, int key) {
   SweepView *v = app->sweep;
@@ -243,6 +253,18 @@ int SweepView_key(App *app, int key) {
   case K_HOME: v->budget = 0; return ACT_REDRAW;
   case K_END: v->budget = sw->nbudgets - 1; return ACT_REDRAW;
   case K_TAB: v->metric = (v->metric + 1) % 3; return ACT_REDRAW;
+  case 'b': { /* below M_R and back: a new sweep (the budgets differ), the cursor's combination kept */
+    int combo = v->combo, metric = v->metric;
+    bool below = !v->below;
+    int r = Sweep_open(app, below);
+    if (app->sweep && app->sweep->below == below) {
+      app->sweep->combo = combo < app->sweep->shown->ncombos ? combo : 0;
+      app->sweep->metric = metric;
+      App_setMessage(app, false, below ? "the sweep from M_R/16: below M_R each budget's tiled network"
+                                       : "the sweep from M_R");
+    }
+    return r;
+  }
   case K_ENTER:
   case '\r': { /* that point's plan, on the map */
     const SweepCombo *c = &sw->combos[v->combo];
@@ -253,7 +275,7 @@ int SweepView_key(App *app, int key) {
     for (int i = 0; i < App_policyCount(POLICY_ALLOCATOR); i++)
       if (strcmp(App_policy(POLICY_ALLOCATOR, i)->name, c->allocator) == 0) app->set.alloc = i;
     app->set.budget = sw->budgets[v->budget];
-    app->set.preset = v->budget == 0 ? 'R' : 0;
+    app->set.preset = sw->budgets[v->budget] == sw->m_r ? 'R' : 0; /* below M_R: the tiled network (staging.c) */
     app->sweep_open = false;
     char b[16];
     App_setMessage(app, false, "from the sweep: %s/%s/%s at %s", c->schedule, c->replacement, c->allocator,
@@ -278,7 +300,8 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   Grid_fill(g, x, y, w, h, ' ', ROLE_DEFAULT, 0);
   int lw = 40 < w / 3 ? 40 : w / 3, cw = w - lw - 1; /* chart | list */
   char b1[16], b2[16];
-  int n = Grid_printf(g, x, y, cw, ROLE_TITLE, ATTR_BOLD, "budget sweep: %s", Sweep_metrics[v->metric]);
+  int n = Grid_printf(g, x, y, cw, ROLE_TITLE, ATTR_BOLD, "budget sweep: %s%s", Sweep_metrics[v->metric],
+                      v->below ? ", from M_R/16 (tiled below M_R)" : "");
   int done = v->threaded ? v->shown_done : v->done;
   if (done < v->total) Grid_printf(g, x + n + 2, y, cw - n - 2, ROLE_DIM, 0, "%d/%d points", done, v->total);
   /* the value range over the points done */
@@ -345,8 +368,9 @@ void SweepView_draw(App *app, Grid *g, int x, int y, int w, int h) {
                 g->unicode ? "\u2605" : "*", SWEEP_SNAPSHOT_ILP_OPS);
   else if (v->threaded || v->ilp_shown > 0) {
     const SweepPoint *ip = &v->ilp[v->budget];
-    char iv[48];
+    char iv[80];
     if (!ip->done) snprintf(iv, sizeof iv, "%s", v->ilp_shown < sw->nbudgets && done == v->total ? "proving..." : "-");
+    else if (sw->budgets[v->budget] < sw->m_r) snprintf(iv, sizeof iv, "none below M_R (the tiles' points are heuristic)");
     else if (ip->status) { /* the explorer's words (words.c) */
       char l[24];
       snprintf(iv, sizeof iv, "not proven (time limit %s)", Words_seconds(SWEEP_ILP_SECONDS, l, sizeof l));

@@ -111,6 +111,10 @@ const char *Cli_bytes(int64_t bytes, char *buf, int n);
  * "2.5" as 2 and "1e999" as 1; atof took "inf"). */
 bool Cli_int(const char *s, long long lo, long long hi, long long *out);
 bool Cli_real(const char *s, double lo, double hi, double *out);
+/* A budget as Budget_parse reads it (M_R/16, M_P*2, 512K) for net: figures only
+ * as needed (M_R alone for the M_R forms; the exact M_P search for M_H, M_P),
+ * into *f when f is not NULL. */
+Status Cli_budget(const Net *net, bool params, const char *text, int64_t *bytes, NetFigures *f, SpError *err);
 /* "2,408,448" into buf. */
 const char *Cli_count(int64_t v, char *buf, int n);
 
@@ -145,6 +149,7 @@ extern const CliCommand Cli_benchShuttle;
 extern const CliCommand Cli_layers;
 extern const CliCommand Cli_layer;
 extern const CliCommand Cli_sweep;
+extern const CliCommand Cli_cost;
 extern const CliCommand Cli_chunks;
 extern const CliCommand Cli_offchip;
 extern const CliCommand Cli_benchTaa;

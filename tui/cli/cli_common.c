@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -12,6 +13,7 @@
 #include "import.h"
 #include "fileio.h"
 #include "text.h"
+#include "solve.h"
 
 void Cli_help(const CliCommand *cmd) {
   printf("usage: spadmap %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
@@ -317,3 +319,19 @@ void Cli_catchSignals(void (*handler)(int)) {
 }
 
 void Cli_removeTempOnSignals(void) { Cli_catchSignals(Cli_removeTempAndDie); }
+
+Status Cli_budget(const Net *net, bool params, const char *text, int64_t *bytes, NetFigures *f, SpError *err) {
+  NetFigures local;
+  if (!f) f = &local;
+  memset(f, 0, sizeof *f);
+  const char *p = text ? text : "";
+  while (*p == ' ') p++;
+  bool mr_only = strncasecmp(p, "M_R", 3) == 0;
+  if (mr_only) f->m_r = Figures_minRequired(net, params);
+  else if (strncasecmp(p, "M_", 2) == 0) {
+    Status st = Figures_compute(net, params, f, NULL, err);
+    if (st) return st;
+  }
+  const char *preset;
+  return Budget_parse(text, strncasecmp(p, "M_", 2) == 0 ? f : NULL, bytes, &preset, err);
+}

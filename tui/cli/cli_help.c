@@ -185,7 +185,8 @@ static void Complete_value(const CliCommand *c, const CliOption *o) {
   else if (strcmp(n, "--replacement") == 0) Complete_policies(POLICY_REPLACEMENT);
   else if (strcmp(n, "--allocator") == 0) Complete_policies(POLICY_ALLOCATOR);
   else if (strcmp(n, "--network") == 0) Complete_stems(Data_file("networks"));
-  else if (strcmp(n, "--method") == 0 && (c == &Cli_layer || strcmp(c->name, "bench layer") == 0)) {
+  else if (strcmp(n, "--method") == 0 && (c == &Cli_layer || c == &Cli_cost || c == &Cli_sweep ||
+                                               strcmp(c->name, "bench layer") == 0)) {
     for (int i = 0; i < LayerMap_nmethods; i++) printf("%s\n", LayerMap_methods[i].name);
     if (c == &Cli_layer)
       for (int i = 0; ShuttleMethod_names[i]; i++) printf("%s\n", ShuttleMethod_names[i]);

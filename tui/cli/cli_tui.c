@@ -73,7 +73,7 @@ static bool Tui_keys(void) {
   {"--allocator", "NAME", "allocator"},                                                                               \
   {"--params", NULL, "hold parameter tensors on chip too"},                                                           \
   {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"},                   \
-  {"--arch", "FILE", "the layer view's (I) architecture: an arch file of your own, or data/arch/smartshuttle.json"},   \
+  {"--arch", "FILE", "the layer view's (I) architecture, and the status line's network cycles on it (layers by cosa): an arch file"},   \
       CLI_MODEL_OPTIONS
 
 static int Tui_policy(const char *cmd, PolicyKind k, const char *name, int *idx) {
@@ -130,6 +130,7 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
       return EXIT_INVALID;
     }
     snprintf(app->layer_arch, sizeof app->layer_arch, "%s", arch);
+    app->netstatus_on = true; /* the status line gives the network's cycles on it (netcost_status.c) */
   }
   const char *plan = Cli_value(c, a, "--plan");
   if (plan && App_openPlan(app, plan, &err)) {

@@ -21,6 +21,7 @@ static const CliCommand *const Main_commands[] = {
     &Cli_layers,
     &Cli_layer,
     &Cli_sweep,
+    &Cli_cost,
     &Cli_chunks,
     &Cli_offchip,
     &Cli_pack,

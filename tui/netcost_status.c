@@ -1,0 +1,174 @@
+/* netcost_status: the network's cycles on the status line (netcost_status.h). */
+#include "netcost_status.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer/arch.h"
+#include "layer/layer.h"
+#include "netcost/netcost.h"
+#include "worker.h"
+
+struct NetStatus {
+  NetCostMapper *mapper;
+  Layer *layers;          /* the network's distinct shapes */
+  int nlayers;
+  atomic_int mapped;      /* shapes mapped so far */
+  atomic_int cancel;
+  Status st;              /* the first mapping failure (under mu once finished) */
+  SpError err;
+  SharedNet *shared;      /* the thread's reference */
+  const Net *net;         /* the network mapped */
+  pthread_t thread;
+  bool threaded;
+  pthread_mutex_t mu;
+  bool finished, closed;  /* under mu */
+  bool reported;          /* NetStatus_poll said so */
+  const Plan *plan;       /* what `cost` answers */
+  NetCost cost;
+  Status cost_st;
+  char arch[64];
+};
+
+static void NetStatus_release(NetStatus *s) {
+  if (s->shared) SharedNet_release(s->shared);
+  NetCostMapper_free(s->mapper);
+  NetCost_free(&s->cost);
+  free(s->layers);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+/* Maps every shape; true when the UI let go meanwhile (the caller, the thread, then frees). Finishing
+ * and reading `closed` are one step under mu: else both sides could free, or neither. */
+static bool NetStatus_mapAll(NetStatus *s) {
+  Status st = SP_OK;
+  SpError err = {0};
+  for (int i = 0; i < s->nlayers && !st && !atomic_load(&s->cancel); i++) {
+    const LayerMapResult *r;
+    st = NetCostMapper_map(s->mapper, &s->layers[i], &r, &err);
+    atomic_store(&s->mapped, i + 1);
+  }
+  if (!st && atomic_load(&s->cancel)) st = SpError_set(&err, SP_ERR_CANCELLED, "cancelled");
+  pthread_mutex_lock(&s->mu);
+  s->st = st;
+  s->err = err;
+  s->finished = true;
+  bool closed = s->closed;
+  pthread_mutex_unlock(&s->mu);
+  return closed;
+}
+
+static void *NetStatus_main(void *arg) {
+  NetStatus *s = arg;
+  if (NetStatus_mapAll(s)) NetStatus_release(s); /* the UI let go while it ran */
+  return NULL;
+}
+
+void NetStatus_free(App *app) {
+  NetStatus *s = app->netstatus;
+  app->netstatus = NULL;
+  if (!s) return;
+  if (s->threaded) {
+    atomic_store(&s->cancel, 1); /* a MIP stops at its next callback */
+    pthread_mutex_lock(&s->mu);
+    s->closed = true;
+    bool finished = s->finished;
+    if (!finished) pthread_detach(s->thread);
+    pthread_mutex_unlock(&s->mu);
+    if (!finished) return; /* the thread frees it */
+    pthread_join(s->thread, NULL);
+  }
+  NetStatus_release(s);
+}
+
+void NetStatus_start(App *app) {
+  NetStatus_free(app);
+  if (!app->layer_arch[0] || !app->net || app->untiled_path[0]) return; /* no arch, or the tiles of a network */
+  Arch a;
+  SpError err;
+  if (Arch_load(app->layer_arch, &a, &err)) return; /* the layer view says why when it opens */
+  NetStatus *s = calloc(1, sizeof *s);
+  if (!s) return;
+  pthread_mutex_init(&s->mu, NULL);
+  atomic_init(&s->mapped, 0);
+  atomic_init(&s->cancel, 0);
+  snprintf(s->arch, sizeof s->arch, "%s", a.name);
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  o.cancel = &s->cancel;
+  int *count = NULL;
+  s->net = app->net;
+  if (NetCostMapper_new(&a, LayerMap_find("cosa"), &o, &s->mapper, &err) ||
+      Layer_unique(app->net, &s->layers, &count, &s->nlayers, &err)) {
+    free(count);
+    NetStatus_release(s);
+    return;
+  }
+  free(count);
+  app->netstatus = s;
+  if (app->worker && app->shared) {
+    s->shared = app->shared;
+    SharedNet_retain(s->shared);
+    if (pthread_create(&s->thread, NULL, NetStatus_main, s) == 0) {
+      s->threaded = true;
+      return;
+    }
+    SharedNet_release(s->shared);
+    s->shared = NULL;
+  }
+  (void)NetStatus_mapAll(s); /* snapshots: here, deterministically (nobody closes it meanwhile) */
+}
+
+bool NetStatus_poll(App *app) {
+  NetStatus *s = app->netstatus;
+  if (!s || s->reported) return false;
+  pthread_mutex_lock(&s->mu);
+  bool finished = s->finished;
+  pthread_mutex_unlock(&s->mu);
+  if (finished) s->reported = true;
+  return finished;
+}
+
+void NetStatus_format(const NetCost *c, const char *arch, char *out, size_t n) {
+  double v = (double)c->cycles, e = c->energy_pj;
+  const char *cu = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
+  v /= v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+  const char *eu = e >= 1e9 ? "mJ" : e >= 1e6 ? "uJ" : e >= 1e3 ? "nJ" : "pJ";
+  e /= e >= 1e9 ? 1e9 : e >= 1e6 ? 1e6 : e >= 1e3 ? 1e3 : 1;
+  snprintf(out, n, "%.4g%s cycles, %.3g %s on %s (cosa)", v, cu, e, eu, arch);
+}
+
+void NetStatus_text(App *app, char *out, size_t n) {
+  out[0] = 0;
+  if (!app->netstatus_on || !app->net || app->untiled_path[0]) return; /* the tiles of a network: not its layers */
+  if (!app->netstatus || app->netstatus->net != app->net) NetStatus_start(app); /* a network opened since */
+  NetStatus *s = app->netstatus;
+  if (!s || !app->plan) return;
+  pthread_mutex_lock(&s->mu);
+  bool finished = s->finished;
+  pthread_mutex_unlock(&s->mu);
+  if (!finished) {
+    snprintf(out, n, "cycles on %s: mapping %d/%d layers", s->arch, atomic_load(&s->mapped), s->nlayers);
+    return;
+  }
+  if (s->st) {
+    snprintf(out, n, "cycles on %s: %s", s->arch, s->st == SP_ERR_CANCELLED ? "cancelled" : "a layer does not map");
+    return;
+  }
+  if (s->plan != app->plan) { /* every shape is mapped: this only looks them up */
+    NetCost_free(&s->cost);
+    NetCostStage stage;
+    SpError err;
+    s->cost_st = NetCostStage_build(app->net, app->plan->params, app->plan->budget, &stage, &err);
+    if (!s->cost_st && stage.tiled) s->cost_st = SP_ERR_ARG; /* cannot happen: a plan exists at this budget */
+    if (!s->cost_st) s->cost_st = NetCost_evaluate(&stage, app->plan, app->plan->params, s->mapper, &s->cost, &err);
+    NetCostStage_free(&stage);
+    s->plan = app->plan;
+  }
+  if (s->cost_st) return;
+  NetStatus_format(&s->cost, s->arch, out, n);
+}
