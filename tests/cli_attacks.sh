@@ -1,0 +1,37 @@
+#!/bin/sh
+# Issue 32's "found attacking it": one block per defect below, each failing on
+# the code before its fix. Failing cases: the documented exit code, nothing on
+# stdout, one line on stderr, nothing left behind.
+# usage: cli_attacks.sh SPADMAP DATA_DIR TEST_DIR
+bin=$1; data=$2; tests=$3
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+net=$data/networks/chain.json
+dag=$tests/data/dag/diamond_dag.json
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# fails CODE CMD PATTERN ARGS...: ARGS exits CODE, prints nothing on stdout and one
+# line on stderr, "spadmap CMD: ..." matching PATTERN (grep -E)
+fails() {
+  code=$1; cmd=$2; pattern=$3; shift 3
+  timeout 300 "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  why=""
+  [ "$rc" -eq "$code" ] || why="exit $rc, expected $code"
+  [ -s "$tmp/out" ] && why="$why; stdout not empty: $(head -c 200 "$tmp/out")"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || why="$why; $(wc -l <"$tmp/err") lines on stderr"
+  grep -Eq -- "^spadmap $cmd: $pattern" "$tmp/err" || why="$why; stderr does not match 'spadmap $cmd: $pattern'"
+  if [ -z "$why" ]; then ok; else bad "$*: $why"; sed 's/^/    stderr: /' "$tmp/err" | head -3; fi
+}
+
+# ---- offchip --budget 0: refused as a usage error (it tiled nothing, exit 0) ----
+fails 2 offchip '--budget "0": expected at least 1 byte on chip' "$bin" offchip "$net" --budget 0
+fails 2 offchip '--budget "0K": expected at least 1 byte on chip' "$bin" offchip "$net" --budget 0K
+"$bin" offchip "$net" --budget 1 >out.txt 2>&1 && grep -q "on-chip        1 bytes: 5 ops tiled" out.txt && ok ||
+  bad "offchip --budget 1 does not tile every op: $(head -3 out.txt)"
+
+echo "cli_attacks: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
