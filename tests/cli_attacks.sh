@@ -33,5 +33,17 @@ fails 2 offchip '--budget "0K": expected at least 1 byte on chip' "$bin" offchip
 "$bin" offchip "$net" --budget 1 >out.txt 2>&1 && grep -q "on-chip        1 bytes: 5 ops tiled" out.txt && ok ||
   bad "offchip --budget 1 does not tile every op: $(head -3 out.txt)"
 
+# ---- help CMD [SUB] on a full or closed stdout: 1, as help and CMD --help ----
+for args in "help solve" "help bench pack" "help" "solve --help"; do
+  # shellcheck disable=SC2086
+  timeout 60 "$bin" $args >/dev/full 2>err.txt
+  rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -Eq "^spadmap (help|solve): standard output: cannot write" err.txt && ok ||
+    bad "spadmap $args >/dev/full: exit $rc; $(cat err.txt)"
+done
+timeout 60 "$bin" help layer >&- 2>err.txt
+rc=$?
+[ $rc -eq 1 ] && grep -q "^spadmap help: standard output: cannot write" err.txt && ok || bad "spadmap help layer >&-: exit $rc; $(cat err.txt)"
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

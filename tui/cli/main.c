@@ -59,7 +59,8 @@ static int Main_stdoutChecked(const char *cmd, int rc) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return Cli_tui.run(1, argv); /* no arguments: the explorer on the default network */
-  if (strcmp(argv[1], "help") == 0 && argc > 2) return Help_run(argc - 1, argv + 1); /* = COMMAND --help */
+  if (strcmp(argv[1], "help") == 0 && argc > 2) /* = COMMAND --help; stdout full or closed: 1, as that */
+    return Main_stdoutChecked("help", Help_run(argc - 1, argv + 1));
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     Main_usage(stdout);
     return Main_stdoutChecked("help", EXIT_OK);
