@@ -45,5 +45,12 @@ timeout 60 "$bin" help layer >&- 2>err.txt
 rc=$?
 [ $rc -eq 1 ] && grep -q "^spadmap help: standard output: cannot write" err.txt && ok || bad "spadmap help layer >&-: exit $rc; $(cat err.txt)"
 
+# ---- an empty positional argument: 2, as an empty option value ----
+fails 2 info 'an argument is empty \(""\) \(usage: spadmap info NET' "$bin" info ""
+fails 2 validate 'an argument is empty' "$bin" validate "$net" ""
+fails 2 solve 'an argument is empty' "$bin" solve "" --budget M_R
+fails 2 pack 'an argument is empty' "$bin" pack ""
+fails 2 lesson 'an argument is empty' "$bin" lesson ""
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

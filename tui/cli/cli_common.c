@@ -137,6 +137,10 @@ int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max
               cmd->args);
       return EXIT_USAGE;
     }
+    if (!*arg) { /* "" names no file: a usage error, as an empty option value is (it read as "cannot open", 1) */
+      fprintf(stderr, "spadmap %s: an argument is empty (\"\") (usage: spadmap %s %s)\n", cmd->name, cmd->name, cmd->args);
+      return EXIT_USAGE;
+    }
     a->pos[a->npos++] = argv[i];
   }
   if (a->npos < min_pos) {
