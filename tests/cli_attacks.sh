@@ -52,5 +52,12 @@ fails 2 solve 'an argument is empty' "$bin" solve "" --budget M_R
 fails 2 pack 'an argument is empty' "$bin" pack ""
 fails 2 lesson 'an argument is empty' "$bin" lesson ""
 
+# ---- a bad SPADMAP_DATA is named ----
+mkdir nodata
+fails 1 info 'resnet50: no such file, and the data folder .*/nodata \(set by SPADMAP_DATA\) has no networks/resnet50\.json$' \
+  env SPADMAP_DATA="$tmp/nodata" "$bin" info resnet50
+fails 1 solve 'resnet50: no such file, and the data folder .*/nodata \(set by SPADMAP_DATA\) has no networks/resnet50\.json$' \
+  env SPADMAP_DATA="$tmp/nodata" "$bin" solve resnet50 --budget M_R
+fails 1 info 'no_such_net: no such file, and the data folder .* has no networks/no_such_net\.json$' "$bin" info no_such_net
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -76,6 +76,9 @@ void Cli_catchSignals(void (*handler)(int));
 void Cli_removeTempAndDie(int sig);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
+/* A network that did not load: the loader's text, or for a bare name that is
+ * neither a file nor bundled ("resnet50" with a bad SPADMAP_DATA), where it looked. */
+void Cli_netError(const char *cmd, const char *arg, const char *text);
 /* The options of every command that opens a model (ONNX): put CLI_MODEL_OPTIONS in
  * the command's option table, then Cli_modelOptions reads them (-1 to go on, else the
  * exit code after printing why) and Cli_loadModel opens the file with them. */

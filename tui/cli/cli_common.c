@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -207,6 +208,14 @@ int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) 
   return -1;
 }
 
+void Cli_netError(const char *cmd, const char *arg, const char *text) {
+  char note[PATH_MAX + 128];
+  if (Data_netMissing(arg, note, sizeof note))
+    fprintf(stderr, "spadmap %s: %s: no such file, and %s\n", cmd, Cli_safe(arg), Cli_safe(note));
+  else
+    fprintf(stderr, "spadmap %s: %s\n", cmd, Cli_safe(text));
+}
+
 Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code) {
   ImportOptions o;
   if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0 || (*exit_code = Cli_modelOptionsFit(cmd, a, path)) >= 0)
@@ -214,7 +223,7 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), &o, &net, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
+    Cli_netError(Cli_current, path, err.text);
     *exit_code = EXIT_INVALID;
     return NULL;
   }
@@ -225,7 +234,7 @@ Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), NULL, &net, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
+    Cli_netError(Cli_current, path, err.text);
     return NULL;
   }
   return net;

@@ -142,7 +142,8 @@ static void Man_page(void) {
   }
   printf(".SH ENVIRONMENT\n"
          ".TP\n.B SPADMAP_DATA\nthe folder of the bundled data (\\fInetworks/\\fR, \\fIarch/\\fR, \\fIonnx/\\fR,\n"
-         "\\fIlessons/\\fR); default: \\fI../share/spadmap\\fR beside the folder of the executable.\n"
+         "\\fIlessons/\\fR); default: \\fI../share/spadmap\\fR beside the folder of the executable. A bare\n"
+         "network name that is neither a file nor bundled there is an error naming the folder.\n"
          ".TP\n.B SPADMAP_KEYS\nexplorer key bindings, \\(dqaction=key,...\\(dq (see EXPLORER KEYS).\n"
          ".TP\n.B NO_COLOR\nthe explorer draws without colours (blocks told apart by their fills).\n"
          ".SH FILES\n"

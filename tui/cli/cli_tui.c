@@ -24,7 +24,7 @@ static int Tui_app(const CliCommand *c, const CliArgs *a, App *app, const char *
   if (rc >= 0 || (rc = Cli_modelOptionsFit(c, a, path)) >= 0) return rc;
   SpError err;
   if (App_initWith(app, path, &o, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", c->name, Cli_safe(err.text));
+    Cli_netError(c->name, path, err.text);
     return EXIT_INVALID;
   }
   return -1;
