@@ -59,5 +59,10 @@ fails 1 info 'resnet50: no such file, and the data folder .*/nodata \(set by SPA
 fails 1 solve 'resnet50: no such file, and the data folder .*/nodata \(set by SPADMAP_DATA\) has no networks/resnet50\.json$' \
   env SPADMAP_DATA="$tmp/nodata" "$bin" solve resnet50 --budget M_R
 fails 1 info 'no_such_net: no such file, and the data folder .* has no networks/no_such_net\.json$' "$bin" info no_such_net
+# ---- lesson with no lessons: nothing on stdout (it printed the list's header), the folder named ----
+mkdir -p nodata
+fails 1 lesson 'no lessons in .*/nodata/lessons \(the data folder, set by SPADMAP_DATA\)$' \
+  env SPADMAP_DATA="$tmp/nodata" "$bin" lesson
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
