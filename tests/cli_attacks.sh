@@ -64,5 +64,28 @@ mkdir -p nodata
 fails 1 lesson 'no lessons in .*/nodata/lessons \(the data folder, set by SPADMAP_DATA\)$' \
   env SPADMAP_DATA="$tmp/nodata" "$bin" lesson
 
+# ---- bench pack --dir: every file, in name order; a FIFO is skipped ----
+mkdir csvs
+i=0
+while [ $i -lt 5000 ]; do
+  printf 'id,lower,upper,size\n0,0,2,4\n1,1,3,4\n' >"csvs/i$i.8.csv"
+  i=$((i + 1))
+done
+mkfifo csvs/zz.8.csv
+timeout 120 "$bin" bench pack --dir csvs --time-limit 1 >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 0 ] && ok || bad "bench pack --dir of 5,000 CSVs and a FIFO: exit $rc"
+grep -q "^spadmap: 5000 of 5000 solved" out.txt && ok || bad "bench pack --dir: $(grep solved out.txt) (5,000 files)"
+grep -q "csvs/zz.8.csv: skipped: not a regular file" err.txt && ok || bad "bench pack --dir: no note for the FIFO: $(head -2 err.txt)"
+# name order: i0, i1, i10, i100, ...
+[ "$(grep -o '| i[0-9]*\.8\.csv' out.txt | head -4 | tr -d '| ' | tr '\n' ' ')" = "i0.8.csv i1.8.csv i10.8.csv i100.8.csv " ] && ok ||
+  bad "bench pack --dir: rows not in name order: $(grep -o '| i[0-9]*\.8\.csv' out.txt | head -4 | tr '\n' ' ')"
+# a FIFO among networks is skipped too
+mkdir nets && cp "$net" nets/chain.json && mkfifo nets/zz.json
+timeout 120 "$bin" bench pack --dir nets --nets-only --time-limit 1 >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 0 ] && grep -q "| chain | " out.txt && grep -q "nets/zz.json: skipped: not a regular file" err.txt && ok ||
+  bad "bench pack --dir with a FIFO among networks: exit $rc; $(head -2 err.txt)"
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
