@@ -87,5 +87,22 @@ rc=$?
 [ $rc -eq 0 ] && grep -q "| chain | " out.txt && grep -q "nets/zz.json: skipped: not a regular file" err.txt && ok ||
   bad "bench pack --dir with a FIFO among networks: exit $rc; $(head -2 err.txt)"
 
+# ---- a capacity of 2^50 and more in the file name ----
+mkdir big
+printf 'id,lower,upper,size\n0,0,2,4\n1,1,3,4\n' >big/two.1125899906842624.csv      # 2^50
+printf 'id,lower,upper,size\n0,0,2,4\n1,1,3,4\n' >big/top.4611686018427387904.csv   # 2^62
+timeout 300 "$bin" bench pack --dir big --time-limit 1 >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 0 ] && grep -q "| two.1125899906842624.csv | 2 | 1,125,899,906,842,624 | found" out.txt &&
+  grep -q "| top.4611686018427387904.csv | 2 | 4,611,686,018,427,387,904 | found" out.txt && ok ||
+  bad "bench pack: capacities 2^50 and 2^62 in the name: exit $rc; $(grep csv out.txt; head -2 err.txt)"
+printf 'id,lower,upper,size\n0,0,2,4\n' >big/over.4611686018427387905.csv            # 2^62 + 1
+printf 'id,lower,upper,size\n0,0,2,4\n' >big/huge.99999999999999999999999.csv
+timeout 300 "$bin" bench pack --dir big --time-limit 1 >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 1 ] && grep -q "over.4611686018427387905.csv: the capacity in the name (NAME.CAPACITY.csv) is over 2^62 bytes" err.txt &&
+  grep -q "huge.99999999999999999999999.csv: the capacity in the name (NAME.CAPACITY.csv) is over 2^62 bytes" err.txt && ok ||
+  bad "bench pack: a capacity over 2^62 in the name: exit $rc; $(cat err.txt)"
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -285,18 +285,22 @@ static double BenchPack_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv. */
+/* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv,
+ * up to 2^62 as pack --capacity takes. 0 when the name gives none (no
+ * NAME.DIGITS.csv), -1 for digits over 2^62 (they read as "none", 2^50 and up). */
 static int64_t BenchPack_capacityOf(const char *name) {
   const char *end = strrchr(name, '.'), *dot = end;
   if (!end) return 0;
   while (dot > name && dot[-1] != '.') dot--;
   if (dot == name || dot == end) return 0;
   int64_t v = 0;
+  bool over = false;
   for (const char *p = dot; p < end; p++) {
-    if (*p < '0' || *p > '9' || v > ((int64_t)1 << 50)) return 0;
-    v = v * 10 + (*p - '0');
+    if (*p < '0' || *p > '9') return 0;
+    if (!over) v = v * 10 + (*p - '0');
+    if (v > ((int64_t)1 << 62)) over = true; /* v <= 2^62 before: 10 v + 9 still fits */
   }
-  return v;
+  return over ? -1 : v;
 }
 
 /* Runs the referee on one file under the same limit; its packing is checked
@@ -378,9 +382,15 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     int64_t cap = BenchPack_capacityOf(names[i]);
-    if (cap <= 0) cap = capacity;
     PackInstance in;
     SpError err;
+    if (cap < 0) {
+      fprintf(stderr, "spadmap bench pack: %s: the capacity in the name (NAME.CAPACITY.csv) is over 2^62 bytes\n",
+              Cli_safe(path));
+      invalid++;
+      continue;
+    }
+    if (cap == 0) cap = capacity;
     if (cap <= 0) {
       fprintf(stderr, "spadmap bench pack: %s: no capacity in the name (NAME.CAPACITY.csv) and no --capacity\n",
               Cli_safe(path));
