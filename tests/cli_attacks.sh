@@ -104,5 +104,94 @@ rc=$?
   grep -q "huge.99999999999999999999999.csv: the capacity in the name (NAME.CAPACITY.csv) is over 2^62 bytes" err.txt && ok ||
   bad "bench pack: a capacity over 2^62 in the name: exit $rc; $(cat err.txt)"
 
+# ---- a write interrupted by a signal leaves no temporary ----
+# leftovers DIR: the temporaries (.spadmap-out-*) under DIR, one a line
+leftovers() { find "$1" -name '.spadmap-out-*'; }
+
+# The FIFO is held open here for reading and writing (fd 3): a writer never
+# waits for a reader, a read never sees an early end of file (re-opening it per
+# line raced with the announcing writer's close), and the lines of the hook and
+# of the "done" below arrive in order.
+# interrupted SIG CODE AT ARGS...: runs ARGS with the write hook holding it at its
+# AT-th temporary, sends SIG to the pid it announces, waits for the end: exit
+# CODE, the announced temporary gone, no .spadmap-out-* left in the folder.
+interrupted() {
+  sig=$1; code=$2; at=$3; shift 3
+  rm -f "$tmp/fifo" "$tmp/rc"
+  mkfifo "$tmp/fifo" || { bad "mkfifo"; return; }
+  exec 3<>"$tmp/fifo"
+  { SPADMAP_TEST_PAUSE_WRITE="$tmp/fifo" SPADMAP_TEST_PAUSE_WRITE_AT=$at "$@" </dev/null >"$tmp/out" 2>"$tmp/err" 3>&-
+    echo $? >"$tmp/rc"; echo done >&3; } &
+  read -r pid made <&3
+  why=""
+  if [ "$pid" = done ]; then
+    why="ran to the end (exit $(cat "$tmp/rc")) without pausing at temporary $at"
+  else
+    [ -f "$made" ] || why="the announced temporary $made is not there"
+    kill -s "$sig" "$pid"
+    read -r _ <&3 # "done": the run has ended
+    rc=$(cat "$tmp/rc")
+    [ "$rc" -eq "$code" ] || why="$why; exit $rc, expected $code"
+    [ -e "$made" ] && why="$why; the temporary $made was left"
+    left=$(leftovers "$(dirname "$made")")
+    [ -n "$left" ] && why="$why; left: $left"
+  fi
+  wait
+  exec 3<&-
+  if [ -z "$why" ]; then ok; else bad "SIG$sig at temporary $at of $*: $why"; sed 's/^/    stderr: /' "$tmp/err" | head -3; fi
+}
+
+mkdir w && cd w || exit 1
+# the explorer's save (S: NAME.plan.json in the working folder), through snapshot's key script
+interrupted TERM 143 1 "$bin" snapshot "$net" --keys "S<Enter>"
+[ -e chain.plan.json ] && bad "SIGTERM in the explorer's save left chain.plan.json" || ok
+# below M_R the save writes the plan, then its tiled network (the second temporary)
+interrupted HUP 129 2 "$bin" snapshot "$net" --keys "-S<Enter>"
+[ -e chain.tiled.net.json ] && bad "SIGHUP in the tiled network's save left chain.tiled.net.json" || ok
+rm -f ./*.json
+interrupted INT 130 1 "$bin" snapshot "$net" --out screen.txt
+interrupted TERM 143 1 "$bin" import "$dag" --out dag.json
+interrupted HUP 129 1 "$bin" lesson schedule --out lesson.txt
+interrupted TERM 143 1 "$bin" solve "$net" --budget M_R --out plan.json
+[ -e dag.json ] || [ -e lesson.txt ] || [ -e plan.json ] || [ -e screen.txt ] && bad "an interrupted --out left its file" || ok
+cd "$tmp" || exit 1
+
+# the real explorer in a terminal (tmux): S, Enter, then SIGTERM while the plan is written
+if command -v tmux >/dev/null 2>&1; then
+  TMUX_TMPDIR=$(mktemp -d) || exit 1
+  export TMUX_TMPDIR
+  sock="spadmap-attacks-$$"
+  trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp" "$TMUX_TMPDIR"' EXIT
+  mkdir tw && rm -f "$tmp/fifo" && mkfifo "$tmp/fifo" && exec 3<>"$tmp/fifo"
+  if tmux -L "$sock" -f /dev/null new-session -d -s a -x 120 -y 40 -c "$tmp/tw" \
+    "env LANG=C.UTF-8 TERM=xterm-256color SPADMAP_TEST_PAUSE_WRITE='$tmp/fifo' '$bin' '$net'; echo EXITED=\$? >'$tmp/tw.rc'; echo done >'$tmp/fifo'"; then
+    # S saves once a plan is there (else "no plan to save yet"): wait for "solved" on the status line
+    i=0
+    until tmux -L "$sock" capture-pane -p -t a 2>/dev/null | grep -q "chain (5 ops).*solved" || [ $i -ge 600 ]; do
+      sleep 0.1; i=$((i + 1))
+    done
+    tmux -L "$sock" send-keys -t a S Enter
+    # bounded: an explorer that saves without pausing stays open and never writes the FIFO
+    line=$(timeout 120 sh -c 'read -r l && echo "$l"' <&3)
+    pid=${line%% *}; made=${line#* }
+    if [ -z "$line" ]; then
+      bad "the explorer's save never paused at its temporary"
+    elif [ "$pid" = done ]; then
+      bad "the explorer's save never paused ($(cat "$tmp/tw.rc"))"
+    else
+      kill -s TERM "$pid"
+      read -r _ <&3
+      grep -q "EXITED=143" "$tmp/tw.rc" && ok || bad "the explorer on SIGTERM: $(cat "$tmp/tw.rc"), expected 143"
+      [ -z "$(leftovers "$tmp/tw")" ] && [ ! -e "$made" ] && ok || bad "SIGTERM in the explorer's save left $(leftovers "$tmp/tw")"
+    fi
+    tmux -L "$sock" kill-server 2>/dev/null
+    exec 3<&-
+  else
+    echo "note: tmux could not start a server; the terminal case was not run"
+  fi
+else
+  echo "note: no tmux; the explorer-in-a-terminal case was not run"
+fi
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

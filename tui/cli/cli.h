@@ -66,8 +66,9 @@ void Cli_help(const CliCommand *cmd);
 int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
 void Cli_helpSubs(const CliCommand *const *subs);
 
-/* For commands that write --out files: SIGINT, SIGTERM and SIGHUP remove the
- * temporary being written (engine/fileio.h) before the default action. */
+/* SIGINT, SIGTERM and SIGHUP remove the temporaries being written
+ * (engine/fileio.h) before the default action: main() installs it for every
+ * command, before anything else runs. */
 void Cli_removeTempOnSignals(void);
 /* The same three signals to a handler of the command's own (solve: the first
  * Ctrl-C stops the search); Cli_removeTempAndDie is the default ending it can

@@ -27,6 +27,8 @@ const CliExit Cli_exits[] = {
     {EXIT_LIMIT, "a solver limit: no plan within the time, memory or state limits, or a numerical failure of the "
                  "solver (a plan found before a limit exits 0 and prints its status and gap)"},
     {EXIT_INTERRUPTED, "interrupted (Ctrl-C; solve prints and writes the best plan found so far)"},
+    {129, "hung up (SIGHUP): a file being written is left as it was, its temporary removed (so too on Ctrl-C)"},
+    {143, "terminated (SIGTERM): the same"},
     {0, NULL},
 };
 

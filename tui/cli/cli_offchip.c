@@ -91,7 +91,6 @@ static int Offchip_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
 
-  Cli_removeTempOnSignals(); /* Ctrl-C: no half-written --out is left */
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
   int exit_code = EXIT_INVALID;

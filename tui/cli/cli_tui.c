@@ -218,7 +218,6 @@ static int Snapshot_run(int argc, char **argv) {
   const char *out = Cli_value(c, &a, "--out");
   FileOut fo;
   SpError err;
-  Cli_removeTempOnSignals();
   rc = EXIT_OK;
   if (FileIO_open(out ? out : "-", &fo, &err)) {
     fprintf(stderr, "spadmap snapshot: %s\n", err.text);
