@@ -326,6 +326,34 @@ Status FileIO_write(const char *path, const char *text, size_t len, SpError *err
   return FileIO_commit(&o, err);
 }
 
+Status FileIO_writeAll(int n, const char *const *paths, const char *const *texts, SpError *err) {
+  FileOut o[FILEIO_PENDING_MAX];
+  if (n < 0 || n > FILEIO_PENDING_MAX) return SpError_set(err, SP_ERR_ARG, "FileIO_writeAll: %d files (at most %d)", n, FILEIO_PENDING_MAX);
+  int opened = 0;
+  Status st = SP_OK;
+  for (; opened < n; opened++) {
+    if ((st = FileIO_open(paths[opened], &o[opened], err))) break;
+    size_t len = strlen(texts[opened]);
+    errno = 0;
+    int e = len && fwrite(texts[opened], 1, len, o[opened].f) != len ? (errno ? errno : EIO) : FileIO_finish(&o[opened]);
+    if (e) {
+      st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", paths[opened], strerror(e));
+      FileIO_abort(&o[opened]); /* closes it if fwrite failed; finish closed it already (f NULL) */
+      break;
+    }
+  }
+  if (st) { /* one failed: every temporary goes, every old file stays */
+    for (int i = 0; i < opened; i++) FileIO_place(&o[i], EIO, NULL);
+    return st;
+  }
+  for (int i = 0; i < n; i++) { /* all complete on disk: now each replaces its old file */
+    SpError e2;
+    Status s2 = FileIO_place(&o[i], 0, st ? &e2 : err);
+    if (!st) st = s2;
+  }
+  return st;
+}
+
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col) {
   int l = 1, c = 1;
   for (size_t i = 0; i < pos && text[i]; i++) {

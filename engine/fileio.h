@@ -58,6 +58,12 @@ Status FileIO_flush(FileOut *o, SpError *err);
 void FileIO_abort(FileOut *o);
 /* Open + write + commit. */
 Status FileIO_write(const char *path, const char *text, size_t len, SpError *err);
+/* Writes n files (at most 8) all or nothing: each to its temporary, all complete
+ * on disk before the first replaces its old file; when one cannot be written,
+ * every temporary is removed and every old file stays (--export-timeloop's
+ * three). Only a rename failing after others succeeded (the temporaries are
+ * in the targets' folders, so only a disk failing then) can leave a mix. */
+Status FileIO_writeAll(int n, const char *const *paths, const char *const *texts, SpError *err);
 /* Removes the temporaries being written, if any: async-signal-safe, for a front
  * end's handler of SIGINT/SIGTERM/SIGHUP before it re-raises the signal. The
  * three signals are blocked while a temporary is made and while it is renamed,

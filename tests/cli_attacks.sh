@@ -193,5 +193,24 @@ else
   echo "note: no tmux; the explorer-in-a-terminal case was not run"
 fi
 
+# ---- --export-timeloop: all three files or none ----
+mkdir tl && for f in arch prob; do echo "old $f" >"tl/$f.yaml"; done
+mkdir tl/map.yaml # map.yaml cannot be written: arch.yaml and prob.yaml were replaced before it failed
+fails 1 layer 'tl/map\.yaml: cannot write' "$bin" layer 3_14_16_16_1 --method random --export-timeloop tl
+for f in arch prob; do
+  [ "$(cat "tl/$f.yaml")" = "old $f" ] && ok || bad "a failed --export-timeloop replaced tl/$f.yaml"
+done
+[ -z "$(leftovers tl)" ] && ok || bad "a failed --export-timeloop left $(leftovers tl)"
+rmdir tl/map.yaml
+"$bin" layer 3_14_16_16_1 --method random --export-timeloop tl >/dev/null 2>&1 && grep -q "architecture" tl/arch.yaml &&
+  grep -q "problem" tl/prob.yaml && grep -q "mapping" tl/map.yaml && ok || bad "--export-timeloop did not write its three files"
+
+# a signal at its third temporary: all three temporaries go, the old set stays
+mkdir tl2 && for f in arch prob map; do echo "old $f" >"tl2/$f.yaml"; done
+interrupted TERM 143 3 "$bin" layer 3_14_16_16_1 --method random --export-timeloop tl2
+for f in arch prob map; do
+  [ "$(cat "tl2/$f.yaml")" = "old $f" ] && ok || bad "SIGTERM in --export-timeloop replaced tl2/$f.yaml"
+done
+
 echo "cli_attacks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
