@@ -259,7 +259,8 @@ Status FileIO_open(const char *path, FileOut *o, SpError *err) {
  * temporary: the disk), and it is closed. 0 or the errno of the failure. */
 static int FileIO_finish(FileOut *o) {
   int e = 0;
-  errno = 0;
+  /* errno is not cleared: a buffered write that failed earlier left its reason
+   * (ENOSPC on /dev/full), which ferror alone does not keep */
   if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
   if (o->is_stdout) {
     clearerr(o->f);
