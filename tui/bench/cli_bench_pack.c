@@ -287,7 +287,7 @@ static double BenchPack_now(void) {
 
 /* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv,
  * up to 2^62 as pack --capacity takes. 0 when the name gives none (no
- * NAME.DIGITS.csv), -1 for digits over 2^62 (they read as "none", 2^50 and up). */
+ * NAME.DIGITS.csv), -1 for digits over 2^62 (they read as "none" from 2^50 on). */
 static int64_t BenchPack_capacityOf(const char *name) {
   const char *end = strrchr(name, '.'), *dot = end;
   if (!end) return 0;
@@ -297,8 +297,9 @@ static int64_t BenchPack_capacityOf(const char *name) {
   bool over = false;
   for (const char *p = dot; p < end; p++) {
     if (*p < '0' || *p > '9') return 0;
-    if (!over) v = v * 10 + (*p - '0');
-    if (v > ((int64_t)1 << 62)) over = true; /* v <= 2^62 before: 10 v + 9 still fits */
+    int64_t d = *p - '0';
+    if (over || v > ((((int64_t)1 << 62) - d) / 10)) over = true; /* 10 v + d would pass 2^62 */
+    else v = v * 10 + d;
   }
   return over ? -1 : v;
 }
