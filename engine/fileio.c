@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 /* Each cap is the largest legitimate file of its kind, measured, with room
@@ -99,21 +101,67 @@ Status FileIO_read(const char *path, FileKind kind, char **text, size_t *len, Sp
   return SP_OK;
 }
 
-/* The temporary being written, for FileIO_removeTempOnSignal (one at a time is
- * enough: writes are short and the front ends write one file at a time). */
-static char FileIO_pendingTmp[4096];
-static volatile sig_atomic_t FileIO_hasPending;
+/* The temporaries being written, for FileIO_removeTempOnSignal: a few at once
+ * (--export-timeloop holds three until all are complete). A slot is FREE, being
+ * filled (BUSY) or READY; the handler removes READY ones only, and the flags are
+ * lock-free atomics, so it is async-signal-safe. Past FILEIO_PENDING_MAX the
+ * write still works, its temporary just is not removed by a signal. */
+enum { FILEIO_PENDING_MAX = 8, PENDING_FREE = 0, PENDING_BUSY = 1, PENDING_READY = 2 };
+static char FileIO_pendingTmp[FILEIO_PENDING_MAX][4096];
+static atomic_int FileIO_pendingState[FILEIO_PENDING_MAX];
 
 void FileIO_removeTempOnSignal(void) {
-  if (FileIO_hasPending) unlink(FileIO_pendingTmp);
+  for (int i = 0; i < FILEIO_PENDING_MAX; i++)
+    if (atomic_load(&FileIO_pendingState[i]) == PENDING_READY) unlink(FileIO_pendingTmp[i]);
 }
 
-static void FileIO_setPending(const char *tmp) {
-  FileIO_hasPending = 0;
-  if (tmp && strlen(tmp) < sizeof FileIO_pendingTmp) {
-    memcpy(FileIO_pendingTmp, tmp, strlen(tmp) + 1);
-    FileIO_hasPending = 1;
+/* Registers tmp; returns its slot + 1 (0: not registered). */
+static int FileIO_addPending(const char *tmp) {
+  size_t len = strlen(tmp);
+  if (len >= sizeof FileIO_pendingTmp[0]) return 0;
+  for (int i = 0; i < FILEIO_PENDING_MAX; i++) {
+    int expect = PENDING_FREE;
+    if (!atomic_compare_exchange_strong(&FileIO_pendingState[i], &expect, PENDING_BUSY)) continue;
+    memcpy(FileIO_pendingTmp[i], tmp, len + 1);
+    atomic_store(&FileIO_pendingState[i], PENDING_READY);
+    return i + 1;
   }
+  return 0;
+}
+
+static void FileIO_dropPending(FileOut *o) {
+  if (o->pending > 0) atomic_store(&FileIO_pendingState[o->pending - 1], PENDING_FREE);
+  o->pending = 0;
+}
+
+/* The signals a front end's handler removes temporaries on: blocked while a
+ * temporary is made and registered, and while it is renamed and forgotten, so
+ * none is ever on disk and unknown to the handler. */
+static void FileIO_blockSignals(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Test hook (tests/cli_attacks.sh): with SPADMAP_TEST_PAUSE_WRITE=FIFO, the
+ * Nth temporary made (SPADMAP_TEST_PAUSE_WRITE_AT=N, default 1) is announced on
+ * FIFO as "PID TEMPORARY\n", then the process waits for a signal: a test
+ * interrupts a write at a known point, without sleeping. Called with the
+ * signals blocked; sigsuspend unblocks them and waits in one step. */
+static void FileIO_testPause(const char *tmp, const sigset_t *unblocked) {
+  const char *fifo = getenv("SPADMAP_TEST_PAUSE_WRITE");
+  if (!fifo || !*fifo) return;
+  static int made;
+  const char *at = getenv("SPADMAP_TEST_PAUSE_WRITE_AT");
+  if (++made != (at && atoi(at) > 0 ? atoi(at) : 1)) return;
+  int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  dprintf(fd, "%ld %s\n", (long)getpid(), tmp);
+  close(fd);
+  sigsuspend(unblocked);
 }
 
 static void FileIO_release(FileOut *o) {
@@ -179,13 +227,18 @@ Status FileIO_open(const char *path, FileOut *o, SpError *err) {
   }
   memcpy(o->tmp, o->target, dirlen);
   memcpy(o->tmp + dirlen, ".spadmap-out-XXXXXX", sizeof ".spadmap-out-XXXXXX");
+  sigset_t old_mask;
+  FileIO_blockSignals(&old_mask);
   int fd = mkstemp(o->tmp);
   if (fd < 0) {
     int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     FileIO_release(o);
     return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
-  FileIO_setPending(o->tmp);
+  o->pending = FileIO_addPending(o->tmp);
+  FileIO_testPause(o->tmp, &old_mask);
+  pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
   /* mkstemp makes 0600: give the file what a plain fopen would (or the old file's mode) */
   struct stat old;
   mode_t mask = umask(022);
@@ -195,15 +248,19 @@ Status FileIO_open(const char *path, FileOut *o, SpError *err) {
     int e = errno;
     close(fd);
     unlink(o->tmp);
-    FileIO_setPending(NULL);
+    FileIO_dropPending(o);
     FileIO_release(o);
     return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
   return SP_OK;
 }
 
-Status FileIO_commit(FileOut *o, SpError *err) {
+/* The first half of a commit: everything written reaches the file (the
+ * temporary: the disk), and it is closed. 0 or the errno of the failure. */
+static int FileIO_finish(FileOut *o) {
   int e = 0;
+  /* errno is not cleared: a buffered write that failed earlier left its reason
+   * (ENOSPC on /dev/full), which ferror alone does not keep */
   if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
   if (o->is_stdout) {
     clearerr(o->f);
@@ -214,16 +271,29 @@ Status FileIO_commit(FileOut *o, SpError *err) {
     if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
   }
   o->f = NULL;
-  if (!e && o->tmp && rename(o->tmp, o->target) != 0) e = errno;
-  Status st = SP_OK;
-  if (e) {
-    if (o->tmp) unlink(o->tmp);
-    st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", o->is_stdout ? "standard output" : o->path, strerror(e));
+  return e;
+}
+
+/* The second half: the temporary renamed into place (with the signals blocked,
+ * so the handler never removes a name that is the file itself now), or removed
+ * when e says the file failed. Reports e (or the rename's error) naming the file. */
+static Status FileIO_place(FileOut *o, int e, SpError *err) {
+  if (o->tmp) {
+    sigset_t old;
+    FileIO_blockSignals(&old);
+    if (!e && rename(o->tmp, o->target) != 0) e = errno;
+    if (e) unlink(o->tmp);
+    FileIO_dropPending(o);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   }
-  if (o->tmp) FileIO_setPending(NULL);
+  Status st = SP_OK;
+  if (e)
+    st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", o->is_stdout ? "standard output" : o->path, strerror(e));
   FileIO_release(o);
   return st;
 }
+
+Status FileIO_commit(FileOut *o, SpError *err) { return FileIO_place(o, FileIO_finish(o), err); }
 
 Status FileIO_flush(FileOut *o, SpError *err) {
   errno = 0;
@@ -239,7 +309,7 @@ void FileIO_abort(FileOut *o) {
   if (o->f && !o->is_stdout) fclose(o->f);
   if (o->tmp) {
     unlink(o->tmp);
-    FileIO_setPending(NULL);
+    FileIO_dropPending(o);
   }
   FileIO_release(o);
 }
@@ -255,6 +325,34 @@ Status FileIO_write(const char *path, const char *text, size_t len, SpError *err
     return SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
   return FileIO_commit(&o, err);
+}
+
+Status FileIO_writeAll(int n, const char *const *paths, const char *const *texts, SpError *err) {
+  FileOut o[FILEIO_PENDING_MAX];
+  if (n < 0 || n > FILEIO_PENDING_MAX) return SpError_set(err, SP_ERR_ARG, "FileIO_writeAll: %d files (at most %d)", n, FILEIO_PENDING_MAX);
+  int opened = 0;
+  Status st = SP_OK;
+  for (; opened < n; opened++) {
+    if ((st = FileIO_open(paths[opened], &o[opened], err))) break;
+    size_t len = strlen(texts[opened]);
+    errno = 0;
+    int e = len && fwrite(texts[opened], 1, len, o[opened].f) != len ? (errno ? errno : EIO) : FileIO_finish(&o[opened]);
+    if (e) {
+      st = SpError_set(err, SP_ERR_IO, "%s: cannot write: %s", paths[opened], strerror(e));
+      FileIO_abort(&o[opened]); /* closes it if fwrite failed; finish closed it already (f NULL) */
+      break;
+    }
+  }
+  if (st) { /* one failed: every temporary goes, every old file stays */
+    for (int i = 0; i < opened; i++) FileIO_place(&o[i], EIO, NULL);
+    return st;
+  }
+  for (int i = 0; i < n; i++) { /* all complete on disk: now each replaces its old file */
+    SpError e2;
+    Status s2 = FileIO_place(&o[i], 0, st ? &e2 : err);
+    if (!st) st = s2;
+  }
+  return st;
 }
 
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col) {

@@ -44,6 +44,7 @@ typedef struct {
   char *target;     /* the file replaced at commit (symlinks resolved) */
   char *tmp;        /* the temporary, or NULL when written in place */
   bool is_stdout;
+  int pending;      /* its slot + 1 among the temporaries a signal removes (0: none) */
 } FileOut;
 
 Status FileIO_open(const char *path, FileOut *o, SpError *err);
@@ -57,8 +58,19 @@ Status FileIO_flush(FileOut *o, SpError *err);
 void FileIO_abort(FileOut *o);
 /* Open + write + commit. */
 Status FileIO_write(const char *path, const char *text, size_t len, SpError *err);
-/* Removes the temporary being written, if any: async-signal-safe, for a front
- * end's handler of SIGINT/SIGTERM/SIGHUP before it re-raises the signal. */
+/* Writes n files (at most 8) all or nothing: each to its temporary, all complete
+ * on disk before the first replaces its old file; when one cannot be written,
+ * every temporary is removed and every old file stays (--export-timeloop's
+ * three). Only a rename failing after others succeeded (the temporaries are
+ * in the targets' folders, so only a disk failing then) can leave a mix. */
+Status FileIO_writeAll(int n, const char *const *paths, const char *const *texts, SpError *err);
+/* Removes the temporaries being written, if any: async-signal-safe, for a front
+ * end's handler of SIGINT/SIGTERM/SIGHUP before it re-raises the signal. The
+ * three signals are blocked while a temporary is made and while it is renamed,
+ * so none is ever on disk unknown to the handler.
+ * Test hook: SPADMAP_TEST_PAUSE_WRITE=FIFO makes the Nth temporary
+ * (SPADMAP_TEST_PAUSE_WRITE_AT=N, default 1) say "PID TEMPORARY" on FIFO, then
+ * wait for a signal (tests/cli_attacks.sh interrupts writes with no sleep). */
 void FileIO_removeTempOnSignal(void);
 /* 1-based line and column of byte offset pos in text. */
 void FileIO_lineColumn(const char *text, size_t pos, int *line, int *col);

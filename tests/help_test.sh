@@ -59,7 +59,7 @@ grep '^\.SS "spadmap ' "$man1" | sed 's/\\-/-/g; s/^\.SS "spadmap \(.*\)"$/\1/' 
 echo "$all" | sort >"$tmp/cmds"
 if cmp -s "$tmp/cmds" "$tmp/mancmds"; then ok; else bad "man page commands differ: $(diff "$tmp/cmds" "$tmp/mancmds" | grep '^[<>]' | tr '\n' ' ')"; fi
 # every exit code --help lists is in the man page's EXIT STATUS
-for code in 0 1 2 3 130; do
+for code in 0 1 2 3 130 129 143; do
   "$bin" --help | grep -q "[ ,]$code " || bad "--help does not list exit code $code"
   sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$man1" | grep -q "^\.B $code$" && ok || bad "man page: no exit code $code"
 done

@@ -154,6 +154,41 @@ TEST(cleanup) {
   if (dir[0]) CHECK_EQ(rmdir(dir), 0);
 }
 
+/* FileIO_writeAll (--export-timeloop): all or none. The third name is a
+ * directory: the first two keep their old text and no temporary is left; then
+ * with all three writable every file is new. */
+TEST(write_all_is_all_or_none) {
+  make_dir();
+  CHECK(dir[0]);
+  char a[512], b[512], c[512];
+  snprintf(a, sizeof a, "%s/all_a.yaml", dir);
+  snprintf(b, sizeof b, "%s/all_b.yaml", dir);
+  snprintf(c, sizeof c, "%s/all_c.yaml", dir);
+  SpError err;
+  CHECK_EQ(FileIO_write(a, "old a", 5, &err), SP_OK);
+  CHECK_EQ(FileIO_write(b, "old b", 5, &err), SP_OK);
+  CHECK_EQ(mkdir(c, 0777), 0);
+  const char *paths[] = {a, b, c}, *texts[] = {"new a", "new b", "new c"};
+  CHECK_EQ(FileIO_writeAll(3, paths, texts, &err), SP_ERR_IO);
+  CHECK_HAS(err.text, "all_c.yaml: cannot write");
+  char *s = slurp(a);
+  CHECK(s && strcmp(s, "old a") == 0);
+  free(s);
+  s = slurp(b);
+  CHECK(s && strcmp(s, "old b") == 0);
+  free(s);
+  CHECK_EQ(temporaries(dir), 0);
+  CHECK_EQ(rmdir(c), 0);
+  CHECK_EQ(FileIO_writeAll(3, paths, texts, &err), SP_OK);
+  for (int i = 0; i < 3; i++) {
+    s = slurp(paths[i]);
+    CHECK(s && strcmp(s, texts[i]) == 0);
+    free(s);
+    unlink(paths[i]);
+  }
+  CHECK_EQ(temporaries(dir), 0);
+}
+
 TEST_MAIN("fileio", T(regular_file_new_and_replaced_keeps_its_mode), T(a_255_byte_name_works),
           T(failures_are_reported_and_leave_no_temporary), T(a_fifo_is_written_in_place),
-          T(devices_in_place_and_enospc_is_an_error), T(cleanup))
+          T(devices_in_place_and_enospc_is_an_error), T(write_all_is_all_or_none), T(cleanup))

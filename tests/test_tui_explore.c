@@ -241,6 +241,56 @@ TEST(a_plan_saved_below_m_r_comes_with_its_tiled_network) {
   rmdir(dir);
 }
 
+/* Issue 32: the tiled network beside the plan is a file too: when only it
+ * exists, S asks (the plan save's y/n); n keeps it as it was, y replaces both
+ * (it was overwritten without asking). */
+static char *Test_slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = calloc(1, 1 << 20);
+  if (buf) fread(buf, 1, (1 << 20) - 1, f);
+  fclose(f);
+  return buf;
+}
+
+TEST(save_below_m_r_asks_before_replacing_the_tiled_network_beside_the_plan) {
+  char dir[] = "/tmp/spadmap-save-XXXXXX", old[1024];
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(getcwd(old, sizeof old) != NULL);
+  CHECK_EQ(chdir(dir), 0);
+  FILE *f = fopen("alexnet.tiled.net.json", "w");
+  CHECK(f != NULL);
+  if (f) fputs("mine\n", f), fclose(f);
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, NETS "alexnet.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  Test_keys(&app, "-");
+  CHECK(app.untiled_path[0] != '\0');
+  Test_keys(&app, "S<Enter>"); /* alexnet.tiled.plan.json is new; its network is not */
+  CHECK(app.prompt && app.prompt_kind == PROMPT_OVERWRITE);
+  CHECK_HAS(app.message, "alexnet.tiled.net.json exists");
+  Test_keys(&app, "n");
+  CHECK(!app.prompt);
+  CHECK_HAS(app.message, "not saved");
+  char *t = Test_slurp("alexnet.tiled.net.json");
+  CHECK(t && strcmp(t, "mine\n") == 0);
+  free(t);
+  CHECK(!Test_exists("alexnet.tiled.plan.json"));
+  Test_keys(&app, "S<Enter>y");
+  CHECK_HAS(app.message, "its tiled network to alexnet.tiled.net.json");
+  t = Test_slurp("alexnet.tiled.net.json");
+  CHECK(t && strncmp(t, "mine", 4) != 0 && strstr(t, "spadmap-network"));
+  free(t);
+  CHECK(Test_exists("alexnet.tiled.plan.json"));
+  App_free(&app);
+  unlink("alexnet.tiled.plan.json");
+  unlink("alexnet.tiled.net.json");
+  CHECK_EQ(chdir(old), 0);
+  rmdir(dir);
+}
+
 TEST(after_a_failed_solve_later_messages_show_and_save_says_which_plan) {
   App app;
   Test_open(&app, "diamond");
@@ -901,6 +951,7 @@ TEST_MAIN("tui_explore", T(the_sweep_fills_in_on_its_thread_and_adds_proven_ilp_
           T(search_goto_peak_and_tensor_events), T(file_names_come_from_the_input_files_stem_sanitised),
           T(save_asks_never_overwrites_silently_and_names_files_after_the_file),
           T(a_plan_saved_below_m_r_comes_with_its_tiled_network),
+          T(save_below_m_r_asks_before_replacing_the_tiled_network_beside_the_plan),
           T(after_a_failed_solve_later_messages_show_and_save_says_which_plan),
           T(presets_are_remembered_by_name_and_typed_budgets_take_printed_forms),
           T(cycling_keys_never_start_an_ilp_and_the_status_shows_the_limit),

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "find.h"
 #include "fileio.h"
@@ -296,6 +297,17 @@ static int Act_save(App *app) {
   return Act_prompt(app, PROMPT_SAVE, def);
 }
 
+/* Below M_R the plan's ops are tiles: their network is saved beside the plan,
+ * as NAME.net.json for NAME.plan.json (else PATH.net.json). False when the plan
+ * shown needs no network of its own. */
+static bool Act_tiledNetPath(const App *app, const char *path, char *net, size_t n) {
+  if (app->offchip_map || !app->tiled_text) return false;
+  size_t len = strlen(path);
+  if (len > 10 && strcmp(path + len - 10, ".plan.json") == 0) snprintf(net, n, "%.*s.net.json", (int)(len - 10), path);
+  else snprintf(net, n, "%s.net.json", path);
+  return true;
+}
+
 static void Act_writePlan(App *app, const char *path) {
   const Plan *p = App_shownPlan(app);
   SpError err;
@@ -310,11 +322,8 @@ static void Act_writePlan(App *app, const char *path) {
     App_setMessage(app, true, "%s", err.text);
     return;
   }
-  if (app->tiled_text) { /* below M_R: the plan's ops are tiles; their network goes beside it */
-    char net[600];
-    size_t n = strlen(path);
-    if (n > 10 && strcmp(path + n - 10, ".plan.json") == 0) snprintf(net, sizeof net, "%.*s.net.json", (int)(n - 10), path);
-    else snprintf(net, sizeof net, "%s.net.json", path);
+  char net[600];
+  if (Act_tiledNetPath(app, path, net, sizeof net)) { /* below M_R: the plan's ops are tiles; their network goes beside it */
     bool ok = FileIO_write(net, app->tiled_text, strlen(app->tiled_text), &err) == SP_OK; /* as --out: whole or not at all */
     if (!ok) App_setMessage(app, true, "saved the plan to %s, but cannot write its tiled network %s", path, net);
     else App_setMessage(app, false, "saved the plan to %s and its tiled network to %s", path, net);
@@ -570,10 +579,14 @@ static int Actions_enter(App *app) {
       App_setMessage(app, false, "not saved");
       return ACT_REDRAW;
     }
-    FILE *f = fopen(text, "r");
-    if (f) { /* never overwrite without a yes */
-      fclose(f);
+    /* never overwrite without a yes: the plan, nor (below M_R) the tiled network saved beside it */
+    char net[600];
+    bool has_net = Act_tiledNetPath(app, text, net, sizeof net);
+    bool plan_exists = access(text, F_OK) == 0, net_exists = has_net && access(net, F_OK) == 0;
+    if (plan_exists || net_exists) {
       snprintf(app->save_path, sizeof app->save_path, "%s", text);
+      App_setMessage(app, false, "%s%s%s exist%s", plan_exists ? text : "", plan_exists && net_exists ? " and " : "",
+                     net_exists ? net : "", plan_exists && net_exists ? "" : "s");
       return Act_prompt(app, PROMPT_OVERWRITE, "");
     }
     Act_writePlan(app, text);
@@ -581,7 +594,7 @@ static int Actions_enter(App *app) {
   }
   case PROMPT_OVERWRITE:
     if (text[0] == 'y' || text[0] == 'Y') Act_writePlan(app, app->save_path);
-    else App_setMessage(app, false, "not saved (%s exists)", app->save_path);
+    else App_setMessage(app, false, "not saved (the files stay as they were)");
     return ACT_REDRAW;
   }
   return ACT_REDRAW;

@@ -57,6 +57,15 @@ const char *Data_file(const char *rel) {
   return b;
 }
 
+const char *Data_netMissing(const char *arg, char *buf, size_t n) {
+  struct stat st;
+  if (!arg || !*arg || strchr(arg, '/') || strchr(arg, '.') || stat(arg, &st) == 0 || Data_net(arg) != arg) return NULL;
+  const char *env = getenv("SPADMAP_DATA");
+  snprintf(buf, n, "the data folder %s%s has no networks/%s.json", Data_dir(),
+           env && *env ? " (set by SPADMAP_DATA)" : "", arg);
+  return buf;
+}
+
 const char *Data_net(const char *arg) {
   struct stat st;
   if (!arg || !*arg || strchr(arg, '/') || strchr(arg, '.') || stat(arg, &st) == 0) return arg;

@@ -17,6 +17,10 @@ const char *Data_file(const char *rel);
  * '/' or a '.', as it is; a bare name that names no file ("resnet50") becomes the
  * bundled networks/NAME.json when that exists. Rotating buffers as Data_file. */
 const char *Data_net(const char *arg);
+/* For a network argument that is a bare name naming neither a file nor a
+ * bundled network: "the data folder D (set by SPADMAP_DATA) has no
+ * networks/NAME.json" into buf, so the error says where it looked; else NULL. */
+const char *Data_netMissing(const char *arg, char *buf, size_t n);
 /* The rule itself, for tests: env is $SPADMAP_DATA (NULL: unset), exe the
  * executable's path (NULL: unknown). Writes the folder to out. */
 void Data_resolve(const char *env, const char *exe, char *out, size_t n);

@@ -12,12 +12,14 @@
 
 #include "actions.h"
 #include "clock.h"
+#include "fileio.h"
 #include "views.h"
 
 static volatile sig_atomic_t Term_active;
 
 /* Fatal signals: give the terminal back, then die the way the signal meant. */
 static void Term_signal(int sig) {
+  FileIO_removeTempOnSignal(); /* a save (S, P) being written when the signal came */
   if (Term_active) endwin();
   Term_active = 0;
   signal(sig, SIG_DFL);

@@ -182,18 +182,18 @@ Status Timeloop_write(const Arch *a, const Layer *l, const Mapping *m, const cha
   if (!dir || !*dir) return SpError_set(err, SP_ERR_ARG, "timeloop export: the directory is empty");
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
     return SpError_set(err, SP_ERR_IO, "%s: cannot create the directory: %s", dir, strerror(errno));
-  for (int f = 0; f < TIMELOOP_FILES; f++) {
-    char *text;
-    Status st = Timeloop_text(a, l, m, (TimeloopFile)f, &text, err);
-    if (st) return st;
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/%s", dir, Timeloop_fileName((TimeloopFile)f)) >= (int)sizeof path) {
-      free(text);
-      return SpError_set(err, SP_ERR_ARG, "timeloop export: the directory's path is too long");
-    }
-    st = FileIO_write(path, text, strlen(text), err);
-    free(text);
-    if (st) return st;
+  /* all three or none: a set with a new arch.yaml and an old map.yaml would be
+   * read by Timeloop as one mapping */
+  char *texts[TIMELOOP_FILES] = {0}, paths[TIMELOOP_FILES][4096];
+  const char *p[TIMELOOP_FILES], *t[TIMELOOP_FILES];
+  Status st = SP_OK;
+  for (int f = 0; f < TIMELOOP_FILES && !st; f++) {
+    if ((st = Timeloop_text(a, l, m, (TimeloopFile)f, &texts[f], err))) break;
+    if (snprintf(paths[f], sizeof paths[f], "%s/%s", dir, Timeloop_fileName((TimeloopFile)f)) >= (int)sizeof paths[f])
+      st = SpError_set(err, SP_ERR_ARG, "timeloop export: the directory's path is too long");
+    p[f] = paths[f], t[f] = texts[f];
   }
-  return SP_OK;
+  if (!st) st = FileIO_writeAll(TIMELOOP_FILES, p, t, err);
+  for (int f = 0; f < TIMELOOP_FILES; f++) free(texts[f]);
+  return st;
 }

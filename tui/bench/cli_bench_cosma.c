@@ -736,7 +736,6 @@ static int BenchCosma_run(int argc, char **argv) {
   const char *csv = Cli_value(c, &a, "--csv");
   FileOut out = {0};
   SpError err;
-  Cli_removeTempOnSignals();
   if (csv && FileIO_open(csv, &out, &err)) {
     fprintf(stderr, "spadmap bench cosma: %s\n", err.text);
     return EXIT_INVALID;

@@ -8,12 +8,14 @@
  *    height minimised (the lower bound is the schedule's peak).
  * Solved count, time, and each heuristic's height above the optimum. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,24 +162,61 @@ static int BenchPack_cmpStr(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int BenchPack_nets(double tl, const char *dir, const char *only) {
+static void BenchPack_freeNames(char **names, int n) {
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* The names in dir ending in suffix (and, with only, naming NAME.suffix),
+ * sorted: as many as there are (a fixed 4,096 read the first ones in readdir's
+ * order and reported "4096 of 4096 solved" of 5,000). Anything but a regular
+ * file (a FIFO would block the read forever, a device never end) is skipped
+ * with a note. -1 when the folder cannot be read or memory runs out. */
+static int BenchPack_listDir(const char *dir, const char *suffix, const char *only, char ***out) {
+  *out = NULL;
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "spadmap bench pack: cannot open %s\n", dir);
+    fprintf(stderr, "spadmap bench pack: %s: cannot open the folder: %s\n", Cli_safe(dir), strerror(errno));
     return -1;
   }
-  char *names[256];
-  int nn = 0;
+  char **names = NULL;
+  int n = 0, cap = 0;
+  size_t sl = strlen(suffix);
   struct dirent *e;
-  while ((e = readdir(d)) && nn < 256) {
+  while ((e = readdir(d))) {
     size_t len = strlen(e->d_name);
-    if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
-      if (only && (strncmp(e->d_name, only, len - 5) != 0 || strlen(only) != len - 5)) continue;
-      names[nn++] = strdup(e->d_name);
+    if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0) continue;
+    if (only && (strlen(only) != len - sl || strncmp(e->d_name, only, len - sl) != 0)) continue;
+    struct stat sb;
+    if (fstatat(dirfd(d), e->d_name, &sb, 0) != 0 || !S_ISREG(sb.st_mode)) {
+      fprintf(stderr, "spadmap bench pack: %s/%s: skipped: not a regular file\n", Cli_safe(dir), Cli_safe(e->d_name));
+      continue;
     }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 256;
+      char **more = realloc(names, sizeof *names * (size_t)cap);
+      if (!more) break;
+      names = more;
+    }
+    if (!(names[n] = strdup(e->d_name))) break;
+    n++;
   }
+  bool nomem = e != NULL;
   closedir(d);
-  qsort(names, (size_t)nn, sizeof *names, BenchPack_cmpStr);
+  if (nomem) {
+    fprintf(stderr, "spadmap bench pack: %s: out of memory listing the folder\n", Cli_safe(dir));
+    BenchPack_freeNames(names, n);
+    return -1;
+  }
+  if (n) qsort(names, (size_t)n, sizeof *names, BenchPack_cmpStr);
+  *out = names;
+  return n;
+}
+
+static int BenchPack_nets(double tl, const char *dir, const char *only) {
+  char **names;
+  int nn = BenchPack_listDir(dir, ".json", only, &names);
+  if (nn < 0) return -1;
   printf("\n### Networks at their peak (activations only; height minimised, lower bound = the schedule's peak)\n\n");
   printf("| network | schedule | tensors | peak | exact | status | time (s) |");
   for (int m = PACK_SO_SIZE; m < PACK_BEST_HEURISTIC; m++) printf(" %s |", PackMethod_name((PackMethod)m));
@@ -233,7 +272,7 @@ static int BenchPack_nets(double tl, const char *dir, const char *only) {
     }
     Net_free(net);
   }
-  for (int i = 0; i < nn; i++) free(names[i]);
+  BenchPack_freeNames(names, nn);
   printf("\nnetworks: %d of %d runs proven optimal\n", optimal, runs);
   return invalid;
 }
@@ -246,18 +285,23 @@ static double BenchPack_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv. */
+/* The capacity minimalloc's benchmarks put in the name: NAME.CAPACITY.csv,
+ * up to 2^62 as pack --capacity takes. 0 when the name gives none (no
+ * NAME.DIGITS.csv), -1 for digits over 2^62 (they read as "none" from 2^50 on). */
 static int64_t BenchPack_capacityOf(const char *name) {
   const char *end = strrchr(name, '.'), *dot = end;
   if (!end) return 0;
   while (dot > name && dot[-1] != '.') dot--;
   if (dot == name || dot == end) return 0;
   int64_t v = 0;
+  bool over = false;
   for (const char *p = dot; p < end; p++) {
-    if (*p < '0' || *p > '9' || v > ((int64_t)1 << 50)) return 0;
-    v = v * 10 + (*p - '0');
+    if (*p < '0' || *p > '9') return 0;
+    int64_t d = *p - '0';
+    if (over || v > ((((int64_t)1 << 62) - d) / 10)) over = true; /* 10 v + d would pass 2^62 */
+    else v = v * 10 + d;
   }
-  return v;
+  return over ? -1 : v;
 }
 
 /* Runs the referee on one file under the same limit; its packing is checked
@@ -326,17 +370,9 @@ static int BenchPack_referee(const char *bin, const char *path, const PackInstan
 /* One row per CSV of dir: status, time, nodes and the proof; with a referee,
  * its time beside ours. Returns the count of invalid packings or errors. */
 static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const char *referee) {
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  char *names[4096];
-  int nn = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && nn < 4096) {
-    size_t len = strlen(e->d_name);
-    if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0) names[nn++] = strdup(e->d_name);
-  }
-  closedir(d);
-  qsort(names, (size_t)nn, sizeof *names, BenchPack_cmpStr);
+  char **names;
+  int nn = BenchPack_listDir(dir, ".csv", NULL, &names);
+  if (nn < 0) return -1;
   printf("\n### minimalloc CSVs in %s (time limit %g s each)\n\n", dir, tl);
   printf("| instance | buffers | capacity | status | time (s) | nodes | proof |%s\n",
          referee ? " minimalloc | minimalloc (s) | ratio |" : "");
@@ -347,9 +383,15 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     int64_t cap = BenchPack_capacityOf(names[i]);
-    if (cap <= 0) cap = capacity;
     PackInstance in;
     SpError err;
+    if (cap < 0) {
+      fprintf(stderr, "spadmap bench pack: %s: the capacity in the name (NAME.CAPACITY.csv) is over 2^62 bytes\n",
+              Cli_safe(path));
+      invalid++;
+      continue;
+    }
+    if (cap == 0) cap = capacity;
     if (cap <= 0) {
       fprintf(stderr, "spadmap bench pack: %s: no capacity in the name (NAME.CAPACITY.csv) and no --capacity\n",
               Cli_safe(path));
@@ -403,7 +445,7 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     PackResult_free(&r);
     PackInstance_free(&in);
   }
-  for (int i = 0; i < nn; i++) free(names[i]);
+  BenchPack_freeNames(names, nn);
   printf("\nspadmap: %d of %d solved, %.2f s in all", solved, rows, total);
   if (referee) printf("; minimalloc: %d of %d solved, %.2f s in all", ref_solved, rows, ref_total);
   printf("\n");

@@ -174,7 +174,6 @@ static int BenchScale_run(int argc, char **argv) {
     }
     made_dir = true;
   }
-  Cli_removeTempOnSignals();
   FileOut csv = {0};
   SpError err;
   const char *csv_path = Cli_value(c, &a, "--csv");

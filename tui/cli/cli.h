@@ -66,8 +66,9 @@ void Cli_help(const CliCommand *cmd);
 int Cli_runSub(const CliCommand *parent, const CliCommand *const *subs, int argc, char **argv);
 void Cli_helpSubs(const CliCommand *const *subs);
 
-/* For commands that write --out files: SIGINT, SIGTERM and SIGHUP remove the
- * temporary being written (engine/fileio.h) before the default action. */
+/* SIGINT, SIGTERM and SIGHUP remove the temporaries being written
+ * (engine/fileio.h) before the default action: main() installs it for every
+ * command, before anything else runs. */
 void Cli_removeTempOnSignals(void);
 /* The same three signals to a handler of the command's own (solve: the first
  * Ctrl-C stops the search); Cli_removeTempAndDie is the default ending it can
@@ -76,6 +77,9 @@ void Cli_catchSignals(void (*handler)(int));
 void Cli_removeTempAndDie(int sig);
 /* Loads a network (any format engine/import reads) or prints the error; NULL on failure. */
 Net *Cli_loadNet(const char *path);
+/* A network that did not load: the loader's text, or for a bare name that is
+ * neither a file nor bundled ("resnet50" with a bad SPADMAP_DATA), where it looked. */
+void Cli_netError(const char *cmd, const char *arg, const char *text);
 /* The options of every command that opens a model (ONNX): put CLI_MODEL_OPTIONS in
  * the command's option table, then Cli_modelOptions reads them (-1 to go on, else the
  * exit code after printing why) and Cli_loadModel opens the file with them. */

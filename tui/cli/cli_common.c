@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -139,6 +140,10 @@ int Cli_parse(const CliCommand *cmd, int argc, char **argv, int min_pos, int max
               cmd->args);
       return EXIT_USAGE;
     }
+    if (!*arg) { /* "" names no file: a usage error, as an empty option value is (it read as "cannot open", 1) */
+      fprintf(stderr, "spadmap %s: an argument is empty (\"\") (usage: spadmap %s %s)\n", cmd->name, cmd->name, cmd->args);
+      return EXIT_USAGE;
+    }
     a->pos[a->npos++] = argv[i];
   }
   if (a->npos < min_pos) {
@@ -205,6 +210,14 @@ int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) 
   return -1;
 }
 
+void Cli_netError(const char *cmd, const char *arg, const char *text) {
+  char note[PATH_MAX + 128];
+  if (Data_netMissing(arg, note, sizeof note))
+    fprintf(stderr, "spadmap %s: %s: no such file, and %s\n", cmd, Cli_safe(arg), Cli_safe(note));
+  else
+    fprintf(stderr, "spadmap %s: %s\n", cmd, Cli_safe(text));
+}
+
 Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, int *exit_code) {
   ImportOptions o;
   if ((*exit_code = Cli_modelOptions(cmd, a, &o)) >= 0 || (*exit_code = Cli_modelOptionsFit(cmd, a, path)) >= 0)
@@ -212,7 +225,7 @@ Net *Cli_loadModel(const CliCommand *cmd, const CliArgs *a, const char *path, in
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), &o, &net, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
+    Cli_netError(Cli_current, path, err.text);
     *exit_code = EXIT_INVALID;
     return NULL;
   }
@@ -254,7 +267,7 @@ Net *Cli_loadNet(const char *path) {
   Net *net;
   SpError err;
   if (Import_open(Data_net(path), NULL, &net, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", Cli_current, Cli_safe(err.text));
+    Cli_netError(Cli_current, path, err.text);
     return NULL;
   }
   return net;

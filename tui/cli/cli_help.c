@@ -27,6 +27,8 @@ const CliExit Cli_exits[] = {
     {EXIT_LIMIT, "a solver limit: no plan within the time, memory or state limits, or a numerical failure of the "
                  "solver (a plan found before a limit exits 0 and prints its status and gap)"},
     {EXIT_INTERRUPTED, "interrupted (Ctrl-C; solve prints and writes the best plan found so far)"},
+    {129, "hung up (SIGHUP): a file being written is left as it was, its temporary removed (so too on Ctrl-C)"},
+    {143, "terminated (SIGTERM): the same"},
     {0, NULL},
 };
 
@@ -142,7 +144,8 @@ static void Man_page(void) {
   }
   printf(".SH ENVIRONMENT\n"
          ".TP\n.B SPADMAP_DATA\nthe folder of the bundled data (\\fInetworks/\\fR, \\fIarch/\\fR, \\fIonnx/\\fR,\n"
-         "\\fIlessons/\\fR); default: \\fI../share/spadmap\\fR beside the folder of the executable.\n"
+         "\\fIlessons/\\fR); default: \\fI../share/spadmap\\fR beside the folder of the executable. A bare\n"
+         "network name that is neither a file nor bundled there is an error naming the folder.\n"
          ".TP\n.B SPADMAP_KEYS\nexplorer key bindings, \\(dqaction=key,...\\(dq (see EXPLORER KEYS).\n"
          ".TP\n.B NO_COLOR\nthe explorer draws without colours (blocks told apart by their fills).\n"
          ".SH FILES\n"

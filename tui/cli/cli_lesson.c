@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "fileio.h"
 #include "lesson.h"
 #include "snapshot.h"
@@ -24,6 +25,12 @@ static const CliOption Lesson_options[] = {
 static int Lesson_list(void) {
   char **paths;
   int n = Lesson_listFiles(&paths), bad = 0;
+  if (n == 0) { /* an install without its data: an error, and no header over an empty list on stdout */
+    const char *env = getenv("SPADMAP_DATA");
+    fprintf(stderr, "spadmap lesson: no lessons in %s (the data folder%s)\n", Cli_safe(Data_file("lessons")),
+            env && *env ? ", set by SPADMAP_DATA" : "");
+    return EXIT_INVALID;
+  }
   printf("lessons (spadmap lesson NAME opens one in the explorer):\n");
   for (int i = 0; i < n; i++) {
     Lesson *l;
@@ -38,10 +45,6 @@ static int Lesson_list(void) {
     free(paths[i]);
   }
   free(paths);
-  if (n == 0) {
-    fprintf(stderr, "spadmap lesson: no lessons found in the data folder's lessons/\n");
-    return EXIT_INVALID;
-  }
   return bad ? EXIT_INVALID : EXIT_OK;
 }
 

@@ -44,7 +44,13 @@ static bool Offchip_budget(const Net *net, const char *text, int64_t *bytes, SpE
     return true;
   }
   const char *preset;
-  return Budget_parse(text, NULL, bytes, &preset, err) == SP_OK;
+  if (Budget_parse(text, NULL, bytes, &preset, err)) return false;
+  if (*bytes < 1) { /* the tiler reads 0 as "no budget": it tiled nothing and said "on-chip 0 bytes" */
+    SpError_set(err, SP_ERR_ARG, "--budget \"%s\": expected at least 1 byte on chip (0 leaves no room for any tile)",
+                Cli_safe(text));
+    return false;
+  }
+  return true;
 }
 
 static int Offchip_run(int argc, char **argv) {
@@ -85,7 +91,6 @@ static int Offchip_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
 
-  Cli_removeTempOnSignals(); /* Ctrl-C: no half-written --out is left */
   Net *net = Cli_loadNet(a.pos[0]);
   if (!net) return EXIT_INVALID;
   int exit_code = EXIT_INVALID;

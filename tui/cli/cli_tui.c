@@ -26,7 +26,7 @@ static int Tui_app(const CliCommand *c, const CliArgs *a, App *app, const char *
   if (rc >= 0) return rc;
   SpError err;
   if (App_initWith(app, path, &o, &err)) {
-    fprintf(stderr, "spadmap %s: %s\n", c->name, Cli_safe(err.text));
+    Cli_netError(c->name, path, err.text);
     return EXIT_INVALID;
   }
   return -1;
@@ -226,7 +226,6 @@ static int Snapshot_run(int argc, char **argv) {
   const char *out = Cli_value(c, &a, "--out");
   FileOut fo;
   SpError err;
-  Cli_removeTempOnSignals();
   rc = EXIT_OK;
   if (FileIO_open(out ? out : "-", &fo, &err)) {
     fprintf(stderr, "spadmap snapshot: %s\n", err.text);

@@ -41,7 +41,8 @@ static void Main_usage(FILE *out) {
   fprintf(out, "\nexit codes: 0 ok, 1 invalid input or plan (or a file that cannot be read or written), 2 usage,\n"
                "            3 a solver limit (no plan within the time, memory or state limits; numerical\n"
                "              failure; a plan found before a limit exits 0 and prints its gap),\n"
-               "            130 interrupted (solve keeps the best plan found so far)\n"
+               "            130 interrupted (solve keeps the best plan found so far), 129 hung up, 143 terminated:\n"
+               "              a file being written is left as it was (its temporary removed)\n"
                "\nerrors: one line on stderr, \"spadmap COMMAND: FILE:LINE:COLUMN: what was expected\" (or the\n"
                "JSON path); stdout holds results only. Input files are read whole; one over its kind's\n"
                "size cap is refused before it is read:\n  %s\n",
@@ -59,8 +60,14 @@ static int Main_stdoutChecked(const char *cmd, int rc) {
 }
 
 int main(int argc, char **argv) {
+  /* Every command that writes a file (--out, --export-timeloop, the explorer's
+   * save) writes a temporary first: SIGINT, SIGTERM and SIGHUP remove it, then
+   * end the run as the signal would (128 + signo). Commands with a handler of
+   * their own (solve, pack, layer, the explorer's terminal) end through it too. */
+  Cli_removeTempOnSignals();
   if (argc < 2) return Cli_tui.run(1, argv); /* no arguments: the explorer on the default network */
-  if (strcmp(argv[1], "help") == 0 && argc > 2) return Help_run(argc - 1, argv + 1); /* = COMMAND --help */
+  if (strcmp(argv[1], "help") == 0 && argc > 2) /* = COMMAND --help; stdout full or closed: 1, as that */
+    return Main_stdoutChecked("help", Help_run(argc - 1, argv + 1));
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     Main_usage(stdout);
     return Main_stdoutChecked("help", EXIT_OK);
