@@ -105,7 +105,7 @@ regress() { # regress CODE PATTERN CMD...
     pass=$((pass + 1))
   fi
 }
-regress 2 "M_R/N with N a whole number from 1 to M_R" "$bin" offchip "$net" --budget M_R/99999999999999999999 # was 1 byte
+regress 2 "is below one byte" "$bin" offchip "$net" --budget M_R/99999999999999999999 # was 1 byte
 regress 2 "--order applies to --method taa only" "$bin" offchip "$net" --budget M_R --method so-size --order lifetime
 regress 2 "--no-fallback applies to --method taa only" "$bin" offchip "$net" --budget M_R --method so-size --no-fallback
 regress 2 "^spadmap solve: --dtype applies to ONNX models" "$bin" solve "$net" --budget M_R --dtype int8 # was ignored

@@ -374,7 +374,8 @@ sed 's/"tile_shape": "outer"/"tile_shape": "rows"/' "$tmp/off_outer.json" >"$tmp
 expect 1 "(layout nchw, tiles cut rows) has 121 over 120" "$bin" validate "$sq" "$tmp/off_bad.json"
 expect 2 '--tile-shape "cols": expected rows or outer' "$bin" offchip "$sq" --budget 64K --tile-shape cols
 expect 2 "--divisor \"0\"" "$bin" bench taa --divisor 0
-expect 2 "expected bytes, M_R or M_R/N" "$bin" offchip "$sq" --budget M_R/0
+expect 2 "expected a positive divisor" "$bin" offchip "$sq" --budget M_R/0
+expect 0 "on-chip        746,496 bytes" "$bin" offchip "$sq" --budget "M_P*0.5" # one budget grammar: every preset and form
 # Names carrying terminal escapes (issue 13): every path prints them escaped
 # ("x\x1b[2J"), never the raw ESC byte that would clear the user's terminal.
 esc=$(printf '\033')

@@ -13,7 +13,7 @@
 #include "tiles/tiles.h"
 
 static const CliOption Offchip_options[] = {
-  {"--budget", "SIZE", "on-chip bytes (K/M/G suffix), M_R, or M_R/N (required): ops above it are tiled"},
+  {"--budget", "SIZE", "on-chip bytes (K/M/G suffix), M_R, M_P, or a preset times or over a number, M_R/4 (required): ops above it are tiled"},
   {"--layout", "nchw|nhwc", "DRAM layout of tensors without file strides (default nchw: row-major)"},
   {"--tile-shape", "rows|outer", "dimension tiles cut: rows (default; in nchw a tile is one chunk per channel) or outer "
                                  "(the layout's outermost: one chunk per tile, as in the TAA paper)"},
@@ -28,23 +28,16 @@ static const CliOption Offchip_options[] = {
   {NULL, NULL, NULL},
 };
 
-/* bytes (Budget_parse), "M_R" or "M_R/N". */
+/* The one budget grammar (Budget_parse): bytes, or a preset with a factor or a
+ * divisor ("M_R/4", "M_P*1.1"); the presets need the network's figures. */
 static bool Offchip_budget(const Net *net, const char *text, int64_t *bytes, SpError *err) {
-  if (strncasecmp(text, "M_R", 3) == 0) {
-    int64_t mr = Figures_minRequired(net, false);
-    if (!text[3]) return *bytes = mr, true;
-    /* N from 1 to M_R: M_R/99999999999999999999 was clamped to a 1-byte budget */
-    long long d;
-    if (text[3] != '/' || !Cli_int(text + 4, 1, mr > 0 ? mr : 1, &d)) {
-      SpError_set(err, SP_ERR_ARG, "--budget \"%s\": expected bytes, M_R or M_R/N with N a whole number from 1 to M_R (%lld)",
-                  Cli_safe(text), (long long)mr);
-      return false;
-    }
-    *bytes = mr / d;
-    return true;
-  }
+  NetFigures f;
+  const char *p = text;
+  while (*p == ' ') p++;
+  bool preset_given = strncasecmp(p, "M_", 2) == 0;
+  if (preset_given && Figures_compute(net, false, &f, NULL, err)) return false;
   const char *preset;
-  if (Budget_parse(text, NULL, bytes, &preset, err)) return false;
+  if (Budget_parse(text, preset_given ? &f : NULL, bytes, &preset, err)) return false;
   if (*bytes < 1) { /* the tiler reads 0 as "no budget": it tiled nothing and said "on-chip 0 bytes" */
     SpError_set(err, SP_ERR_ARG, "--budget \"%s\": expected at least 1 byte on chip (0 leaves no room for any tile)",
                 Cli_safe(text));
@@ -202,6 +195,6 @@ out:
   return exit_code;
 }
 
-const CliCommand Cli_offchip = {"offchip", "NET --budget BYTES|M_R|M_R/N [options]",
+const CliCommand Cli_offchip = {"offchip", "NET --budget BYTES|M_R|M_R/N|M_P*F [options]",
                                 "Tiles NET for an on-chip budget and allocates its off-chip memory (TAA).",
                                 Offchip_options, Offchip_run, CLI_IN_NET};
