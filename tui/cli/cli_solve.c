@@ -193,6 +193,10 @@ static int Solve_run_cmd(int argc, char **argv) {
   Status sst = Solve_run(net, &s, &plan, &err);
   if (sst) {
     fprintf(stderr, "spadmap solve: %s: %s\n", Cli_safe(net->name), err.text);
+    if (sst == SP_ERR_INFEASIBLE && s.budget < Figures_minRequired(net, s.params)) /* say where such budgets go */
+      fprintf(stderr, "spadmap solve: below M_R some op's tensors cannot all be on chip: tile it with `spadmap offchip "
+                      "%s --budget %lld --tiled-net T.json`, then `spadmap solve T.json --budget %lld`; `spadmap cost` and "
+                      "`spadmap sweep --from` do both\n", Cli_safe(a.pos[0]), (long long)s.budget, (long long)s.budget);
     exit_code = Solve_exitFor(sst);
     goto out;
   }
