@@ -41,7 +41,7 @@ expect 0 "= M_P" "$bin" solve "$net" --budget M_P --schedule mpmf --replacement 
 expect 0 "16,384 bytes" "$bin" solve "$net" --budget 16K
 expect 0 "with params" "$bin" solve "$net" --budget 1M --params
 expect 1 "infeasible: budget 100 < M_R = 12288" "$bin" solve "$net" --budget 100
-expect 1 "below M_R .* spadmap offchip .* --budget 6144 --tiled-net T.json., then .spadmap solve T.json --budget 6144" "$bin" solve "$net" --budget M_R/2 # one budget grammar; where such a budget goes
+expect 1 "below M_R .*spadmap offchip .* --budget 6144 --tiled-net T.json., then .spadmap solve T.json --budget 6144" "$bin" solve "$net" --budget M_R/2 # one budget grammar; where such a budget goes
 expect 2 "budget \"lots\"" "$bin" solve "$net" --budget lots
 expect 2 "unknown schedule policy \"nope\"" "$bin" solve "$net" --budget M_R --schedule nope
 expect 0 "schedule dnc" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,a4 --time-limit 2
