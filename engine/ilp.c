@@ -7,6 +7,7 @@
 #include "ilp.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -106,6 +107,15 @@ int IlpModel_ncols(const IlpModel *m) { return m->ncols; }
 int IlpModel_nrows(const IlpModel *m) { return m->nrows; }
 long IlpModel_nnz(const IlpModel *m) { return m->nnz; }
 
+enum { ILP_WORK_NS = 35 }; /* see Ilp_workFor */
+
+long Ilp_workFor(double seconds, long nnz, long rows, long cols) {
+  if (!(seconds > 0)) return 0;
+  double per = (double)ILP_WORK_NS * 1e-9 * (double)(nnz + rows + cols + 1);
+  double w = seconds / per;
+  return w < 1 ? 1 : w > 1e15 ? (long)1e15 : (long)w;
+}
+
 double Ilp_estimateSeconds(long nnz, long rows, long cols) {
   return 1.5e-6 * (double)nnz + 3e-6 * ((double)rows + (double)cols);
 }
@@ -159,7 +169,7 @@ void IlpResult_free(IlpResult *r) {
 /* ---- the solve ---- */
 
 enum { ILP_LOG_CAP = 256 * 1024, ILP_TAIL = 1024 };
-typedef enum { STOP_NONE, STOP_TIME, STOP_CANCEL } StopReason;
+typedef enum { STOP_NONE, STOP_TIME, STOP_CANCEL, STOP_WORK } StopReason;
 
 typedef struct {
   jmp_buf jb;
@@ -177,6 +187,7 @@ typedef struct {
   double bound;         /* best proven bound so far */
   bool has_bound;
   long nodes;
+  long work;            /* simplex iterations + nodes so far */
 } IlpCtx;
 
 static int Ilp_termHook(void *info, const char *s) {
@@ -247,12 +258,14 @@ static void Ilp_callback(glp_tree *T, void *info) {
     glp_ios_heur_sol(T, c->warm1);
   }
   double now = Clock_now();
+  int a_cnt, n_cnt, t_cnt;
+  glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
+  c->nodes = t_cnt;
+  c->work = (long)glp_get_it_cnt(glp_ios_get_prob(T)) + t_cnt;
   bool stop = Ilp_shouldStop(c, now);
+  if (!stop && c->o->work_limit > 0 && c->work >= c->o->work_limit) c->stop = STOP_WORK, stop = true;
   if (stop) glp_ios_terminate(T);
   if (stop || now - c->last_report >= c->o->progress_interval || reason == GLP_IBINGO) {
-    int a_cnt, n_cnt, t_cnt;
-    glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
-    c->nodes = t_cnt;
     int p = glp_ios_best_node(T);
     if (p) Ilp_setBound(c, glp_ios_node_bound(T, p));
     glp_prob *P = glp_ios_get_prob(T);
@@ -327,17 +340,37 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     goto done;
   }
   glp_scale_prob(P, GLP_SF_AUTO); /* big-M rows next to unit rows: scaling keeps the simplex stable */
-  /* Root LP in time slices. */
+  /* Root LP in slices of a fixed number of iterations (about 0.1 s each on an idle
+   * core): each call resumes from the last basis, and a slice's end depends on the
+   * model only, so the path (and the optimal basis branch and bound starts from) is
+   * the same on any machine; between slices: progress, cancel and the limits. The
+   * outer time limit also ends a slice early (the run stops there anyway). */
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_ERR;
   double now = Clock_now();
   Ilp_report(c, "root LP", false, 0, now);
+  long slice = Ilp_workFor(0.1, m->nnz, m->nrows, m->ncols);
+  if (slice < 50) slice = 50;
+  if (slice > 20000) slice = 20000;
   int ret, retries = 0;
   for (;;) {
-    double slice = c->o->progress_interval > 0 ? c->o->progress_interval : 0.2;
-    if (c->deadline > 0 && c->deadline - now < slice) slice = c->deadline - now;
-    sm.tm_lim = (int)(slice * 1000) > 1 ? (int)(slice * 1000) : 1;
+    long it = slice;
+    if (c->o->work_limit > 0) {
+      long left = c->o->work_limit - (long)glp_get_it_cnt(P);
+      if (left <= 0) {
+        c->stop = STOP_WORK;
+        ret = GLP_EITLIM;
+        break;
+      }
+      if (left < it) it = left;
+    }
+    sm.it_lim = (int)it;
+    sm.tm_lim = INT_MAX;
+    if (c->deadline > 0) {
+      double left = c->deadline - now;
+      sm.tm_lim = left * 1000 < 1 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
+    }
     ret = glp_simplex(P, &sm);
     now = Clock_now();
     if ((ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND) && retries++ < 2) {
@@ -346,13 +379,19 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
       sm.meth = retries == 1 ? GLP_PRIMAL : GLP_DUALP;
       continue;
     }
-    if (ret != GLP_ETMLIM) break;
+    if (ret != GLP_EITLIM && ret != GLP_ETMLIM) break;
     if (Ilp_shouldStop(c, now)) break;
+    if (ret == GLP_ETMLIM) { /* the outer limit, a moment early */
+      c->stop = STOP_TIME;
+      break;
+    }
     Ilp_report(c, "root LP", false, 0, now);
   }
-  if (ret == GLP_ETMLIM || Ilp_shouldStop(c, now)) {
+  c->work = (long)glp_get_it_cnt(P);
+  if (ret == GLP_ETMLIM || ret == GLP_EITLIM || c->stop != STOP_NONE || Ilp_shouldStop(c, now)) {
     if (!c->stop) Ilp_shouldStop(c, 1e300);
     r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    r->work_limited = c->stop == STOP_WORK;
     goto done;
   }
   if (ret != 0) {
@@ -388,6 +427,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   }
   Ilp_report(c, "branch and bound", false, 0, now);
   ret = glp_intopt(P, &io);
+  c->work = (long)glp_get_it_cnt(P) + c->nodes;
   int ms = glp_mip_status(P);
   r->has_solution = ms == GLP_OPT || ms == GLP_FEAS;
   switch (ret) {
@@ -397,7 +437,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     break;
   case GLP_EMIPGAP: r->status = ILP_FEASIBLE; break;
   case GLP_ETMLIM: r->status = ILP_TIMEOUT; break;
-  case GLP_ESTOP: r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT; break;
+  case GLP_ESTOP:
+    r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    r->work_limited = c->stop == STOP_WORK;
+    break;
   default:
     r->status = ILP_ERROR;
     snprintf(r->message, sizeof r->message, "glp_intopt failed (code %d): %.160s", ret, c->tail);
@@ -496,6 +539,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   r->has_bound = c->has_bound;
   r->bound = c->bound;
   r->nodes = c->nodes;
+  r->work = c->work;
   if (r->has_solution && r->has_bound) {
     if (r->bound > r->objective) r->bound = r->objective; /* tolerance noise */
     r->gap = (r->objective - r->bound) / fmax(fabs(r->objective), 1e-9);

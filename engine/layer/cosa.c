@@ -445,13 +445,15 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
                        round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
       break;
     }
-    /* the first round leaves 40 % of the time for re-solves after a shared-level overflow */
-    io.time_limit = round == 1 && o->time_limit > 0 ? 0.6 * left : left;
-    /* each round's cap: the refinement below recovers most of what stopping early leaves. The cap
-     * only ends the search for better incumbents: a round it stops without any goes again uncapped. */
+    /* the outer limit only: what stops a round early on a busy machine stops the method */
+    io.time_limit = left;
+    /* each round's cap, in work (the same on any machine): the refinement below recovers most
+     * of what stopping early leaves. The cap only ends the search for better incumbents: a
+     * round it stops without any goes again uncapped. */
     bool capped = false;
-    if (cap && o->mip_limit > 0 && (io.time_limit <= 0 || io.time_limit > o->mip_limit)) {
-      io.time_limit = o->mip_limit;
+    if (o->time_limit > 0) io.work_limit = (long)(o->time_limit * LAYER_WORK_PER_SECOND);
+    if (cap && o->mip_limit > 0 && (io.work_limit <= 0 || io.work_limit > o->mip_limit)) {
+      io.work_limit = o->mip_limit;
       capped = true;
     }
     io.cancel = o->cancel;
@@ -470,7 +472,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       st = SpError_set(err, SP_ERR_CANCELLED, "cosa: cancelled");
       break;
     }
-    if (!res.has_solution && capped && res.status == ILP_TIMEOUT) {
+    if (!res.has_solution && capped && res.work_limited) {
       IlpResult_free(&res);
       cap = false;
       continue;
@@ -480,7 +482,10 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       char msg[sizeof res.message];
       snprintf(msg, sizeof msg, "%s", res.message);
       IlpResult_free(&res);
-      if (s == ILP_TIMEOUT)
+      if (s == ILP_TIMEOUT && res.work_limited)
+        st = SpError_set(err, SP_ERR_LIMIT, "cosa: work limit (%ld, --time-limit %.3g s x %d) without a solution",
+                         io.work_limit, o->time_limit, LAYER_WORK_PER_SECOND);
+      else if (s == ILP_TIMEOUT)
         st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) without a solution", o->time_limit);
       else if (s == ILP_INFEASIBLE && bad_level >= 0)
         st = SpError_set(err, SP_ERR_INFEASIBLE,
@@ -499,8 +504,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     if (cost.valid) {
       int steps = 0;
       if (o->refine) {
-        double left2 = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 1;
-        steps = LayerMap_refine(a, l, &map, o->objective, 1000, Clock_now() + (left2 < 1 ? left2 : 1));
+        steps = LayerMap_refine(a, l, &map, o->objective, 1000, o->time_limit > 0 ? t0 + o->time_limit : 0);
         Cost_evaluate(a, l, &map, &cost);
       }
       r->map = map;
@@ -508,7 +512,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->tried = r->valid = 1;
       snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%), %d round%s; other levels' loop orders by the "
                "cost model; %d local-search step%s", IlpStatus_name(res.status),
-               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
+               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
                round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;

@@ -95,7 +95,7 @@ static const CliOption Layer_options[] = {
   {"--seed", "N", "random: generator seed (default 1)"},
   {"--time-limit", "S", "seconds for the MIP / search, or SmartShuttle's oracle (a third per scheme) (default 10)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic (default 1,1,1), and for cosa-plus/cosa-single L for the latency term (ours; default 5)"},
-  {"--mip-limit", "S", "cosa-plus: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--mip-limit", "N", "cosa-plus: work per MIP round at most, in simplex iterations + nodes (default 10000; 0: only --time-limit)"},
   {"--no-refine", NULL, "cosa-plus: skip the cost model's local search after each MIP"},
   {"--export-timeloop", "DIR", "write arch.yaml, prob.yaml and map.yaml for timeloop-model (v1.0) into DIR"},
   {"--list", NULL, "list the methods"},
@@ -157,12 +157,12 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
     }
   }
   if ((v = Cli_value(cmd, a, "--mip-limit"))) {
-    char *e;
-    o->mip_limit = strtod(v, &e);
-    if (e == v || *e || !(o->mip_limit >= 0) || o->mip_limit > 1e6) {
-      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected seconds >= 0\n", cmd->name, Cli_safe(v));
+    if (!Layer_parseLong(v, 0, 1000000000, &x)) {
+      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected a work count (simplex iterations + nodes) >= 0\n",
+              cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
+    o->mip_limit = x;
   }
   if (Cli_value(cmd, a, "--no-refine")) o->refine = false;
   if ((v = Cli_value(cmd, a, "--weights"))) {
