@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "workclock.h"
 
 struct IlpModel {
   int ncols, nrows, nnz;
@@ -107,12 +108,13 @@ int IlpModel_ncols(const IlpModel *m) { return m->ncols; }
 int IlpModel_nrows(const IlpModel *m) { return m->nrows; }
 long IlpModel_nnz(const IlpModel *m) { return m->nnz; }
 
-enum { ILP_WORK_NS = 35 }; /* see Ilp_workFor */
+/* Nominal seconds per unit of work (an iteration or a node) on a model of this
+ * size: 35 ns per row, column and nonzero on an idle core, doubled (workclock.h). */
+static double Ilp_unitSeconds(long nnz, long rows, long cols) { return 2 * 35e-9 * (double)(nnz + rows + cols + 1); }
 
 long Ilp_workFor(double seconds, long nnz, long rows, long cols) {
   if (!(seconds > 0)) return 0;
-  double per = (double)ILP_WORK_NS * 1e-9 * (double)(nnz + rows + cols + 1);
-  double w = seconds / per;
+  double w = seconds / Ilp_unitSeconds(nnz, rows, cols);
   return w < 1 ? 1 : w > 1e15 ? (long)1e15 : (long)w;
 }
 
@@ -188,6 +190,7 @@ typedef struct {
   bool has_bound;
   long nodes;
   long work;            /* simplex iterations + nodes so far */
+  long work_limit;      /* o->work_limit, or from o->work_seconds; 0: none */
 } IlpCtx;
 
 static int Ilp_termHook(void *info, const char *s) {
@@ -263,7 +266,7 @@ static void Ilp_callback(glp_tree *T, void *info) {
   c->nodes = t_cnt;
   c->work = (long)glp_get_it_cnt(glp_ios_get_prob(T)) + t_cnt;
   bool stop = Ilp_shouldStop(c, now);
-  if (!stop && c->o->work_limit > 0 && c->work >= c->o->work_limit) c->stop = STOP_WORK, stop = true;
+  if (!stop && c->work_limit > 0 && c->work >= c->work_limit) c->stop = STOP_WORK, stop = true;
   if (stop) glp_ios_terminate(T);
   if (stop || now - c->last_report >= c->o->progress_interval || reason == GLP_IBINGO) {
     int p = glp_ios_best_node(T);
@@ -350,14 +353,14 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   sm.msg_lev = GLP_MSG_ERR;
   double now = Clock_now();
   Ilp_report(c, "root LP", false, 0, now);
-  long slice = Ilp_workFor(0.1, m->nnz, m->nrows, m->ncols);
+  long slice = Ilp_workFor(0.2, m->nnz, m->nrows, m->ncols);
   if (slice < 50) slice = 50;
   if (slice > 20000) slice = 20000;
   int ret, retries = 0;
   for (;;) {
     long it = slice;
-    if (c->o->work_limit > 0) {
-      long left = c->o->work_limit - (long)glp_get_it_cnt(P);
+    if (c->work_limit > 0) {
+      long left = c->work_limit - (long)glp_get_it_cnt(P);
       if (left <= 0) {
         c->stop = STOP_WORK;
         ret = GLP_EITLIM;
@@ -477,14 +480,15 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   r->status = ILP_ERROR;
   if (m->nomem) return SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP model");
   double est = Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols);
-  if (o->time_limit > 0 && est > o->time_limit) {
+  if ((o->time_limit > 0 && est > o->time_limit) || (o->work_seconds > 0 && 2 * est > o->work_seconds)) {
     /* GLPK cannot be stopped while it loads the model and starts the simplex */
     r->status = ILP_TIMEOUT;
     r->gap = -1;
     snprintf(r->message, sizeof r->message,
              "not started: the model (%d columns, %d rows, %d nonzeros) needs about %.1f s before GLPK can be "
-             "stopped; the time limit is %.2f s",
-             m->ncols, m->nrows, m->nnz, est, o->time_limit);
+             "stopped; the %s is %.2f s",
+             m->ncols, m->nrows, m->nnz, est, o->time_limit > 0 && est > o->time_limit ? "time limit" : "work budget",
+             o->time_limit > 0 && est > o->time_limit ? o->time_limit : o->work_seconds / 2);
     return SP_OK;
   }
   int maxlen = 1;
@@ -504,6 +508,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   c->o = o;
   c->t0 = c->last_report = Clock_now();
   c->deadline = o->time_limit > 0 ? c->t0 + o->time_limit : 0;
+  c->work_limit = o->work_limit > 0 ? o->work_limit : Ilp_workFor(o->work_seconds, m->nnz, m->nrows, m->ncols);
   if (o->warm_start) {
     int bad = IlpModel_check(m, o->warm_start, 1e-6);
     if (bad == -1) {
@@ -536,6 +541,9 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
     r->has_solution = false;
   }
   r->seconds = Clock_now() - c->t0;
+  /* loading counts as work too (estimated from the size, as the limit check below does) */
+  WorkClock_add(2 * Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols) +
+                (double)c->work * Ilp_unitSeconds(m->nnz, m->nrows, m->ncols));
   r->has_bound = c->has_bound;
   r->bound = c->bound;
   r->nodes = c->nodes;

@@ -4,6 +4,9 @@
  * optional warm-start incumbent, and get back a status, the objective, the best
  * proven bound and the column values. Minimisation only.
  *
+ * Every solve adds its work (loading the model, its iterations) to the calling
+ * thread's WorkClock (workclock.h).
+ *
  * GLPK never prints: its terminal output is captured into the result's log. A GLPK
  * fatal error is caught (glp_error_hook + longjmp) and returned as SP_ERR_SOLVER
  * with GLPK's message; the process is never aborted.
@@ -51,11 +54,12 @@ int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, c
 int IlpModel_ncols(const IlpModel *m);
 int IlpModel_nrows(const IlpModel *m);
 long IlpModel_nnz(const IlpModel *m);
-/* A work limit (IlpOptions.work_limit) worth about `seconds` of GLPK on an idle
- * core of the build machine for a model of this size: a simplex iteration costs
- * about (rows + cols + nnz) x ILP_WORK_NS (35) ns there (measured on the cosa
- * models). For budgets that were once "a share of the time limit": the share
- * becomes this many iterations, the same on any machine. seconds <= 0: 0 (none). */
+/* A work limit (IlpOptions.work_limit) worth `seconds` nominal seconds of GLPK
+ * (workclock.h: half a second of an idle core each) for a model of this size: a
+ * simplex iteration costs about (rows + cols + nnz) x 35 ns on an idle core of the
+ * build machine (measured on the cosa models: about 20,000 iterations per CPU
+ * second at 1,400). For budgets that were once "a share of the time limit": the
+ * share becomes this many iterations, the same on any machine. seconds <= 0: 0. */
 long Ilp_workFor(double seconds, long nnz, long rows, long cols);
 /* Seconds GLPK needs before it can first be stopped (loading, scaling, the first
  * simplex slice), estimated from the model's size: measured 1.3-4.5 us per nonzero
@@ -83,6 +87,7 @@ typedef struct {
   long work_limit;        /* simplex iterations plus branch-and-bound nodes, root LP included;
                              <= 0: none. Past it: ILP_TIMEOUT with work_limited set. The same
                              model and options stop at the same point on any machine and load */
+  double work_seconds;    /* > 0 (and no work_limit): work_limit = Ilp_workFor(work_seconds, the model) */
   double rel_gap;         /* stop at this relative gap (status ILP_FEASIBLE); 0: prove optimality */
   void (*progress)(const IlpProgress *p, void *user); /* at least every progress_interval while solving */
   void *user;

@@ -49,7 +49,7 @@ typedef struct {
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
   double time_limit;  /* seconds (default 10), for the search and the MIP together */
   StepsModel model;
-  int threads;        /* threads of the exact search; 0: one per online processor (at most 8) */
+  int threads;        /* threads of the exact search; 0: one per online processor (at most 2, its lanes; the answer does not depend on it) */
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
   atomic_int *cancel;  /* building a plan, the ILP and the functional check stop when it is non-zero */

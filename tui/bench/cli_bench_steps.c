@@ -11,11 +11,11 @@
 #include "layer/steps.h"
 
 static const CliOption BenchSteps_options[] = {
-  {"--time-limit", "SECONDS", "time limit of each ILP solve (default 10)"},
+  {"--time-limit", "SECONDS", "each ILP solve: the work budget (search nodes, MIP iterations) and a wall-clock stop (default 10)"},
   {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
   {"--groups", "LO-HI", "patches per step (default 2-10)"},
   {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
-  {"--threads", "N", "threads of the exact search (default: one per processor, at most 8)"},
+  {"--threads", "N", "threads of the exact search (default: one per processor, at most 2: its two lanes; the answer does not depend on it)"},
   {"--model", "exact|paper", "exact (default): trivial bound, exact search, then the paper's MIP; paper: the MIP alone"},
   {"--csv", NULL, "print CSV instead of a table"},
   {NULL, NULL, NULL},
