@@ -19,6 +19,11 @@
 #include <time.h>
 
 #include "clock.h"
+#include "workclock.h"
+
+/* Nominal seconds (workclock.h) per unit of an expansion's work: a guess of 4 ns
+ * an idle core, doubled. */
+#define MINPEAK_UNIT_SECONDS 8e-9
 #include "bitset.h"
 #include "figures.h"
 
@@ -359,6 +364,7 @@ void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_states = 3000000;
   o->max_bytes = (size_t)256 << 20;
   o->time_limit = 0;
+  o->deadline = 0;
   o->cancel = NULL;
 }
 
@@ -378,7 +384,10 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   if (!opt) MinPeakOptions_init(&defaults), opt = &defaults;
   memset(res, 0, sizeof *res);
   Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
-  double deadline = opt->time_limit > 0 ? t0 + opt->time_limit : 0;
+  /* time_limit: nominal seconds on the work clock (the same stop on any machine) and,
+   * unless the caller gives its own wall-clock deadline, the wall clock's stop too */
+  double deadline = opt->deadline > 0 ? opt->deadline : opt->time_limit > 0 ? t0 + opt->time_limit : 0;
+  double work_end = opt->time_limit > 0 ? WorkClock_now() + opt->time_limit : 0;
   Status st = SP_OK;
   int *alt = malloc(sizeof(int) * (size_t)net->nops);
   if (!alt || !Search_prepare(&s)) {
@@ -393,6 +402,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   bool small = (!s.max_bytes || anc_bytes <= s.max_bytes / 2) && work <= 1e7 &&
                (opt->time_limit <= 0 || work * 2.3e-8 <= opt->time_limit / 2);
   s.lower = small ? Figures_peakLowerBound(net, params) : Figures_minRequired(net, params);
+  if (small) WorkClock_add(2 * 2.3e-8 * work);
   /* Upper bound: the better of the file order and the greedy order. */
   for (int v = 0; v < s.n; v++) order[v] = v;
   s.upper = Figures_peak(net, params, order, NULL);
@@ -432,10 +442,14 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
       res->lower_bound = Search_floor(&s, cur.cost);
       goto done;
     }
-    bool late = deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline;
+    /* an expansion offers a state per ready op, each copying the bitset words */
+    WorkClock_add(MINPEAK_UNIT_SECONDS * (double)cur.nready * (double)(s.words + 16));
+    bool late_work = work_end > 0 && (res->expanded & 15) == 0 && WorkClock_now() > work_end;
+    bool late = late_work || (deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline);
     if (s.nst >= s.max_states || late) {
       st = SpError_set(err, SP_ERR_LIMIT, "M_P search: not proven, stopped %s after %ld states: best peak %lld, lower bound %lld",
-                       late ? "at its time limit" : "at its state limit", s.nst, (long long)s.upper,
+                       !late ? "at its state limit" : late_work ? "at its time limit (work)" : "at its time limit (the wall clock)",
+                       s.nst, (long long)s.upper,
                        (long long)Search_floor(&s, cur.cost));
       res->lower_bound = Search_floor(&s, cur.cost);
       goto done;
