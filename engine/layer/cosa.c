@@ -383,6 +383,8 @@ static void Cosa_progress(const IlpProgress *p, void *user) {
 static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
+  /* the wall-clock stop: the caller's (cosa-plus: its own start + time_limit), else this start's */
+  double deadline = o->deadline > 0 ? o->deadline : o->time_limit > 0 ? t0 + o->time_limit : 0;
   Cosa *c = calloc(1, sizeof *c);
   if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
   c->a = a;
@@ -438,8 +440,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     IlpOptions io;
     IlpOptions_init(&io);
-    double left = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
-    if (o->time_limit > 0 && left <= 0.05) {
+    double left = deadline > 0 ? deadline - Clock_now() : 0;
+    if (deadline > 0 && left <= 0.05) {
       IlpModel_free(m);
       st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.3g s) reached after %d rounds%s%s", o->time_limit,
                        round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
@@ -504,7 +506,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     if (cost.valid) {
       int steps = 0;
       if (o->refine) {
-        steps = LayerMap_refine(a, l, &map, o->objective, 1000, o->time_limit > 0 ? t0 + o->time_limit : 0);
+        steps = LayerMap_refine(a, l, &map, o->objective, 1000, deadline);
         Cost_evaluate(a, l, &map, &cost);
       }
       r->map = map;
@@ -573,6 +575,7 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
   Status st = Cosa_solve(a, l, o, r, err);
   if (st == SP_ERR_CANCELLED) return st;
   int runs = 1, best_run = st ? -1 : 0;
+  bool cut = false; /* the time limit (wall clock) ended the sweep before its last vector */
   for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
     LayerMapOptions w = *o;
     w.w_util = weights[i][0];
@@ -580,9 +583,12 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
     w.w_traf = weights[i][2];
     w.w_lat = o->w_lat > 0 ? weights[i][3] : 0;
     if (w.w_util + w.w_comp + w.w_traf + w.w_lat == 0) continue;
-    if (o->time_limit > 0) { /* the whole method stays within the caller's limit */
-      w.time_limit = o->time_limit - (Clock_now() - t0);
-      if (w.time_limit <= 0.05) break;
+    if (o->time_limit > 0) { /* the whole method stays within the caller's limit (the work stays per vector) */
+      w.deadline = o->deadline > 0 ? o->deadline : t0 + o->time_limit;
+      if (w.deadline - Clock_now() <= 0.05) {
+        cut = true;
+        break;
+      }
     }
     LayerMapResult x;
     SpError e = {0};
@@ -599,7 +605,8 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
   if (best_run < 0) return st; /* err holds the first solve's message */
   char note[sizeof r->note];
   memcpy(note, r->note, sizeof note);
-  snprintf(r->note, sizeof r->note, "best of %d weight vectors (#%d): %.200s", runs, best_run + 1, note);
+  snprintf(r->note, sizeof r->note, "best of %d weight vectors (#%d)%s: %.200s", runs, best_run + 1,
+           cut ? ", the time limit (wall clock) stopped the others" : "", note);
   r->seconds = Clock_now() - t0;
   return SP_OK;
 }

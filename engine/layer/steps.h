@@ -47,7 +47,10 @@ typedef struct {
   int max_loads;      /* Eq. 9's nb_data_reload: a pixel is loaded at most this many
                          times (paper: 2); 0: no bound */
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
-  double time_limit;  /* seconds (default 10), for the search and the MIP together */
+  double time_limit;  /* seconds (default 10), for the search and the MIP together: their work
+                         budget (nodes, GLPK iterations: the same answer on any machine) and,
+                         unless wall_limit, the wall-clock stop */
+  double wall_limit;  /* > 0: the wall-clock stop instead (seconds) */
   StepsModel model;
   int threads;        /* threads of the exact search; 0: one per online processor (at most 2, its lanes; the answer does not depend on it) */
   void (*progress)(const IlpProgress *p, void *user);

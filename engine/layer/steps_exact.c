@@ -778,7 +778,8 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
    * exhausts the tree) up to 85 %. (3) Iterative deepening on the loads for the rest: target = the
    * lowest not excluded, then + 1, ...; the first target with a plan is the
    * optimum, every target exhausted a proven bound. */
-  double deadline = o->time_limit > 0 ? t0 + o->time_limit : 1e300;
+  double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+  double deadline = wall > 0 ? t0 + wall : 1e300;
   double budget = o->time_limit > 0 ? o->time_limit * EX_NODES_PER_SECOND : 0;
   ExShared *sh = &team->sh;
   int lo = floor_loaded, incumbent = best_loaded; /* lo: no plan loads fewer (proven) */

@@ -315,7 +315,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   const int npatch = warm->hout * warm->wout;
   const int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
   if (o->model == STEPS_MODEL_PAPER || n < (npatch + g - 1) / g || n > npatch) {
-    Status st = Ilp_mip(l, o, g, warm, p, o->time_limit, err);
+    Status st = Ilp_mip(l, o, g, warm, p, o->wall_limit > 0 ? o->wall_limit : o->time_limit, err);
     if (st == SP_OK && p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
     return st;
   }
@@ -372,7 +372,9 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   if (o->time_limit > 0) {
     so.time_limit = o->time_limit - (double)x.nodes / Steps_exactRate();
     if (so.time_limit < 0.05) so.time_limit = 0.05;
-    outer = o->time_limit - (Clock_now() - t0);
+  }
+  if (o->time_limit > 0 || o->wall_limit > 0) {
+    outer = (o->wall_limit > 0 ? o->wall_limit : o->time_limit) - (Clock_now() - t0);
     if (outer < 0.05) outer = 0.05;
   }
   st = Ilp_mip(l, &so, g, start, p, outer, err);

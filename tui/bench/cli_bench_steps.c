@@ -12,6 +12,7 @@
 
 static const CliOption BenchSteps_options[] = {
   {"--time-limit", "SECONDS", "each ILP solve: the work budget (search nodes, MIP iterations) and a wall-clock stop (default 10)"},
+  {"--wall-limit", "SECONDS", "each ILP solve's wall-clock stop instead (default: --time-limit; a solve it stops may differ on a slower machine)"},
   {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
   {"--groups", "LO-HI", "patches per step (default 2-10)"},
   {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
@@ -55,6 +56,11 @@ static int BenchSteps_run(int argc, char **argv) {
   const char *v = Cli_value(c, &a, "--time-limit"); /* seconds, fractions too (as layer's) */
   if (v && !Cli_real(v, 0.01, 86400, &limit)) {
     fprintf(stderr, "spadmap bench steps: --time-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
+    return EXIT_USAGE;
+  }
+  double wall = 0;
+  if ((v = Cli_value(c, &a, "--wall-limit")) && !Cli_real(v, 0.01, 86400, &wall)) {
+    fprintf(stderr, "spadmap bench steps: --wall-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
     return EXIT_USAGE;
   }
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
@@ -101,6 +107,7 @@ static int BenchSteps_run(int argc, char **argv) {
       o.group_size = g;
       o.max_loads = max_loads;
       o.time_limit = limit;
+      o.wall_limit = wall;
       o.model = model;
       o.threads = threads;
       StepsPlan p[STEPS_STRATEGIES];
