@@ -10,7 +10,7 @@
 # (started here and killed by pid). The outputs are compared byte for byte with
 # the timing fields blanked. The work is chosen to bind (a cap, a node budget, a
 # stage share ends each solve) and the wall-clock stops are far above it
-# (--wall-limit, or a --time-limit the capped rounds never reach), so what is compared is
+# (--wall-limit), so what is compared is
 # what the work decides, not whether the machine was fast enough.
 # usage: determinism.sh SPADMAP DATA_DIR
 bin=$1; data=$2
@@ -45,9 +45,9 @@ EOF
 # The runs. Timing fields are blanked by `blank`: "1.23 s", "246 ms", "(3.155 s)",
 # bench layer's seconds columns (CSV 5 and 6), bench steps' (CSV 10).
 run_all() { # $1: suffix of the output files
-  "$bin" layer 7_112_3_64_2 --method cosa-plus --time-limit 600 >"layer.$1" 2>&1
+  "$bin" layer 7_112_3_64_2 --method cosa-plus --wall-limit 600 >"layer.$1" 2>&1
   echo "exit $?" >>"layer.$1"
-  "$bin" bench layer net.json --method cosa-plus --random 100 --time-limit 600 --csv >"blayer.$1" 2>&1
+  "$bin" bench layer net.json --method cosa-plus --random 100 --wall-limit 600 --csv >"blayer.$1" 2>&1
   echo "exit $?" >>"blayer.$1"
   "$bin" bench steps --inputs 9-9 --groups 2-4 --time-limit 1 --wall-limit 600 --csv >"steps.$1" 2>&1
   echo "exit $?" >>"steps.$1"

@@ -384,7 +384,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
   /* the wall-clock stop: the caller's (cosa-plus: its own start + time_limit), else this start's */
-  double deadline = o->deadline > 0 ? o->deadline : o->time_limit > 0 ? t0 + o->time_limit : 0;
+  double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+  double deadline = o->deadline > 0 ? o->deadline : wall > 0 ? t0 + wall : 0;
   Cosa *c = calloc(1, sizeof *c);
   if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
   c->a = a;
@@ -583,8 +584,9 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
     w.w_traf = weights[i][2];
     w.w_lat = o->w_lat > 0 ? weights[i][3] : 0;
     if (w.w_util + w.w_comp + w.w_traf + w.w_lat == 0) continue;
-    if (o->time_limit > 0) { /* the whole method stays within the caller's limit (the work stays per vector) */
-      w.deadline = o->deadline > 0 ? o->deadline : t0 + o->time_limit;
+    double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+    if (wall > 0 || o->deadline > 0) { /* the whole method stays within the caller's limit (the work stays per vector) */
+      w.deadline = o->deadline > 0 ? o->deadline : t0 + wall;
       if (w.deadline - Clock_now() <= 0.05) {
         cut = true;
         break;

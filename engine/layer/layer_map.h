@@ -35,8 +35,10 @@ typedef struct {
   double time_limit;        /* seconds; <= 0: none (default 10 s). The MIPs' work budget (x
                                LAYER_WORK_PER_SECOND), and a wall-clock stop that ends a run
                                early on a slow machine (SP_ERR_LIMIT, or a note saying so) */
+  double wall_limit;        /* > 0: the wall-clock stop, seconds from each mapper call's start,
+                               instead of time_limit (which stays the work budget) */
   double deadline;          /* > 0: the wall-clock stop (Clock_now() seconds) instead of the start +
-                               time_limit (cosa-plus's vectors share one) */
+                               wall_limit or time_limit (cosa-plus's vectors share one) */
   atomic_int *cancel;       /* non-zero: stop, with SP_ERR_CANCELLED */
   /* progress: a stage label and, for the MIP, incumbent / bound / gap (gap < 0: unknown) */
   void (*progress)(const char *stage, double incumbent, double bound, double gap, double elapsed, void *user);

@@ -90,7 +90,8 @@ Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, 
   bool stopped = false; /* the time limit (wall clock) ended the draws early: the note says so */
   for (long s = 0; s < n; s++) {
     if (o->cancel && atomic_load(o->cancel)) return SpError_set(err, SP_ERR_CANCELLED, "random: cancelled");
-    if (o->time_limit > 0 && (s & 255) == 0 && Clock_now() - t0 > o->time_limit && r->valid > 0) {
+    double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+    if (wall > 0 && (s & 255) == 0 && Clock_now() - t0 > wall && r->valid > 0) {
       stopped = true;
       break;
     }

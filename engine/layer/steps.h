@@ -97,6 +97,8 @@ typedef struct {
   double search_seconds;      /* time in the exact search (0 if it did not run) */
   long search_nodes;
   int search_threads;         /* threads it ran on */
+  bool wall_stopped;          /* the wall clock (time limit), not the work budget, stopped the search
+                                 or the MIP: the plan may differ on a faster or idler machine */
   int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
                                  constraint); a timeout before GLPK took it returns that plan */
   /* storage */

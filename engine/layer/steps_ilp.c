@@ -263,6 +263,7 @@ static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsP
   p->ilp_gap = r.gap;
   p->warm_objective = warm_ok ? warm->objective : -1;
 done:
+  if (st == SP_OK) p->wall_stopped = r.status == ILP_TIMEOUT && !r.work_limited;
   IlpResult_free(&r);
   IlpModel_free(m);
   free(x0);
@@ -378,6 +379,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
     if (outer < 0.05) outer = 0.05;
   }
   st = Ilp_mip(l, &so, g, start, p, outer, err);
+  if (st == SP_OK) p->wall_stopped = x.stopped || p->wall_stopped;
   if (st == SP_ERR_LIMIT && !x.skipped) /* the MIP's message counts its own seconds only */
     st = SpError_set(err, SP_ERR_LIMIT,
                      "steps ILP: timeout without a solution after %.1f s (the exact search, %.1f s: none found, none "

@@ -24,6 +24,7 @@ static const CliOption BenchLayer_options[] = {
   {"--time-limit", "S", "per layer: the MIPs' work budget (S x 10,000) and a wall-clock stop (default 10)"},
   {"--random", "N", "the large random baseline: best of N valid mappings (default 10000)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights U,C,T (default 1,1,1) and cosa-plus's L (default 5)"},
+  {"--wall-limit", "S", "per layer and method: the wall-clock stop instead of --time-limit (which stays the MIPs' work budget)"},
   {"--mip-limit", "N", "cosa-plus: work per MIP round at most, in simplex iterations + nodes (default 10000; 0: only --time-limit)"},
   {"--no-refine", NULL, "with --method: skip cosa-plus's local search after each MIP"},
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
@@ -79,7 +80,7 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
     o.samples = 5;
     Status s5 = LayerMap_random(arch, &u[i], &o, &r5, &err);
     o.samples = big;
-    o.time_limit = 0;
+    o.time_limit = 0, o.wall_limit = 0;
     Status sn = LayerMap_random(arch, &u[i], &o, &rn, &err);
     sum->layers++;
     if (s5 || sn) {
@@ -201,7 +202,7 @@ static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMa
     o.samples = 5;
     Status s5 = LayerMap_random(arch, &u[i], &o, &r5, &err);
     o.samples = big;
-    o.time_limit = 0;
+    o.time_limit = 0, o.wall_limit = 0;
     Status sn = s5 ? s5 : LayerMap_random(arch, &u[i], &o, &rn, &err);
     (*layers)++;
     if (s5 || sn) {

@@ -145,7 +145,9 @@ static int BenchSteps_run(int argc, char **argv) {
       if (ip && ip->ilp_seconds > worst) worst = ip->ilp_seconds;
       if (ip && ip->search_threads > search_threads) search_threads = ip->search_threads;
       if (gain > best_gain) best_gain = gain;
-      const char *status = ip ? IlpStatus_name(ip->ilp_status) : too_large ? "refused (too large)" : "error";
+      const char *status = ip ? (ip->wall_stopped && ip->ilp_status == ILP_TIMEOUT ? "timeout (wall clock)"
+                                                                                   : IlpStatus_name(ip->ilp_status))
+                              : too_large ? "refused (too large)" : "error";
       const char *by = ip && ip->proven_by ? ip->proven_by : "-";
 #define OBJ(s) (st[s] == SP_OK ? (long long)p[s].objective : -1LL)
       if (csv)
