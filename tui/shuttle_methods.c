@@ -255,7 +255,8 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
           kmin_note, (long long)o.tl, (long long)o.tw, (long long)o.tacc);
   if (strategy == STEPS_ILP)
     fprintf(out, "ILP: %s%s in %.2f s, %ld nodes, bound %.0f (%s)%s\n", IlpStatus_name(p.ilp_status),
-            p.wall_stopped ? " (the wall clock, not the work budget: may differ on an idler machine)" : "", p.ilp_seconds,
+            p.wall_stopped && p.ilp_status == ILP_TIMEOUT ? " (the wall clock, not the work budget: may differ on an idler machine)" : "",
+            p.ilp_seconds,
             p.ilp_nodes, p.ilp_bound, start,
             !p.proven_by                      ? ""
             : strcmp(p.proven_by, "bound") == 0 ? ", proven by the trivial bound (every pixel loaded once)"

@@ -463,7 +463,8 @@ static double Dnc_segmentLimit(const SolveSettings *s, double w0, int cnt, int l
  * their file order (each would otherwise still take Dnc_minLimit: hundreds of
  * segments on a large network ran tens of seconds past the limit). */
 static bool Dnc_segmentsDone(const SolveSettings *s, double w0) {
-  return s->time_limit > 0 && WorkClock_now() - w0 >= s->time_limit * (1 - Dnc_finalShare);
+  return (s->time_limit > 0 && WorkClock_now() - w0 >= s->time_limit * (1 - Dnc_finalShare)) ||
+         (s->deadline > 0 && Clock_now() >= s->deadline); /* the wall clock: the run stops (outer) */
 }
 
 /* Maps the segment network's order back to global ops (skipping enter and leave)

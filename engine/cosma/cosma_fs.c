@@ -626,7 +626,8 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
       }
       break;
     }
-    if (!cut_added || (tl > 0 && WorkClock_now() - w0 > benders_until)) break;
+    if (!cut_added || (tl > 0 && WorkClock_now() - w0 > benders_until) || (s->deadline > 0 && Clock_now() > s->deadline))
+      break;
     /* re-solve the master with the cut */
     stats->benders_cuts++;
     stats->benders_rounds++;

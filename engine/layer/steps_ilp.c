@@ -379,7 +379,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
     if (outer < 0.05) outer = 0.05;
   }
   st = Ilp_mip(l, &so, g, start, p, outer, err);
-  if (st == SP_OK) p->wall_stopped = x.stopped || p->wall_stopped;
+  if (st == SP_OK) p->wall_stopped = p->ilp_status == ILP_TIMEOUT && ((x.stopped && !x.cancelled) || p->wall_stopped);
   if (st == SP_ERR_LIMIT && !x.skipped) /* the MIP's message counts its own seconds only */
     st = SpError_set(err, SP_ERR_LIMIT,
                      "steps ILP: timeout without a solution after %.1f s (the exact search, %.1f s: none found, none "
