@@ -428,6 +428,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   char last_why[200] = "";
   int round;
   bool cap = true;
+  long work_used = 0; /* GLPK work of the rounds so far */
   for (round = 1; round <= 8; round++) {
     IlpModel *m = IlpModel_new();
     if (!m) {
@@ -448,13 +449,20 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
                        round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
       break;
     }
-    /* the outer limit only: what stops a round early on a busy machine stops the method */
-    io.time_limit = left;
+    /* The first round leaves 40 % for re-solves after a shared-level overflow: 60 % of the
+     * work budget (time_limit x LAYER_WORK_PER_SECOND), a later round what is left of it, so
+     * the same on any machine; the wall clock likewise, as a stop only (on a machine too slow
+     * for the work, it ends the round first and the note says "time limit"). */
+    io.time_limit = round == 1 && deadline > 0 ? 0.6 * left : left;
+    bool capped = false;
+    if (o->time_limit > 0) {
+      double budget = o->time_limit * LAYER_WORK_PER_SECOND;
+      io.work_limit = round == 1 ? (long)(0.6 * budget) : (long)(budget - (double)work_used);
+      if (io.work_limit < 1) io.work_limit = 1;
+    }
     /* each round's cap, in work (the same on any machine): the refinement below recovers most
      * of what stopping early leaves. The cap only ends the search for better incumbents: a
      * round it stops without any goes again uncapped. */
-    bool capped = false;
-    if (o->time_limit > 0) io.work_limit = (long)(o->time_limit * LAYER_WORK_PER_SECOND);
     if (cap && o->mip_limit > 0 && (io.work_limit <= 0 || io.work_limit > o->mip_limit)) {
       io.work_limit = o->mip_limit;
       capped = true;
@@ -468,6 +476,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     IlpResult res;
     st = Ilp_solve(m, &io, &res, err);
+    work_used += res.work;
     IlpModel_free(m);
     if (st) break;
     if (res.status == ILP_CANCELLED) {
