@@ -28,7 +28,9 @@ typedef struct {
   long max_states;      /* give up (SP_ERR_LIMIT) after this many stored states */
   size_t max_bytes;     /* give up (SP_ERR_LIMIT) before the search's own memory passes this
                            (states are n/64 words each: the byte cap is what bounds memory) */
-  double time_limit;    /* seconds; <= 0: none (SP_ERR_LIMIT) */
+  double time_limit;    /* seconds; <= 0: none (SP_ERR_LIMIT): nominal seconds of work on the work
+                           clock (workclock.h), and the wall-clock stop unless deadline is set */
+  double deadline;      /* Clock_now() seconds: the wall-clock stop instead; 0: from time_limit */
   atomic_int *cancel; /* set non-zero to stop (SP_ERR_CANCELLED) */
   bool whole;           /* one search over the whole network (no cuts, no weight-only ops taken out):
                            the search before issue 37, kept for tests to compare against */

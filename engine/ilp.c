@@ -7,6 +7,7 @@
 #include "ilp.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "workclock.h"
 
 struct IlpModel {
   int ncols, nrows, nnz;
@@ -106,6 +108,16 @@ int IlpModel_ncols(const IlpModel *m) { return m->ncols; }
 int IlpModel_nrows(const IlpModel *m) { return m->nrows; }
 long IlpModel_nnz(const IlpModel *m) { return m->nnz; }
 
+/* Nominal seconds per unit of work (an iteration or a node) on a model of this
+ * size: 35 ns per row, column and nonzero on an idle core, doubled (workclock.h). */
+static double Ilp_unitSeconds(long nnz, long rows, long cols) { return 2 * 35e-9 * (double)(nnz + rows + cols + 1); }
+
+long Ilp_workFor(double seconds, long nnz, long rows, long cols) {
+  if (!(seconds > 0)) return 0;
+  double w = seconds / Ilp_unitSeconds(nnz, rows, cols);
+  return w < 1 ? 1 : w > 1e15 ? (long)1e15 : (long)w;
+}
+
 double Ilp_estimateSeconds(long nnz, long rows, long cols) {
   return 1.5e-6 * (double)nnz + 3e-6 * ((double)rows + (double)cols);
 }
@@ -159,7 +171,7 @@ void IlpResult_free(IlpResult *r) {
 /* ---- the solve ---- */
 
 enum { ILP_LOG_CAP = 256 * 1024, ILP_TAIL = 1024 };
-typedef enum { STOP_NONE, STOP_TIME, STOP_CANCEL } StopReason;
+typedef enum { STOP_NONE, STOP_TIME, STOP_CANCEL, STOP_WORK } StopReason;
 
 typedef struct {
   jmp_buf jb;
@@ -177,6 +189,8 @@ typedef struct {
   double bound;         /* best proven bound so far */
   bool has_bound;
   long nodes;
+  long work;            /* simplex iterations + nodes so far */
+  long work_limit;      /* o->work_limit, or from o->work_seconds; 0: none */
 } IlpCtx;
 
 static int Ilp_termHook(void *info, const char *s) {
@@ -247,12 +261,14 @@ static void Ilp_callback(glp_tree *T, void *info) {
     glp_ios_heur_sol(T, c->warm1);
   }
   double now = Clock_now();
+  int a_cnt, n_cnt, t_cnt;
+  glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
+  c->nodes = t_cnt;
+  c->work = (long)glp_get_it_cnt(glp_ios_get_prob(T)) + t_cnt;
   bool stop = Ilp_shouldStop(c, now);
+  if (!stop && c->work_limit > 0 && c->work >= c->work_limit) c->stop = STOP_WORK, stop = true;
   if (stop) glp_ios_terminate(T);
   if (stop || now - c->last_report >= c->o->progress_interval || reason == GLP_IBINGO) {
-    int a_cnt, n_cnt, t_cnt;
-    glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
-    c->nodes = t_cnt;
     int p = glp_ios_best_node(T);
     if (p) Ilp_setBound(c, glp_ios_node_bound(T, p));
     glp_prob *P = glp_ios_get_prob(T);
@@ -327,17 +343,37 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     goto done;
   }
   glp_scale_prob(P, GLP_SF_AUTO); /* big-M rows next to unit rows: scaling keeps the simplex stable */
-  /* Root LP in time slices. */
+  /* Root LP in slices of a fixed number of iterations (about 0.1 s each on an idle
+   * core): each call resumes from the last basis, and a slice's end depends on the
+   * model only, so the path (and the optimal basis branch and bound starts from) is
+   * the same on any machine; between slices: progress, cancel and the limits. The
+   * outer time limit also ends a slice early (the run stops there anyway). */
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_ERR;
   double now = Clock_now();
   Ilp_report(c, "root LP", false, 0, now);
+  long slice = Ilp_workFor(0.2, m->nnz, m->nrows, m->ncols);
+  if (slice < 50) slice = 50;
+  if (slice > 20000) slice = 20000;
   int ret, retries = 0;
   for (;;) {
-    double slice = c->o->progress_interval > 0 ? c->o->progress_interval : 0.2;
-    if (c->deadline > 0 && c->deadline - now < slice) slice = c->deadline - now;
-    sm.tm_lim = (int)(slice * 1000) > 1 ? (int)(slice * 1000) : 1;
+    long it = slice;
+    if (c->work_limit > 0) {
+      long left = c->work_limit - (long)glp_get_it_cnt(P);
+      if (left <= 0) {
+        c->stop = STOP_WORK;
+        ret = GLP_EITLIM;
+        break;
+      }
+      if (left < it) it = left;
+    }
+    sm.it_lim = (int)it;
+    sm.tm_lim = INT_MAX;
+    if (c->deadline > 0) {
+      double left = c->deadline - now;
+      sm.tm_lim = left * 1000 < 1 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
+    }
     ret = glp_simplex(P, &sm);
     now = Clock_now();
     if ((ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND) && retries++ < 2) {
@@ -346,13 +382,19 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
       sm.meth = retries == 1 ? GLP_PRIMAL : GLP_DUALP;
       continue;
     }
-    if (ret != GLP_ETMLIM) break;
+    if (ret != GLP_EITLIM && ret != GLP_ETMLIM) break;
     if (Ilp_shouldStop(c, now)) break;
+    if (ret == GLP_ETMLIM) { /* the outer limit, a moment early */
+      c->stop = STOP_TIME;
+      break;
+    }
     Ilp_report(c, "root LP", false, 0, now);
   }
-  if (ret == GLP_ETMLIM || Ilp_shouldStop(c, now)) {
+  c->work = (long)glp_get_it_cnt(P);
+  if (ret == GLP_ETMLIM || ret == GLP_EITLIM || c->stop != STOP_NONE || Ilp_shouldStop(c, now)) {
     if (!c->stop) Ilp_shouldStop(c, 1e300);
     r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    r->work_limited = c->stop == STOP_WORK;
     goto done;
   }
   if (ret != 0) {
@@ -388,6 +430,7 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
   }
   Ilp_report(c, "branch and bound", false, 0, now);
   ret = glp_intopt(P, &io);
+  c->work = (long)glp_get_it_cnt(P) + c->nodes;
   int ms = glp_mip_status(P);
   r->has_solution = ms == GLP_OPT || ms == GLP_FEAS;
   switch (ret) {
@@ -397,7 +440,10 @@ static void Ilp_run(IlpCtx *c, IlpResult *r, int *ind, double *val) {
     break;
   case GLP_EMIPGAP: r->status = ILP_FEASIBLE; break;
   case GLP_ETMLIM: r->status = ILP_TIMEOUT; break;
-  case GLP_ESTOP: r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT; break;
+  case GLP_ESTOP:
+    r->status = c->stop == STOP_CANCEL ? ILP_CANCELLED : ILP_TIMEOUT;
+    r->work_limited = c->stop == STOP_WORK;
+    break;
   default:
     r->status = ILP_ERROR;
     snprintf(r->message, sizeof r->message, "glp_intopt failed (code %d): %.160s", ret, c->tail);
@@ -434,14 +480,15 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   r->status = ILP_ERROR;
   if (m->nomem) return SpError_set(err, SP_ERR_NOMEM, "out of memory building the ILP model");
   double est = Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols);
-  if (o->time_limit > 0 && est > o->time_limit) {
+  if ((o->time_limit > 0 && est > o->time_limit) || (o->work_seconds > 0 && 2 * est > o->work_seconds)) {
     /* GLPK cannot be stopped while it loads the model and starts the simplex */
     r->status = ILP_TIMEOUT;
     r->gap = -1;
     snprintf(r->message, sizeof r->message,
              "not started: the model (%d columns, %d rows, %d nonzeros) needs about %.1f s before GLPK can be "
-             "stopped; the time limit is %.2f s",
-             m->ncols, m->nrows, m->nnz, est, o->time_limit);
+             "stopped; the %s is %.2f s",
+             m->ncols, m->nrows, m->nnz, est, o->time_limit > 0 && est > o->time_limit ? "time limit" : "work budget",
+             o->time_limit > 0 && est > o->time_limit ? o->time_limit : o->work_seconds / 2);
     return SP_OK;
   }
   int maxlen = 1;
@@ -461,6 +508,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   c->o = o;
   c->t0 = c->last_report = Clock_now();
   c->deadline = o->time_limit > 0 ? c->t0 + o->time_limit : 0;
+  c->work_limit = o->work_limit > 0 ? o->work_limit : Ilp_workFor(o->work_seconds, m->nnz, m->nrows, m->ncols);
   if (o->warm_start) {
     int bad = IlpModel_check(m, o->warm_start, 1e-6);
     if (bad == -1) {
@@ -493,9 +541,13 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
     r->has_solution = false;
   }
   r->seconds = Clock_now() - c->t0;
+  /* loading counts as work too (estimated from the size, as the limit check below does) */
+  WorkClock_add(2 * Ilp_estimateSeconds(m->nnz, m->nrows, m->ncols) +
+                (double)c->work * Ilp_unitSeconds(m->nnz, m->nrows, m->ncols));
   r->has_bound = c->has_bound;
   r->bound = c->bound;
   r->nodes = c->nodes;
+  r->work = c->work;
   if (r->has_solution && r->has_bound) {
     if (r->bound > r->objective) r->bound = r->objective; /* tolerance noise */
     r->gap = (r->objective - r->bound) / fmax(fabs(r->objective), 1e-9);

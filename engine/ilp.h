@@ -4,6 +4,9 @@
  * optional warm-start incumbent, and get back a status, the objective, the best
  * proven bound and the column values. Minimisation only.
  *
+ * Every solve adds its work (loading the model, its iterations) to the calling
+ * thread's WorkClock (workclock.h).
+ *
  * GLPK never prints: its terminal output is captured into the result's log. A GLPK
  * fatal error is caught (glp_error_hook + longjmp) and returned as SP_ERR_SOLVER
  * with GLPK's message; the process is never aborted.
@@ -51,6 +54,13 @@ int IlpModel_addRow(IlpModel *m, double lo, double hi, int n, const int *cols, c
 int IlpModel_ncols(const IlpModel *m);
 int IlpModel_nrows(const IlpModel *m);
 long IlpModel_nnz(const IlpModel *m);
+/* A work limit (IlpOptions.work_limit) worth `seconds` nominal seconds of GLPK
+ * (workclock.h: half a second of an idle core each) for a model of this size: a
+ * simplex iteration costs about (rows + cols + nnz) x 35 ns on an idle core of the
+ * build machine (measured on the cosa models: about 20,000 iterations per CPU
+ * second at 1,400). For budgets that were once "a share of the time limit": the
+ * share becomes this many iterations, the same on any machine. seconds <= 0: 0. */
+long Ilp_workFor(double seconds, long nnz, long rows, long cols);
 /* Seconds GLPK needs before it can first be stopped (loading, scaling, the first
  * simplex slice), estimated from the model's size: measured 1.3-4.5 us per nonzero
  * on the bundled models, so this is a low estimate. Ilp_solve refuses a model
@@ -72,7 +82,12 @@ typedef struct {
 } IlpProgress;
 
 typedef struct {
-  double time_limit;      /* seconds; <= 0: none */
+  double time_limit;      /* seconds; <= 0: none. Wall clock: only the caller's outer limit
+                             belongs here (an answer it stops is marked ILP_TIMEOUT) */
+  long work_limit;        /* simplex iterations plus branch-and-bound nodes, root LP included;
+                             <= 0: none. Past it: ILP_TIMEOUT with work_limited set. The same
+                             model and options stop at the same point on any machine and load */
+  double work_seconds;    /* > 0 (and no work_limit): work_limit = Ilp_workFor(work_seconds, the model) */
   double rel_gap;         /* stop at this relative gap (status ILP_FEASIBLE); 0: prove optimality */
   void (*progress)(const IlpProgress *p, void *user); /* at least every progress_interval while solving */
   void *user;
@@ -82,7 +97,8 @@ typedef struct {
   const char *label;      /* prefix for progress stages (e.g. "full model"), or NULL */
   bool integral_objective; /* every solution's objective is an integer: round bounds up */
   double proximity;       /* > 0: GLPK's proximity search heuristic, at most this many seconds
-                             per call (it is not interruptible: keep it short) */
+                             per call (it is not interruptible: keep it short). Wall clock inside
+                             GLPK: its answer depends on the machine's speed when it is cut short */
   bool pseudocost;        /* pseudocost branching instead of GLPK's default */
   bool cuts;              /* GLPK's Gomory, MIR, cover and clique cuts (CoSA's log-space knapsacks need them) */
 } IlpOptions;
@@ -94,6 +110,8 @@ typedef struct {
   double objective, bound, gap;
   double seconds;
   long nodes;
+  long work;              /* simplex iterations plus nodes spent (what work_limit counts) */
+  bool work_limited;      /* ILP_TIMEOUT came from work_limit, not from time_limit */
   bool warm_start_accepted; /* the warm start was feasible and handed to GLPK */
   double *x;              /* ncols values (malloc'd) if has_solution */
   char *log;              /* GLPK's captured terminal output (malloc'd, may be NULL) */

@@ -29,6 +29,11 @@
 #include "clock.h"
 #include "figures.h"
 #include "minpeak_split.h"
+#include "workclock.h"
+
+/* Nominal seconds (workclock.h) per unit of an expansion's work: a guess of 4 ns
+ * an idle core, doubled. */
+#define MINPEAK_UNIT_SECONDS 8e-9
 
 typedef struct {
   int64_t cost;       /* best peak of an order reaching this set (not floored) */
@@ -395,6 +400,7 @@ void MinPeakOptions_init(MinPeakOptions *o) {
   o->max_states = 3000000;
   o->max_bytes = (size_t)256 << 20;
   o->time_limit = 0;
+  o->deadline = 0;
   o->cancel = NULL;
   o->whole = false;
 }
@@ -445,8 +451,8 @@ typedef struct {
 
 /* The set-up segment's best order (seg_n entries) with costs floored at s->lower,
  * within the upper bound s->upper held by order on entry. */
-static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadline, long states_before, int *order,
-                             SegResult *out, MinPeakResult *res, SpError *err) {
+static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadline, double work_end, long states_before,
+                             int *order, SegResult *out, MinPeakResult *res, SpError *err) {
   out->peak = s->upper;
   out->lower = s->lower;
   out->proven = true;
@@ -470,12 +476,18 @@ static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadli
       return SP_OK;
     }
     bool cancelled = opt->cancel && *opt->cancel;
-    bool late = deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline;
+    /* an expansion offers a state per ready op, each copying the bitset words */
+    WorkClock_add(MINPEAK_UNIT_SECONDS * (double)cur.nready * (double)(s->words + 16));
+    bool late_work = work_end > 0 && (res->expanded & 15) == 0 && WorkClock_now() > work_end;
+    bool late = late_work || (deadline > 0 && (res->expanded & 15) == 0 && Clock_now() > deadline);
     if (cancelled || late || states_before + s->nst >= s->max_states) {
       out->proven = false;
       out->lower = Search_floor(s, cur.cost);
       out->stop = cancelled ? SP_ERR_CANCELLED : SP_ERR_LIMIT;
-      out->why = cancelled ? "cancelled" : late ? "stopped at its time limit" : "stopped at its state limit";
+      out->why = cancelled   ? "cancelled"
+                 : late_work ? "stopped at its time limit (work)"
+                 : late      ? "stopped at its time limit (the wall clock)"
+                             : "stopped at its state limit";
       res->states += s->nst;
       return SP_OK;
     }
@@ -529,7 +541,8 @@ static int Seg_costlier(const void *a, const void *b) {
 }
 
 /* The best order of net segment by segment, every cost floored at floor0 or above. */
-static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *opt, double deadline, int64_t floor0,
+static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *opt, double deadline, double work_end,
+                            int64_t floor0,
                             int *order, MinPeakResult *res, Solved *out, SpError *err) {
   int n = net->nops;
   Search s = {.net = net, .params = params, .max_states = opt->max_states, .max_bytes = opt->max_bytes};
@@ -564,6 +577,7 @@ static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *o
   }
   if (small) {
     Figures_opLowerBounds(net, params, lb);
+    WorkClock_add(2 * 2.3e-8 * work);
   } else {
     int64_t m_r = Figures_minRequired(net, params);
     for (int v = 0; v < n; v++) lb[v] = m_r;
@@ -600,7 +614,7 @@ static Status MinPeak_solve(const Net *net, bool params, const MinPeakOptions *o
     s.lower = seg_lb > floor ? seg_lb : floor;
     s.upper = rank[i].ub;
     SegResult r;
-    if ((st = Search_segment(&s, opt, deadline, res->states, order + begin, &r, res, err))) goto done;
+    if ((st = Search_segment(&s, opt, deadline, work_end, res->states, order + begin, &r, res, err))) goto done;
     if (r.proven) {
       if (r.peak > floor) floor = r.peak;
       if (floor > lower) lower = floor;
@@ -626,7 +640,10 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
   MinPeakOptions defaults;
   if (!opt) MinPeakOptions_init(&defaults), opt = &defaults;
   memset(res, 0, sizeof *res);
-  double deadline = opt->time_limit > 0 ? t0 + opt->time_limit : 0;
+  /* time_limit: nominal seconds on the work clock (the same stop on any machine) and,
+   * unless the caller gives its own wall-clock deadline, the wall clock's stop too */
+  double deadline = opt->deadline > 0 ? opt->deadline : opt->time_limit > 0 ? t0 + opt->time_limit : 0;
+  double work_end = opt->time_limit > 0 ? WorkClock_now() + opt->time_limit : 0;
   int n = net->nops;
   MinPeakReduced red;
   int *rorder = malloc(sizeof(int) * (size_t)(n + 1)), *full = malloc(sizeof(int) * (size_t)(n + 1));
@@ -637,7 +654,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
     goto done;
   }
   Solved sv;
-  if ((st = MinPeak_solve(&red.net, params, opt, deadline, 0, rorder, res, &sv, err))) goto done;
+  if ((st = MinPeak_solve(&red.net, params, opt, deadline, work_end, 0, rorder, res, &sv, err))) goto done;
   res->segments = sv.segments;
   res->removed = red.nremoved;
   MinPeakReduced_expand(&red, net, rorder, order);
@@ -658,7 +675,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
       goto done;
     }
     Solved sf;
-    if (fold.nremoved > 0 && !(st = MinPeak_solve(&fold.net, params, opt, deadline, 0, rorder, res, &sf, err))) {
+    if (fold.nremoved > 0 && !(st = MinPeak_solve(&fold.net, params, opt, deadline, work_end, 0, rorder, res, &sf, err))) {
       MinPeakReduced_expand(&fold, net, rorder, full);
       int64_t pk = Figures_peak(net, params, full, NULL);
       if (pk < res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = pk;
@@ -674,7 +691,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
      * such ops: each can run anywhere before its reader, and the sets multiply;
      * with more, the gap is reported as "not proven"). */
     Solved sf;
-    if ((st = MinPeak_solve(net, params, opt, deadline, res->lower_bound, full, res, &sf, err))) goto done;
+    if ((st = MinPeak_solve(net, params, opt, deadline, work_end, res->lower_bound, full, res, &sf, err))) goto done;
     if (sf.peak <= res->peak) memcpy(order, full, sizeof(int) * (size_t)n), res->peak = sf.peak;
     if (sf.lower > res->lower_bound) res->lower_bound = sf.lower;
     proven = sf.proven && sf.peak == res->peak;

@@ -16,6 +16,7 @@ Status Schedule_mpmf(const Net *net, const SolveSettings *s, int *order, SolverI
   MinPeakOptions_init(&opt);
   opt.cancel = s->cancel;
   opt.time_limit = s->time_limit;
+  opt.deadline = s->deadline;
   MinPeakResult res;
   SpError why = {0};
   Status st = Figures_minPeak(net, s->params, &opt, order, &res, &why);

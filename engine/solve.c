@@ -86,9 +86,11 @@ Status Solve_simulate(const Net *net, bool params, int64_t budget, const int *or
   return run(net, params, budget, order, rp, ap, out, err);
 }
 
-Status Solve_run(const Net *net, const SolveSettings *s, Plan **out, SpError *err) {
+Status Solve_run(const Net *net, const SolveSettings *s0, Plan **out, SpError *err) {
   *out = NULL;
   double t0 = Clock_now();
+  SolveSettings with_deadline = *s0, *s = &with_deadline;
+  if (s->deadline <= 0 && s->time_limit > 0) s->deadline = t0 + s->time_limit;
   const PolicyInfo *sp = Policy_find(POLICY_SCHEDULE, s->schedule);
   const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, s->replacement);
   const PolicyInfo *ap = Policy_find(POLICY_ALLOCATOR, s->allocator);

@@ -28,7 +28,11 @@ struct SolveSettings {
   const char *schedule;      /* policy names (policy.h) */
   const char *replacement;
   const char *allocator;
-  double time_limit;         /* seconds, for searching policies (default 60); <= 0: none */
+  double time_limit;         /* seconds, for searching policies (default 60); <= 0: none. The
+                                searches' work budget (their stages' shares of it are counted
+                                on the work clock, workclock.h) and a wall-clock stop */
+  double deadline;           /* the wall-clock stop: Clock_now() seconds (0: Solve_run sets it
+                                to its start + time_limit; a direct call to a policy: none) */
   atomic_int *cancel;      /* non-zero: stop as soon as possible */
   /* Searching policies call this at least every 200 ms while they run (in the
    * solving thread); NULL: no reports. */

@@ -508,7 +508,7 @@ TEST(refine_local_search) {
     LayerMapOptions o;
     LayerMapOptions_init(&o);
     o.time_limit = 60;
-    o.mip_limit = 1e-9;
+    o.mip_limit = 1;
     LayerMapResult r;
     CHECK_EQ(LayerMap_cosaSingle(&a, &l, &o, &r, &err), SP_OK);
     CHECK(r.cost.valid);

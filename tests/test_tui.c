@@ -504,9 +504,11 @@ TEST(words_say_what_the_solver_did) {
   SolverInfo si = {.status = SOLVER_FEASIBLE, .objective = 100, .bound = 0, .has_objective = true, .has_bound = true};
   CHECK(strcmp(Words_result(&si, -1, 0, b, sizeof b), "not proven (the search stopped), no bound yet") == 0);
   si.status = SOLVER_TIMEOUT, si.bound = 87.5;
-  CHECK(strcmp(Words_result(&si, 15.01, 15, b, sizeof b), "not proven (time limit), gap 12.5 % in 15.01 s") == 0);
-  CHECK(strcmp(Words_result(&si, 4.93, 15, b, sizeof b),
-               "not proven (time limit), gap 12.5 %, after 4.93 s: a stage's share of the 15.00 s limit") == 0);
+  CHECK(strcmp(Words_result(&si, 15.01, 15, b, sizeof b),
+               "not proven (time limit), gap 12.5 % in 15.01 s of the 15.00 s limit") == 0);
+  /* the same words before the limit: a stage's share ends in work, not seconds (issue 32) */
+  CHECK(strcmp(Words_result(&si, 4.93, 15, b, sizeof b), "not proven (time limit), gap 12.5 % in 4.93 s of the 15.00 s limit") == 0);
+  CHECK(strcmp(Words_result(&si, 4.93, 0, b, sizeof b), "not proven (time limit), gap 12.5 % in 4.93 s") == 0);
   si = (SolverInfo){.status = SOLVER_OPTIMAL};
   CHECK(strcmp(Words_result(&si, 0.0021, 0, b, sizeof b), "optimal in 2.10 ms") == 0);
   CHECK(strstr(Words_result(&si, -1, 0, b, sizeof b), "feasible") == NULL);

@@ -75,7 +75,7 @@ static void LayerView_solve(LayerView *v, int method, int arch, int group_size, 
   LayerMapOptions o;
   LayerMapOptions_init(&o);
   o.time_limit = 10;
-  if (snapshot) o.mip_limit = 0; /* no per-round wall-clock cap: the screen must not depend on the machine's load */
+  if (snapshot) o.mip_limit = 0; /* the MIPs to their end, as the screenshots were made */
   o.cancel = &v->cancel;
   o.progress = LayerView_progress;
   o.user = v;

@@ -218,6 +218,7 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
       cJSON_AddNumberToObject(ilp, "bound", p.ilp_bound);
       cJSON_AddNumberToObject(ilp, "mip_start", (double)p.warm_objective);
       if (p.proven_by) cJSON_AddStringToObject(ilp, "proven_by", p.proven_by);
+      if (p.wall_stopped) cJSON_AddBoolToObject(ilp, "wall_clock_stopped", true);
       if (p.search_threads) cJSON_AddNumberToObject(ilp, "search_threads", p.search_threads);
     }
     cJSON_AddStringToObject(j, "functional_check", verdict);
@@ -253,7 +254,9 @@ static int ShuttleMethod_steps(StepsStrategy strategy, const Layer *l, const Shu
   fprintf(out, "G = %d patches per step, %d steps%s; tl = %lld, tw = %lld, tacc = %lld\n", p.group_size, p.nsteps,
           kmin_note, (long long)o.tl, (long long)o.tw, (long long)o.tacc);
   if (strategy == STEPS_ILP)
-    fprintf(out, "ILP: %s in %.2f s, %ld nodes, bound %.0f (%s)%s\n", IlpStatus_name(p.ilp_status), p.ilp_seconds,
+    fprintf(out, "ILP: %s%s in %.2f s, %ld nodes, bound %.0f (%s)%s\n", IlpStatus_name(p.ilp_status),
+            p.wall_stopped && p.ilp_status == ILP_TIMEOUT ? " (the wall clock, not the work budget: may differ on an idler machine)" : "",
+            p.ilp_seconds,
             p.ilp_nodes, p.ilp_bound, start,
             !p.proven_by                      ? ""
             : strcmp(p.proven_by, "bound") == 0 ? ", proven by the trivial bound (every pixel loaded once)"

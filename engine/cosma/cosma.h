@@ -136,7 +136,10 @@ Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError
 typedef struct {
   int max_checkpoints;   /* ops considered as checkpoints, the costliest first (default 48) */
   int max_antichain;     /* tight parallel ops whose relative orders are enumerated (default 5: 120 orders) */
-  double deadline;       /* Clock_now() seconds; 0: none. Past it, the bound found so far (complete = false) */
+  double deadline;       /* Clock_now() seconds (the outer, wall-clock stop); 0: none. Past it, the
+                            bound found so far (complete = false) */
+  double work;           /* nominal seconds on the work clock (workclock.h); 0: none. Past them,
+                            the same, at the same point on any machine */
   atomic_int *cancel;
   int64_t target;        /* > 0: stop once the bound reaches it (the caller's best plan) */
   int64_t test_bias;     /* tests only: added to the bound, so a wrong bound must fail the brute-force test */

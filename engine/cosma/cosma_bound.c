@@ -39,6 +39,7 @@
 
 #include "bitset.h"
 #include "clock.h"
+#include "workclock.h"
 #include "cosma.h"
 #include "ilp.h"
 
@@ -52,6 +53,7 @@ typedef struct {
   int nnodes, nedges, capedges;
   int *level, *it, *queue;
   bool nomem;
+  long work; /* nodes and edges scanned (the work clock's measure) */
 } Flow;
 
 static void Flow_reset(Flow *f, int nnodes) {
@@ -121,10 +123,12 @@ static int64_t Flow_max(Flow *f, int s, int t) {
       for (int e = f->head[u]; e >= 0; e = f->next[e])
         if (f->cap[e] > 0 && f->level[f->to[e]] < 0) f->level[f->to[e]] = f->level[u] + 1, f->queue[qt++] = f->to[e];
     }
+    f->work += f->nnodes + f->nedges;
     if (f->level[t] < 0) return total;
     for (int i = 0; i < f->nnodes; i++) f->it[i] = f->head[i];
     int64_t d;
     while ((d = Flow_dfs(f, s, t, FLOW_INF)) > 0) {
+      f->work += f->nnodes;
       total += d;
       if (total >= FLOW_INF) return FLOW_INF;
     }
@@ -150,7 +154,9 @@ typedef struct {
   Flow flow;
   int *tmark;                   /* per tensor: last op whose own set marked it */
   long cuts;
-  double deadline;
+  double deadline;   /* wall clock (outer) */
+  double work_end;   /* on the work clock; 0: none */
+  long metered;      /* flow.work already added to the work clock */
   atomic_int *cancel;
   bool stopped, nomem;
   bool combined; /* the last chain's bound came from the joint combination (Cb_combine) */
@@ -178,9 +184,20 @@ static bool Cb_anc(const Cb *c, int v, int a) { return Bitset_has(c->anc + (size
 static bool Cb_desc(const Cb *c, int v, int d) { return Bitset_has(c->desc + (size_t)v * c->w, d); }
 static bool Cb_spills(const Cb *c, int t) { return c->net->tensors[t].kind == TK_ACTIVATION; }
 
+/* Nominal seconds per node or edge a max flow scans (workclock.h): about 2 ns on
+ * an idle core, doubled. */
+#define CB_UNIT_SECONDS 4e-9
+
+/* Called before each checkpoint's terms (a term builds bitsets over the ops: n
+ * units) and each flow: the work clock, its budget, the wall clock, cancel. */
 static bool Cb_over(Cb *c) {
   if (c->stopped) return true;
-  if ((c->deadline > 0 && Clock_now() > c->deadline) || (c->cancel && atomic_load(c->cancel))) c->stopped = true;
+  c->flow.work += c->n;
+  WorkClock_add((double)(c->flow.work - c->metered) * CB_UNIT_SECONDS);
+  c->metered = c->flow.work;
+  if ((c->work_end > 0 && WorkClock_now() > c->work_end) || (c->deadline > 0 && Clock_now() > c->deadline) ||
+      (c->cancel && atomic_load(c->cancel)))
+    c->stopped = true;
   return c->stopped;
 }
 
@@ -432,9 +449,10 @@ static int64_t Cb_combine(Cb *c, Term *terms, const int *ops, int k, const int *
       }
     }
   }
-  o.time_limit = 2; /* tiny models: milliseconds; never past the bound's own deadline */
-  double left = c->deadline > 0 ? c->deadline - Clock_now() : o.time_limit;
-  if (left < o.time_limit) o.time_limit = left;
+  o.work_seconds = 2; /* tiny models: milliseconds; never past the bound's own budget */
+  double left = c->work_end > 0 ? c->work_end - WorkClock_now() : o.work_seconds;
+  if (left < o.work_seconds) o.work_seconds = left;
+  if (c->deadline > 0) o.time_limit = c->deadline - Clock_now() > 0.01 ? c->deadline - Clock_now() : 0.01;
   o.cancel = c->cancel;
   o.integral_objective = integral;
   SpError e;
@@ -600,7 +618,8 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
   memset(res, 0, sizeof *res);
   double t0 = Clock_now();
   Cb c = {.net = net, .params = params, .budget = budget, .n = net->nops, .nt = net->ntensors,
-          .w = Bitset_words(net->nops), .deadline = opt->deadline, .cancel = opt->cancel};
+          .w = Bitset_words(net->nops), .deadline = opt->deadline, .cancel = opt->cancel,
+          .work_end = opt->work > 0 ? WorkClock_now() + opt->work : 0};
   int n = c.n, nt = c.nt;
   Status st = SP_OK;
   int *cand = NULL, *H = NULL, *perm = NULL, *order = NULL;

@@ -51,6 +51,7 @@
 
 #include "bitset.h"
 #include "clock.h"
+#include "workclock.h"
 #include "figures.h"
 
 /* Segment size of the automatic break nodes. The joint ILP of a 60-op segment
@@ -170,13 +171,14 @@ static int Dnc_pick(const Dag *d, const Net *net, int prev, int lo, int hi, bool
 /* s (or NULL: no limit): each pick scans every op, hundreds of picks on a large
  * network take seconds, so past the segments' share of the time limit or on
  * Ctrl-C the picking stops (the rest is one segment, left in file order). */
-static bool Dnc_segmentsDone(const SolveSettings *s, double t0);
+static bool Dnc_segmentsDone(const SolveSettings *s, double w0);
 static void Dnc_autoBreaks(const Dag *d, const Net *net, int max_segment, int *nodes, int *count,
-                          const SolveSettings *s, double t0) {
+                          const SolveSettings *s, double w0) {
   int prev = -1, lo = (max_segment + 1) / 2;
   *count = 0;
   while (d->n - (prev >= 0 ? d->nup[prev] : 0) > max_segment) {
-    if (s && ((s->cancel && atomic_load(s->cancel)) || Dnc_segmentsDone(s, t0))) break;
+    if (s && ((s->cancel && atomic_load(s->cancel)) || Dnc_segmentsDone(s, w0))) break;
+    WorkClock_add(2e-8 * d->n); /* a pick scans every op (up to three times): about 10 ns each, doubled */
     int v = Dnc_pick(d, net, prev, lo, max_segment, false);
     if (v < 0) v = Dnc_pick(d, net, prev, 1, max_segment, false);
     if (v < 0) v = Dnc_pick(d, net, prev, 1, d->n, true);
@@ -270,7 +272,7 @@ typedef struct {
 typedef struct {
   const Net *net;
   const SolveSettings *s;
-  double t0;
+  double t0, w0;       /* the start on the wall clock (seconds reported) and the work clock (shares) */
   int *seg;            /* op -> segment */
   int *tmp;            /* nops scratch */
   int *scratch;        /* ntensors scratch */
@@ -448,10 +450,11 @@ static void Dnc_report(const DncRelay *r, const char *stage) {
 static bool Dnc_cancelled(const SolveSettings *s) { return s->cancel && atomic_load(s->cancel); }
 
 /* The limit for a segment of cnt ops, out of `left_ops` still to solve: its share
- * of what is left of the segments' part of the time limit (unused time rolls on). */
-static double Dnc_segmentLimit(const SolveSettings *s, double t0, int cnt, int left_ops) {
+ * of what is left of the segments' part of the time limit (unused time rolls on),
+ * counted on the work clock from w0. */
+static double Dnc_segmentLimit(const SolveSettings *s, double w0, int cnt, int left_ops) {
   if (s->time_limit <= 0) return 0;
-  double left = s->time_limit * (1 - Dnc_finalShare) - (Clock_now() - t0);
+  double left = s->time_limit * (1 - Dnc_finalShare) - (WorkClock_now() - w0);
   double share = left * cnt / left_ops;
   return share > Dnc_minLimit ? share : Dnc_minLimit;
 }
@@ -459,8 +462,9 @@ static double Dnc_segmentLimit(const SolveSettings *s, double t0, int cnt, int l
 /* The segments' part of the time limit is spent: the segments not solved keep
  * their file order (each would otherwise still take Dnc_minLimit: hundreds of
  * segments on a large network ran tens of seconds past the limit). */
-static bool Dnc_segmentsDone(const SolveSettings *s, double t0) {
-  return s->time_limit > 0 && Clock_now() - t0 >= s->time_limit * (1 - Dnc_finalShare);
+static bool Dnc_segmentsDone(const SolveSettings *s, double w0) {
+  return (s->time_limit > 0 && WorkClock_now() - w0 >= s->time_limit * (1 - Dnc_finalShare)) ||
+         (s->deadline > 0 && Clock_now() >= s->deadline); /* the wall clock: the run stops (outer) */
 }
 
 /* Maps the segment network's order back to global ops (skipping enter and leave)
@@ -495,7 +499,7 @@ static Status Dnc_solveSegment(Dnc *dc, int si, int *ops, int cnt, int left_ops,
   snprintf(relay.prefix, sizeof relay.prefix, "%s", label);
   Dnc_report(&relay, "joint model");
   SolveSettings ss = *dc->s;
-  ss.time_limit = Dnc_segmentLimit(dc->s, dc->t0, cnt, left_ops);
+  ss.time_limit = Dnc_segmentLimit(dc->s, dc->w0, cnt, left_ops);
   ss.order = NULL;
   ss.break_nodes = NULL;
   ss.progress = dc->s->progress ? Dnc_progress : NULL;
@@ -544,7 +548,7 @@ static Status Dnc_segments(Dnc *dc, int *order, int *starts, SpError *err) {
   Status st = SP_OK;
   if (!Dag_init(&d, net) || !breaks) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
   else if (dc->s->break_nodes && dc->s->break_nodes[0]) st = Dnc_parseBreaks(net, &d, dc->s->break_nodes, breaks, &k, err);
-  else Dnc_autoBreaks(&d, net, DNC_MAX_SEGMENT, breaks, &k, dc->s, dc->t0);
+  else Dnc_autoBreaks(&d, net, DNC_MAX_SEGMENT, breaks, &k, dc->s, dc->w0);
   if (!st) {
     Dnc_assign(&d, breaks, k, dc->seg);
     int at = 0;
@@ -569,7 +573,7 @@ static void Dnc_free(Dnc *dc) {
 
 static bool Dnc_init(Dnc *dc, const Net *net, const SolveSettings *s) {
   size_t n = (size_t)net->nops, nt = (size_t)(net->ntensors ? net->ntensors : 1);
-  *dc = (Dnc){.net = net, .s = s, .t0 = Clock_now()};
+  *dc = (Dnc){.net = net, .s = s, .t0 = Clock_now(), .w0 = WorkClock_now()};
   dc->seg = malloc(sizeof(int) * n);
   dc->tmp = malloc(sizeof(int) * n);
   dc->scratch = malloc(sizeof(int) * nt);
@@ -589,7 +593,7 @@ static Status Dnc_final(const Dnc *dc, const int *order, Plan **plan, SpError *e
   fs.progress = s->progress ? Dnc_progress : NULL;
   fs.progress_user = &relay;
   if (s->time_limit > 0) {
-    fs.time_limit = s->time_limit - (Clock_now() - dc->t0);
+    fs.time_limit = s->time_limit - (WorkClock_now() - dc->w0);
     if (fs.time_limit < Dnc_minLimit) fs.time_limit = Dnc_minLimit;
   }
   return Cosma_replacement(dc->net, &fs, order, NULL, plan, NULL, err);
@@ -624,7 +628,7 @@ Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError
   Status st = SP_OK;
   if (!Dnc_init(&dc, net, s) || !order || !starts) st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
   if (!st) st = Dnc_segments(&dc, order, starts, err);
-  for (int i = 0; !st && i < dc.nseg && !(dc.cancelled |= Dnc_cancelled(s)) && !Dnc_segmentsDone(s, dc.t0); i++)
+  for (int i = 0; !st && i < dc.nseg && !(dc.cancelled |= Dnc_cancelled(s)) && !Dnc_segmentsDone(s, dc.w0); i++)
     st = Dnc_solveSegment(&dc, i, order + starts[i], starts[i + 1] - starts[i], n - starts[i], err);
   if (!st) st = Dnc_checkOrder(net, order, dc.tmp, err);
   Plan *plan = NULL;

@@ -7,6 +7,7 @@
 
 #include "bitset.h"
 #include "clock.h"
+#include "workclock.h"
 #include "cosma_model.h"
 #include "figures.h"
 #include "pack/pack.h"
@@ -37,13 +38,14 @@ static void Fs_limit(Fs *f, double deadline, double seconds, atomic_int *cancel)
   CosmaBuildLimit_set(&f->lim, deadline, seconds, cancel);
 }
 
-/* The limits for a build now, under a time limit tl counted from t0 (<= 0: none).
- * Past the limit a model still gets the 0.05 s the solves below give it, so a
- * small model is still built and solved when the heuristics used the time. */
-static void Fs_limitLeft(Fs *f, double t0, double tl, atomic_int *cancel) {
-  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+/* The limits for a build now, under a time limit tl counted on the work clock from
+ * w0 (<= 0: none), and the wall clock's s->deadline. Past the limit a model still
+ * gets the 0.05 s the solves below give it, so a small model is still built and
+ * solved when the heuristics used the time. */
+static void Fs_limitLeft(Fs *f, double w0, double tl, const SolveSettings *s) {
+  double left = tl > 0 ? tl - (WorkClock_now() - w0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
-  Fs_limit(f, tl > 0 ? Clock_now() + left : 0, left, cancel);
+  Fs_limit(f, s->deadline, left, s->cancel);
 }
 
 static void Fs_free(Fs *f) {
@@ -440,7 +442,7 @@ static int Fs_segments(const Fs *f, const unsigned char *evicted, Seg *seg) {
  * evicted; stays that contain no gap are forced and take no part). *cut_added
  * says whether a row went in (no row: every stay of the core is forced). */
 static PackResultStatus Fs_packExact(const Fs *f, const unsigned char *evicted, int64_t *addr, double time_limit,
-                                     atomic_int *cancel, IlpModel *cut, bool *cut_added, Status *st) {
+                                     const SolveSettings *s, IlpModel *cut, bool *cut_added, Status *st) {
   int total = f->evs[f->nt];
   Seg *seg = malloc(sizeof(Seg) * (size_t)(total + 1));
   PackBuffer *b = malloc(sizeof(PackBuffer) * (size_t)(total + 1));
@@ -461,8 +463,9 @@ static PackResultStatus Fs_packExact(const Fs *f, const unsigned char *evicted, 
   }
   PackOptions po;
   PackOptions_init(&po);
-  po.time_limit = time_limit;
-  po.cancel = cancel;
+  po.node_limit = Pack_nodesFor(time_limit); /* nominal seconds: a node count */
+  po.time_limit = Cosma_wallLeft(s);
+  po.cancel = s->cancel;
   PackResult r;
   SpError e;
   if ((*st = Pack_solve(b, nseg, f->cap, &po, &r, &e))) goto done;
@@ -501,7 +504,7 @@ static int64_t Plan_cost(const Plan *p) { return p->metrics.noncompulsory_bytes;
 Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *order, const CosmaFsOptions *opt,
                          Plan **out, CosmaFsStats *stats, SpError *err) {
   *out = NULL;
-  double t0 = Clock_now();
+  double t0 = Clock_now(), w0 = WorkClock_now(); /* w0: the stages' shares; t0: seconds reported */
   CosmaFsStats local;
   CosmaFsOptions defaults = {0};
   if (!stats) stats = &local;
@@ -550,7 +553,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
   }
   /* (b) the replacement-only model: a lower bound */
   double tl = s->time_limit > 0 ? s->time_limit : 0;
-  Fs_limitLeft(&f, t0, tl, s->cancel);
+  Fs_limitLeft(&f, w0, tl, s);
   relax = Fs_build(&f, false);
   if (!relax && f.lim.hit) { /* keep the heuristic plan; nothing proven */
     status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
@@ -595,10 +598,10 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     for (int how = 0; how < FS_ORDERS && !placed; how++) placed = Fs_place(&f, evicted, addr, how);
     bool cut_added = false;
     if (!placed) {
-      double left = tl > 0 ? benders_until - (Clock_now() - t0) : 10;
+      double left = tl > 0 ? benders_until - (WorkClock_now() - w0) : 10;
       if (tl > 0 && left < 0.5) left = 0.5;
       double tp = Clock_now();
-      PackResultStatus ps = Fs_packExact(&f, evicted, addr, left, s->cancel, relax, &cut_added, &st);
+      PackResultStatus ps = Fs_packExact(&f, evicted, addr, left, s, relax, &cut_added, &st);
       stats->seconds_pack += Clock_now() - tp;
       if (st) {
         SpError_set(err, st, "out of memory");
@@ -623,14 +626,15 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
       }
       break;
     }
-    if (!cut_added || (tl > 0 && Clock_now() - t0 > benders_until)) break;
+    if (!cut_added || (tl > 0 && WorkClock_now() - w0 > benders_until) || (s->deadline > 0 && Clock_now() > s->deadline))
+      break;
     /* re-solve the master with the cut */
     stats->benders_cuts++;
     stats->benders_rounds++;
     char label[64];
     snprintf(label, sizeof label, "benders %d (%d cuts)", stats->benders_rounds, stats->benders_cuts);
     Relay_report(&relay, label, false, 0, false, 0, 0);
-    double left = tl > 0 ? benders_until - (Clock_now() - t0) : 0;
+    double left = tl > 0 ? benders_until - (WorkClock_now() - w0) : 0;
     if (tl > 0 && left < 0.5) left = 0.5;
     Cosma_ilpOptions(&o, s, &relay, left, label);
     o.warm_start = Fs_assign(&f, best, false, x, IlpModel_ncols(relax)) ? x : NULL;
@@ -657,7 +661,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     goto done;
   }
   /* (c) the full model, warm-started with the incumbent */
-  Fs_limitLeft(&f, t0, tl, s->cancel);
+  Fs_limitLeft(&f, w0, tl, s);
   full = Fs_build(&f, true);
   if (!full && f.lim.hit) {
     status = s->cancel && atomic_load(s->cancel) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
@@ -677,7 +681,7 @@ Status Cosma_replacement(const Net *net, const SolveSettings *s, const int *orde
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
-  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  double left = tl > 0 ? tl - (WorkClock_now() - w0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
   Cosma_ilpOptions(&o, s, &relay, left, "full model");
   if (opt->proximity) o.proximity = Cosma_proximity(full, left);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "workclock.h"
 #include "cosma_model.h"
 #include "figures.h"
 #include "schedule.h"
@@ -555,7 +556,7 @@ static Status Joint_fsOn(const Net *net, const SolveSettings *s, const int *orde
 }
 
 static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err) {
-  double t0 = Clock_now();
+  double t0 = Clock_now(), w0 = WorkClock_now();
   Jm j;
   IlpModel *m = NULL;
   IlpResult r = {0};
@@ -586,7 +587,7 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
                      net->name, pairs, load, tl);
     goto out;
   }
-  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl, s->cancel);
+  Jm_limit(&j, s->deadline, tl, s->cancel);
   bool too_big;
   if (!(m = Jm_build(&j, true, &too_big))) {
     if (j.lim.hit && Joint_cancelled(s))
@@ -604,7 +605,7 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
   stats->full_cols = IlpModel_ncols(m), stats->full_rows = IlpModel_nrows(m);
   Relay relay = {.s = s, .t0 = t0, .scale = (double)j.g};
   IlpOptions o;
-  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  double left = tl > 0 ? tl - (WorkClock_now() - w0) : 0;
   if (tl > 0 && left < 0.01) left = 0.01;
   Cosma_ilpOptions(&o, s, &relay, left, "paper's model");
   if ((st = Ilp_solve(m, &o, &r, err))) goto out;
@@ -659,7 +660,8 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: budget %lld < M_R = %lld bytes", (long long)s->budget,
                        (long long)m_r);
   if (s->paper_model) return Joint_paper(net, s, out, stats, err);
-  double t0 = Clock_now(), tl = s->time_limit > 0 ? s->time_limit : 0;
+  /* t0: the seconds reported; w0: the stages' shares, on the work clock */
+  double t0 = Clock_now(), w0 = WorkClock_now(), tl = s->time_limit > 0 ? s->time_limit : 0;
   int n = net->nops;
   enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, NCAND };
   static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
@@ -703,7 +705,8 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (!opt->force_full) {
     CosmaBoundOptions bo;
     CosmaBoundOptions_init(&bo);
-    bo.deadline = Clock_now() + (tl > 0 ? tl * 0.15 : 10); /* no time limit: still bounded (thousands of ops) */
+    bo.work = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
+    bo.deadline = s->deadline;
     bo.cancel = s->cancel;
     bo.target = Joint_cost(best); /* no need to enumerate orders past the incumbent */
     bo.test_bias = opt->bound_bias;
@@ -732,7 +735,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
   IlpOptions o;
-  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl * 0.3, s->cancel);
+  Jm_limit(&j, s->deadline, tl * 0.3, s->cancel);
   relax = Jm_build(&j, false, &too_big);
   if (!relax && j.lim.hit) goto fs; /* no time to build it: no bound, no order from it */
   if (!relax || !(x = malloc(sizeof(double) * ((size_t)IlpModel_ncols(relax) + 1)))) {
@@ -772,11 +775,16 @@ fs:
     goto done;
   }
   /* 4. the joint model with addresses, warm-started */
-  if (tl > 0 && Clock_now() - t0 >= tl) { /* status stays timeout */
+  if (tl > 0 && WorkClock_now() - w0 >= tl) { /* status stays timeout */
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "time limit reached before the joint model with addresses");
     goto done;
   }
-  Jm_limit(&j, tl > 0 ? t0 + tl : 0, tl > 0 ? tl - (Clock_now() - t0) : 0, s->cancel);
+  if (s->deadline > 0 && Clock_now() >= s->deadline) {
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the wall clock reached the time limit before the "
+             "joint model with addresses (a slow or busy machine)");
+    goto done;
+  }
+  Jm_limit(&j, s->deadline, tl > 0 ? tl - (WorkClock_now() - w0) : 0, s->cancel);
   full = Jm_build(&j, true, &too_big);
   if (!full && j.lim.hit) {
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
@@ -808,7 +816,7 @@ fs:
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
-  double left = tl > 0 ? tl - (Clock_now() - t0) : 0;
+  double left = tl > 0 ? tl - (WorkClock_now() - w0) : 0;
   if (tl > 0 && left < 0.05) left = 0.05;
   Cosma_ilpOptions(&o, s, &relay, left, "joint model");
   o.proximity = Cosma_proximity(full, left);
@@ -848,7 +856,8 @@ fs:
            : fr.status == ILP_CANCELLED || Joint_cancelled(s) ? SOLVER_CANCELLED
                                                               : SOLVER_TIMEOUT;
   if (status == SOLVER_TIMEOUT)
-    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses reached the time limit");
+    snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses reached the time limit%s",
+             fr.work_limited ? "" : " (the wall clock: a slow or busy machine)");
   goto done;
 proven:
   status = SOLVER_OPTIMAL;

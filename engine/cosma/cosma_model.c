@@ -65,9 +65,16 @@ void Relay_ilp(const IlpProgress *p, void *user) {
   Relay_report(r, p->stage, plan, p->incumbent, p->has_bound, p->bound, p->nodes);
 }
 
+double Cosma_wallLeft(const SolveSettings *s) {
+  if (s->deadline <= 0) return 0;
+  double left = s->deadline - Clock_now();
+  return left > 0.01 ? left : 0.01;
+}
+
 void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label) {
   IlpOptions_init(o);
-  o->time_limit = time_limit;
+  o->work_seconds = time_limit;
+  o->time_limit = Cosma_wallLeft(s);
   o->cancel = s->cancel;
   o->progress = s->progress ? Relay_ilp : NULL;
   o->user = relay;
@@ -76,11 +83,12 @@ void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, doubl
 }
 
 double Cosma_proximity(const IlpModel *m, double stage_seconds) {
-  /* below 500 columns GLPK does fine alone; above 50000 its proximity search spends
-   * minutes copying the problem, and that part cannot be interrupted */
-  if (IlpModel_ncols(m) < 500 || IlpModel_ncols(m) > 50000) return 0;
-  double t = stage_seconds > 0 ? stage_seconds * 0.5 : 5;
-  return t > 5 ? 5 : t;
+  /* Off (issue 32): GLPK's proximity search runs on the wall clock (ps_tm_lim) with
+   * no other limit, so what it finds when that clock stops it depends on the
+   * machine's load. It was on between 500 and 50,000 columns for half the stage's
+   * seconds (at most 5 s). */
+  (void)m, (void)stage_seconds;
+  return 0;
 }
 
 void Cosma_bestSimulated(const Net *net, const SolveSettings *s, const int *order, const char *prefix, Plan **best,
@@ -157,6 +165,7 @@ bool Cosma_windows(const Net *net, int *asap, int *alap) {
 }
 
 void CosmaBuildLimit_set(CosmaBuildLimit *l, double deadline, double seconds, atomic_int *cancel) {
+  /* seconds: nominal (a share of the time limit): max_nnz is a count, the same on any machine */
   l->deadline = deadline;
   l->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
   l->cancel = cancel;

@@ -33,7 +33,11 @@ void Row_commit(IlpModel *m, Row *r, double lo, double hi);
 void Row_free(Row *r);
 void Relay_report(Relay *r, const char *stage, bool has_inc, double inc, bool has_bnd, double bnd, long nodes);
 void Relay_ilp(const IlpProgress *p, void *user);
+/* Options for a stage's solve: time_limit is the stage's nominal seconds (its work
+ * budget, IlpOptions.work_seconds); the wall clock stops it at s->deadline only. */
 void Cosma_ilpOptions(IlpOptions *o, const SolveSettings *s, Relay *relay, double time_limit, const char *label);
+/* Seconds of wall clock left before s->deadline (at least 0.01); 0: no deadline. */
+double Cosma_wallLeft(const SolveSettings *s);
 SolverStatus Cosma_status(IlpStatus st);
 /* The end of a pipeline: the plan's solver block (objective = its non-compulsory
  * bytes, bound in bytes, clamped to it) and the final "done" report. */
@@ -52,7 +56,7 @@ double Cosma_proximity(const IlpModel *m, double stage_seconds);
 bool Cosma_windows(const Net *net, int *asap, int *alap);
 
 /* Limits on building a model, shared by the FS and joint builders: stop past the
- * deadline, above max_nnz nonzeros (what GLPK could load in the time left; the
+ * (wall-clock, outer) deadline, above max_nnz nonzeros (what GLPK could load in the time left; the
  * full models' pairs can be millions) or on cancel. hit stays set once reached. */
 typedef struct {
   double deadline;    /* Clock_now() seconds; 0: none */

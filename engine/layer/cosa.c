@@ -383,6 +383,9 @@ static void Cosa_progress(const IlpProgress *p, void *user) {
 static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
+  /* the wall-clock stop: the caller's (cosa-plus: its own start + time_limit), else this start's */
+  double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+  double deadline = o->deadline > 0 ? o->deadline : wall > 0 ? t0 + wall : 0;
   Cosa *c = calloc(1, sizeof *c);
   if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
   c->a = a;
@@ -425,6 +428,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   char last_why[200] = "";
   int round;
   bool cap = true;
+  long work_used = 0; /* GLPK work of the rounds so far */
   for (round = 1; round <= 8; round++) {
     IlpModel *m = IlpModel_new();
     if (!m) {
@@ -438,20 +442,29 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     IlpOptions io;
     IlpOptions_init(&io);
-    double left = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
-    if (o->time_limit > 0 && left <= 0.05) {
+    double left = deadline > 0 ? deadline - Clock_now() : 0;
+    if (deadline > 0 && left <= 0.05) {
       IlpModel_free(m);
       st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.3g s) reached after %d rounds%s%s", o->time_limit,
                        round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
       break;
     }
-    /* the first round leaves 40 % of the time for re-solves after a shared-level overflow */
-    io.time_limit = round == 1 && o->time_limit > 0 ? 0.6 * left : left;
-    /* each round's cap: the refinement below recovers most of what stopping early leaves. The cap
-     * only ends the search for better incumbents: a round it stops without any goes again uncapped. */
+    /* The first round leaves 40 % for re-solves after a shared-level overflow: 60 % of the
+     * work budget (time_limit x LAYER_WORK_PER_SECOND), a later round what is left of it, so
+     * the same on any machine; the wall clock likewise, as a stop only (on a machine too slow
+     * for the work, it ends the round first and the note says "time limit"). */
+    io.time_limit = round == 1 && deadline > 0 ? 0.6 * left : left;
     bool capped = false;
-    if (cap && o->mip_limit > 0 && (io.time_limit <= 0 || io.time_limit > o->mip_limit)) {
-      io.time_limit = o->mip_limit;
+    if (o->time_limit > 0) {
+      double budget = o->time_limit * LAYER_WORK_PER_SECOND;
+      io.work_limit = round == 1 ? (long)(0.6 * budget) : (long)(budget - (double)work_used);
+      if (io.work_limit < 1) io.work_limit = 1;
+    }
+    /* each round's cap, in work (the same on any machine): the refinement below recovers most
+     * of what stopping early leaves. The cap only ends the search for better incumbents: a
+     * round it stops without any goes again uncapped. */
+    if (cap && o->mip_limit > 0 && (io.work_limit <= 0 || io.work_limit > o->mip_limit)) {
+      io.work_limit = o->mip_limit;
       capped = true;
     }
     io.cancel = o->cancel;
@@ -463,6 +476,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     IlpResult res;
     st = Ilp_solve(m, &io, &res, err);
+    work_used += res.work;
     IlpModel_free(m);
     if (st) break;
     if (res.status == ILP_CANCELLED) {
@@ -470,7 +484,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       st = SpError_set(err, SP_ERR_CANCELLED, "cosa: cancelled");
       break;
     }
-    if (!res.has_solution && capped && res.status == ILP_TIMEOUT) {
+    if (!res.has_solution && capped && res.work_limited) {
       IlpResult_free(&res);
       cap = false;
       continue;
@@ -480,7 +494,10 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       char msg[sizeof res.message];
       snprintf(msg, sizeof msg, "%s", res.message);
       IlpResult_free(&res);
-      if (s == ILP_TIMEOUT)
+      if (s == ILP_TIMEOUT && res.work_limited)
+        st = SpError_set(err, SP_ERR_LIMIT, "cosa: work limit (%ld, --time-limit %.3g s x %d) without a solution",
+                         io.work_limit, o->time_limit, LAYER_WORK_PER_SECOND);
+      else if (s == ILP_TIMEOUT)
         st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) without a solution", o->time_limit);
       else if (s == ILP_INFEASIBLE && bad_level >= 0)
         st = SpError_set(err, SP_ERR_INFEASIBLE,
@@ -499,8 +516,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     if (cost.valid) {
       int steps = 0;
       if (o->refine) {
-        double left2 = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 1;
-        steps = LayerMap_refine(a, l, &map, o->objective, 1000, Clock_now() + (left2 < 1 ? left2 : 1));
+        steps = LayerMap_refine(a, l, &map, o->objective, 1000, deadline);
         Cost_evaluate(a, l, &map, &cost);
       }
       r->map = map;
@@ -508,7 +524,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->tried = r->valid = 1;
       snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%), %d round%s; other levels' loop orders by the "
                "cost model; %d local-search step%s", IlpStatus_name(res.status),
-               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
+               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
                round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;
@@ -569,6 +585,7 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
   Status st = Cosa_solve(a, l, o, r, err);
   if (st == SP_ERR_CANCELLED) return st;
   int runs = 1, best_run = st ? -1 : 0;
+  bool cut = false; /* the time limit (wall clock) ended the sweep before its last vector */
   for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
     LayerMapOptions w = *o;
     w.w_util = weights[i][0];
@@ -576,9 +593,13 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
     w.w_traf = weights[i][2];
     w.w_lat = o->w_lat > 0 ? weights[i][3] : 0;
     if (w.w_util + w.w_comp + w.w_traf + w.w_lat == 0) continue;
-    if (o->time_limit > 0) { /* the whole method stays within the caller's limit */
-      w.time_limit = o->time_limit - (Clock_now() - t0);
-      if (w.time_limit <= 0.05) break;
+    double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+    if (wall > 0 || o->deadline > 0) { /* the whole method stays within the caller's limit (the work stays per vector) */
+      w.deadline = o->deadline > 0 ? o->deadline : t0 + wall;
+      if (w.deadline - Clock_now() <= 0.05) {
+        cut = true;
+        break;
+      }
     }
     LayerMapResult x;
     SpError e = {0};
@@ -595,7 +616,8 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
   if (best_run < 0) return st; /* err holds the first solve's message */
   char note[sizeof r->note];
   memcpy(note, r->note, sizeof note);
-  snprintf(r->note, sizeof r->note, "best of %d weight vectors (#%d): %.200s", runs, best_run + 1, note);
+  snprintf(r->note, sizeof r->note, "best of %d weight vectors (#%d)%s: %.200s", runs, best_run + 1,
+           cut ? ", the time limit (wall clock) stopped the others" : "", note);
   r->seconds = Clock_now() - t0;
   return SP_OK;
 }

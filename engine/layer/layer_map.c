@@ -34,7 +34,7 @@ void LayerMapOptions_init(LayerMapOptions *o) {
   o->w_comp = 1;
   o->w_traf = 1;
   o->w_lat = 5; /* tuned on ResNet-50 (bench layer), as the paper tunes its weights per architecture */
-  o->mip_limit = 0.5;
+  o->mip_limit = LAYER_MIP_WORK;
   o->refine = true;
 }
 

@@ -20,9 +20,25 @@
 #include "layer.h"
 #include "mapping.h"
 
+/* The default work per cosa-plus MIP round: about what 0.5 s of GLPK did on an idle
+ * core of the build machine (docs/results/layer.md), the cap it replaces. */
+#define LAYER_MIP_WORK 10000
+/* An uncapped MIP round (the paper's cosa, a cosa-plus round the cap left without a
+ * solution) gets time_limit x this much work: half of what GLPK does in a second on
+ * an idle core (about 20,000 on these models), so the work, not the clock, ends it
+ * unless the machine is more than twice as slow; the clock then stops it and the
+ * note says "time limit". */
+#define LAYER_WORK_PER_SECOND 10000
+
 typedef struct {
   LayerObjective objective; /* what "best" means for the searches (default latency) */
-  double time_limit;        /* seconds; <= 0: none (CoSA's MIP default 10 s) */
+  double time_limit;        /* seconds; <= 0: none (default 10 s). The MIPs' work budget (x
+                               LAYER_WORK_PER_SECOND), and a wall-clock stop that ends a run
+                               early on a slow machine (SP_ERR_LIMIT, or a note saying so) */
+  double wall_limit;        /* > 0: the wall-clock stop, seconds from each mapper call's start,
+                               instead of time_limit (which stays the work budget) */
+  double deadline;          /* > 0: the wall-clock stop (Clock_now() seconds) instead of the start +
+                               wall_limit or time_limit (cosa-plus's vectors share one) */
   atomic_int *cancel;       /* non-zero: stop, with SP_ERR_CANCELLED */
   /* progress: a stage label and, for the MIP, incumbent / bound / gap (gap < 0: unknown) */
   void (*progress)(const char *stage, double incumbent, double bound, double gap, double elapsed, void *user);
@@ -32,7 +48,10 @@ typedef struct {
   long limit;               /* exhaustive: stop with SP_ERR_LIMIT past this many mappings (default 20M) */
   double w_util, w_comp, w_traf; /* CoSA Eq. 12 weights (defaults: see LayerMapOptions_init) */
   double w_lat;             /* cosa-plus extension: weight of the log-latency term (default 5; 0: the paper's objective) */
-  double mip_limit;         /* cosa-plus: seconds per MIP round at most (default 0.5; <= 0: time_limit only) */
+  long mip_limit;           /* cosa-plus: work per MIP round at most, in simplex iterations plus
+                               branch-and-bound nodes (IlpOptions.work_limit; default
+                               LAYER_MIP_WORK; <= 0: time_limit only). Work, not seconds: the
+                               same mapping on any machine and load */
   bool refine;              /* cosa-plus: the cost model's local search after each MIP (default true) */
 } LayerMapOptions;
 
@@ -90,7 +109,8 @@ void LayerMap_bestOrders(const Arch *a, const Layer *l, Mapping *m, LayerObjecti
  * two factors between slots, each evaluated exactly (invalid candidates are
  * rejected); best improvement per step, then every level's loop order again.
  * Stops at a local optimum, after max_steps steps or at deadline (Clock_now
- * seconds; <= 0: none). m stays valid and never gets worse under obj. Returns
+ * seconds; <= 0: none; the caller's outer time limit only: a step count, not the
+ * clock, bounds the search). m stays valid and never gets worse under obj. Returns
  * the steps taken (0 when m is invalid: it is left alone). */
 int LayerMap_refine(const Arch *a, const Layer *l, Mapping *m, LayerObjective obj, int max_steps, double deadline);
 

@@ -87,9 +87,14 @@ Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, 
   uint64_t rng = o->seed ? o->seed : 1;
   long n = o->samples > 0 ? o->samples : 5;
   double best = INFINITY;
+  bool stopped = false; /* the time limit (wall clock) ended the draws early: the note says so */
   for (long s = 0; s < n; s++) {
     if (o->cancel && atomic_load(o->cancel)) return SpError_set(err, SP_ERR_CANCELLED, "random: cancelled");
-    if (o->time_limit > 0 && Clock_now() - t0 > o->time_limit && r->valid > 0) break;
+    double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+    if (wall > 0 && (s & 255) == 0 && Clock_now() - t0 > wall && r->valid > 0) {
+      stopped = true;
+      break;
+    }
     Mapping m;
     Random_draw(a, l, &rng, &m);
     Cost c;
@@ -107,7 +112,8 @@ Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, 
   }
   r->seconds = Clock_now() - t0;
   if (!r->valid) return SpError_set(err, SP_ERR_INFEASIBLE, "random: no valid mapping drawn");
-  snprintf(r->note, sizeof r->note, "best of %ld valid random mappings (seed %llu)", r->valid,
-           (unsigned long long)(o->seed ? o->seed : 1));
+  snprintf(r->note, sizeof r->note, "best of %ld valid random mappings (seed %llu)%s", r->valid,
+           (unsigned long long)(o->seed ? o->seed : 1),
+           stopped ? "; the time limit (wall clock) stopped the draws before the number asked" : "");
   return SP_OK;
 }

@@ -47,9 +47,12 @@ typedef struct {
   int max_loads;      /* Eq. 9's nb_data_reload: a pixel is loaded at most this many
                          times (paper: 2); 0: no bound */
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
-  double time_limit;  /* seconds (default 10), for the search and the MIP together */
+  double time_limit;  /* seconds (default 10), for the search and the MIP together: their work
+                         budget (nodes, GLPK iterations: the same answer on any machine) and,
+                         unless wall_limit, the wall-clock stop */
+  double wall_limit;  /* > 0: the wall-clock stop instead (seconds) */
   StepsModel model;
-  int threads;        /* threads of the exact search; 0: one per online processor (at most 8) */
+  int threads;        /* threads of the exact search; 0: one per online processor (at most 2, its lanes; the answer does not depend on it) */
   void (*progress)(const IlpProgress *p, void *user);
   void *user;
   atomic_int *cancel;  /* building a plan, the ILP and the functional check stop when it is non-zero */
@@ -94,6 +97,8 @@ typedef struct {
   double search_seconds;      /* time in the exact search (0 if it did not run) */
   long search_nodes;
   int search_threads;         /* threads it ran on */
+  bool wall_stopped;          /* the wall clock (time limit), not the work budget, stopped the search
+                                 or the MIP: the plan may differ on a faster or idler machine */
   int64_t warm_objective;     /* the heuristic start's Eq. 15 objective (-1 if it broke a
                                  constraint); a timeout before GLPK took it returns that plan */
   /* storage */

@@ -20,8 +20,11 @@
  * prune it: the pixels still to cover that no two allowed patches share (beyond
  * the slots left, they are stranded), and the pixels of its union that stay
  * needed after it, however it is completed (beyond G, the next group strands
- * them). The search runs on several threads that share out the first groups
- * (Ex_pass). */
+ * them). The search runs in EX_LANES lanes that share out the first groups by
+ * a fixed rule, each with its own incumbent, table and node budget, on up to as
+ * many threads (Ex_pass); nothing a lane does depends on the others' timing, so
+ * the answer is the same on any machine and load, on one thread or two. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +33,16 @@
 #include "clock.h"
 #include "steps_internal.h"
 
-enum { EX_PW = 4, EX_QW = 2, EX_THREADS_MAX = 8 };
+/* EX_LANES: fixed, not the machine's cores: the lanes' split of the work decides
+ * what a node budget reaches. EX_NODES_PER_SECOND: the node budget per second of
+ * time_limit (all lanes together): what two lanes search in a second on the build
+ * machine's two idle cores (about 560,000 nodes per CPU second each, measured on
+ * 12x12 G = 5), so the default answers are as good as the 10 s of wall clock gave
+ * before on an idle machine (at half that, bench steps lost 12x12 G = 7's proof);
+ * on a slower or busier one the clock stops the search first, and the plan says
+ * so (StepsPlan.wall_stopped; bench steps: "timeout (wall clock)"). */
+enum { EX_PW = 4, EX_QW = 2, EX_LANES = 2 };
+#define EX_NODES_PER_SECOND 1.1e6
 
 /* Bits set in x. The build targets plain x86-64 (no popcnt instruction), where
  * __builtin_popcountll is a call into libgcc: about 10 % of the search's time.
@@ -88,18 +100,20 @@ typedef struct {
  * costs time. Up to 2^19 entries (46 MB), fewer on small layers. */
 enum { EX_SEEN_BITS = 19, EX_WAYS = 4 };
 
-/* What the threads of one pass share. Each thread searches the tasks it claims
- * (see Ex_pass) with its own copy of the search state and its own table of
- * states; it reads the shared target between nodes (a stale one only prunes
- * less) and publishes what it finds under the lock. */
+/* What the lanes of one pass share: the outer stop (time limit, cancel), the
+ * lowest task in which a plan meeting the floor was found (no later task can do
+ * better: a tie goes to the lower task; the earlier ones are still searched to the
+ * end), progress figures; and, after the pass, its merged result. */
 typedef struct {
-  pthread_mutex_t lock;
-  atomic_int best;      /* the pass's target: look for fewer loads than this */
-  atomic_int incumbent; /* best plan known in every pass */
-  atomic_bool done, stopped, improved;
-  atomic_long next_task; /* the next task (its index in enumeration order) to claim */
-  atomic_long nodes;     /* approximate, for progress reports */
-  PSet best_path[64];    /* under lock */
+  atomic_int incumbent; /* best plan known (progress reports only) */
+  atomic_long done_task; /* the lowest task with a plan at the floor; LONG_MAX: none */
+  atomic_bool stopped;  /* the time limit or cancel */
+  atomic_long nodes;    /* approximate, for progress reports */
+  /* the pass's result (Ex_pass, after the lanes) */
+  int best;             /* fewest loads found (the target when none) */
+  bool improved;        /* a lane found a plan below the target */
+  bool incomplete;      /* a lane ran out of nodes, or the outer stop: nothing proven */
+  PSet best_path[64];
 } ExShared;
 
 typedef struct {
@@ -115,8 +129,10 @@ typedef struct {
   PSet path[64];
   int best;                /* fewest loaded pixels known; the search looks for fewer */
   int floor;               /* pixels some patch holds: no plan loads fewer */
-  bool stopped, done; /* stopped: time or cancel; done: optimum found early (this thread's view) */
+  bool stopped, done; /* stopped: time, cancel or the lane's node budget; done: optimum found early */
+  bool exhausted;     /* the node budget stopped this lane in this pass */
   long nodes;
+  long node_end;      /* nodes at which this pass's budget ends (0: none) */
   double deadline;
   atomic_int *cancel;
   void (*progress)(const IlpProgress *p, void *user);
@@ -130,8 +146,20 @@ typedef struct {
   int target;     /* the pass's first target: what levels up to task_level prune against */
   int task_level; /* a task: the group chosen at this level and those before it */
   ExShared *sh;
-  bool reports;              /* the calling thread: it alone calls progress */
-  long task_seq, task_mine;  /* tasks met in this pass; the one this thread claimed */
+  bool reports;              /* lane 0: it alone calls progress */
+  int lane;                  /* this lane: it searches tasks lane, lane + EX_LANES, ... */
+  long task_seq;             /* tasks met in this pass */
+  long cur_task;             /* the task being searched */
+  bool improved;             /* this pass: a plan below the target (path in best_path) */
+  long best_task;            /* the task best_path was found in */
+  long exhausted_task;       /* the task the node budget stopped in */
+  PSet best_path[64];
+  /* this pass's tasks (in order) and the nodes at their start: the work done in
+   * tasks past the pass's done_task depends on when the lane noticed, so it is
+   * taken back after the pass (the node count decides budgets and checkpoints) */
+  long *log_task, *log_nodes;
+  int nlog, caplog;
+  bool nomem;
 } Ex;
 
 /* The bound a node of level k must stay below: up to the task level, the pass's
@@ -273,9 +301,26 @@ static void Ex_take(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int l
       if (!PSet_less(s, img)) e->stab[k + 1] |= 1u << t;
     }
   }
-  if (k == e->task_level) { /* a task: search it if this thread claimed it, and claim the next */
-    if (e->task_seq++ != e->task_mine) return;
-    e->task_mine = atomic_fetch_add(&e->sh->next_task, 1);
+  if (k == e->task_level) {
+    long t = e->task_seq++;
+    if (t % EX_LANES != e->lane) return; /* another lane's task */
+    if (atomic_load(&e->sh->done_task) < t) { /* a plan at the floor in an earlier task */
+      e->done = true;
+      return;
+    }
+    if (e->nlog == e->caplog) {
+      int nc = e->caplog ? 2 * e->caplog : 64;
+      long *a = realloc(e->log_task, sizeof(long) * (size_t)nc), *b = realloc(e->log_nodes, sizeof(long) * (size_t)nc);
+      if (a) e->log_task = a;
+      if (b) e->log_nodes = b;
+      if (!a || !b) {
+        e->nomem = e->stopped = e->exhausted = true, e->exhausted_task = t;
+        return;
+      }
+      e->caplog = nc;
+    }
+    e->log_task[e->nlog] = t, e->log_nodes[e->nlog++] = e->nodes;
+    e->cur_task = t;
   }
   Pix us = Ex_union(e, s), fresh;
   for (int i = 0; i < EX_PW; i++) fresh.w[i] = us.w[i] & ~u->w[i];
@@ -419,35 +464,34 @@ static void Ex_cover(Ex *e, const ExGroup *gr, PSet s, const Pix *us, int size, 
     Ex_cover(e, gr, s, us, size, PSet_or(forbid, e->pp[j]), todo, stranded + 1);
 }
 
-/* A plan of `loaded` loads, fewer than this thread's target: published if it
- * beats every thread's. */
+/* A plan of `loaded` loads, fewer than this lane's target. */
 static void Ex_found(Ex *e, int loaded) {
   ExShared *sh = e->sh;
   e->best = loaded;
-  pthread_mutex_lock(&sh->lock);
-  if (loaded < atomic_load(&sh->best)) {
-    atomic_store(&sh->best, loaded);
-    if (loaded < atomic_load(&sh->incumbent)) atomic_store(&sh->incumbent, loaded);
-    memcpy(sh->best_path, e->path, sizeof e->path);
-    atomic_store(&sh->improved, true);
-    if (loaded <= e->floor) atomic_store(&sh->done, true); /* meets the bound: optimal */
+  e->improved = true;
+  e->best_task = e->cur_task;
+  memcpy(e->best_path, e->path, sizeof e->path);
+  for (int inc = atomic_load(&sh->incumbent); loaded < inc && !atomic_compare_exchange_weak(&sh->incumbent, &inc, loaded);)
+    ;
+  if (loaded <= e->floor) { /* meets the bound: optimal; the later tasks can stop */
+    e->done = true;
+    for (long d = atomic_load(&sh->done_task);
+         e->cur_task < d && !atomic_compare_exchange_weak(&sh->done_task, &d, e->cur_task);)
+      ;
   }
-  pthread_mutex_unlock(&sh->lock);
-  if (loaded <= e->floor) e->done = true;
 }
 
-/* Every 4096 nodes: the time limit, cancel, the other threads' news (a lower
- * target, an optimum, a stop) and, in the calling thread, progress. True: stop. */
+/* Every 4096 nodes (a count, the same on any machine): the lane's node budget,
+ * the time limit, cancel, a lower lane done, and in lane 0 progress. True: stop. */
 static bool Ex_checkpoint(Ex *e) {
   ExShared *sh = e->sh;
   atomic_fetch_add(&sh->nodes, 4096);
   double now = Clock_now();
   if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) atomic_store(&sh->stopped, true);
   if (atomic_load(&sh->stopped)) e->stopped = true;
-  if (atomic_load(&sh->done)) e->done = true;
+  if (e->node_end > 0 && e->nodes >= e->node_end) e->stopped = e->exhausted = true, e->exhausted_task = e->cur_task;
+  if (atomic_load(&sh->done_task) < e->cur_task) e->done = true;
   if (e->stopped || e->done) return true;
-  int b = atomic_load(&sh->best);
-  if (b < e->best) e->best = b;
   if (e->reports && e->progress && now - e->last_report >= 0.2) { /* as GLPK's solves report */
     e->last_report = now;
     int inc = atomic_load(&sh->incumbent);
@@ -513,11 +557,14 @@ static void Ex_level(Ex *e, int k, PSet rem, const Pix *need, const Pix *u, int 
   Ex_cover(e, &gr, none, &empty, 0, none, todo, 0);
 }
 
+double Steps_exactRate(void) { return EX_NODES_PER_SECOND; }
+
 static bool Ex_cancelled(const Ex *e) { return e->cancel && atomic_load(e->cancel); }
 
-/* The threads of a search: team[0] is the calling thread's state. */
+/* The lanes of a search (e[0]: lane 0, which reports progress) and the threads
+ * that run them (thread i runs lanes i, i + nthreads, ...). */
 typedef struct {
-  Ex *e[EX_THREADS_MAX];
+  Ex *e[EX_LANES];
   int nthreads;
   ExShared sh;
 } ExTeam;
@@ -525,72 +572,119 @@ typedef struct {
 /* Starts thread state e on a pass looking for fewer than `best` loads, `lo` being a
  * proven bound (reaching it ends the pass); the table's entries are dropped (a new
  * pass number): they hold for the previous pass's bound only. */
-static void Ex_reset(Ex *e, int best, int lo, double deadline, int task_level) {
+static void Ex_reset(Ex *e, int best, int lo, double deadline, int task_level, long nodes) {
   e->best = e->target = best;
   e->floor = lo;
-  e->done = e->stopped = false;
+  e->done = e->stopped = e->exhausted = e->improved = false;
+  e->nlog = 0;
+  e->cur_task = -1;
   e->deadline = deadline;
+  e->node_end = nodes > 0 ? e->nodes + nodes : 0;
   e->pass++;
   e->task_seq = 0;
   e->task_level = task_level;
 }
 
-/* A search from the start (no group done, nothing on chip), on the first groups
- * this thread claims. */
-static void *Ex_root(void *arg) {
-  Ex *e = arg;
-  e->task_mine = atomic_fetch_add(&e->sh->next_task, 1); /* claimed once running: none is lost */
+/* A search from the start (no group done, nothing on chip), on this lane's tasks. */
+static void Ex_root(Ex *e) {
   PSet all = {{0, 0}};
   for (int i = 0; i < e->np; i++) all = PSet_or(all, PSet_one(i));
   Pix none = {{0}}, held = Ex_union(e, all);
   Ex_level(e, 0, all, &held, &none, 0);
+}
+
+typedef struct {
+  ExTeam *t;
+  int first;
+} ExRun;
+
+/* A thread's lanes, in order: first, first + nthreads, ... */
+static void *Ex_runLanes(void *arg) {
+  ExRun *r = arg;
+  for (int l = r->first; l < EX_LANES; l += r->t->nthreads) Ex_root(r->t->e[l]);
   return NULL;
 }
 
-/* One pass of every thread: a plan of fewer than `best` loads? True if one was
- * found (the team's best and best_path hold it). Stopped by time or cancel: the
- * pass did not finish (team->sh.stopped).
+/* One pass of every lane: a plan of fewer than `best` loads? True if one was
+ * found (the team's best and best_path hold it: the fewest loads, on a tie the
+ * lowest lane's). sh.incomplete: a lane ran out of its `nodes` (<= 0: no budget)
+ * or the time limit / cancel stopped the pass, so its "none" proves nothing.
  *
- * The threads share out tasks: the first groups (task level 0) or the pairs of
+ * The lanes share out tasks: the first groups (task level 0) or the pairs of
  * first groups (level 1: finer, for passes where one first group holds most of
- * the work), numbered in the order every thread meets them; a thread searches
- * the tasks it claims. That order must not depend on the thread, so up to the
- * task level the search prunes against the pass's first target only (not the
- * best plan found since) and keeps no table of states. Level 1 suits passes
- * whose target does not move (deepening: a plan found ends the pass); with a
- * target that drops, pruning the second groups against the first one would
- * cost more than it shares. */
-static bool Ex_pass(ExTeam *t, int best, int lo, double deadline, int task_level) {
+ * the work), numbered in the order every lane meets them; lane l searches tasks
+ * l, l + EX_LANES, ... That order must not depend on the lane, so up to the task
+ * level the search prunes against the pass's first target only (not the best
+ * plan found since) and keeps no table of states. Level 1 suits passes whose
+ * target does not move (deepening: a plan found ends the pass); with a target
+ * that drops, pruning the second groups against the first one would cost more
+ * than it shares. A lane prunes with its own finds only: what another lane
+ * found when is a matter of timing. */
+static bool Ex_pass(ExTeam *t, int best, int lo, double deadline, int task_level, long nodes) {
   ExShared *sh = &t->sh;
-  atomic_store(&sh->best, best);
-  atomic_store(&sh->done, false);
+  atomic_store(&sh->done_task, LONG_MAX);
   atomic_store(&sh->stopped, false);
-  atomic_store(&sh->improved, false);
-  atomic_store(&sh->next_task, 0);
-  pthread_t tid[EX_THREADS_MAX];
-  bool started[EX_THREADS_MAX] = {false};
-  for (int i = 0; i < t->nthreads; i++) Ex_reset(t->e[i], best, lo, deadline, task_level);
-  /* a thread that cannot start claims nothing: the others take its share */
-  for (int i = 1; i < t->nthreads; i++) started[i] = pthread_create(&tid[i], NULL, Ex_root, t->e[i]) == 0;
-  Ex_root(t->e[0]);
-  for (int i = 1; i < t->nthreads; i++)
+  for (int i = 0; i < EX_LANES; i++) Ex_reset(t->e[i], best, lo, deadline, task_level, nodes);
+  pthread_t tid[EX_LANES];
+  ExRun run[EX_LANES];
+  bool started[EX_LANES] = {false};
+  for (int i = 0; i < t->nthreads; i++) run[i] = (ExRun){t, i};
+  for (int i = 1; i < t->nthreads; i++) started[i] = pthread_create(&tid[i], NULL, Ex_runLanes, &run[i]) == 0;
+  Ex_runLanes(&run[0]);
+  for (int i = 1; i < t->nthreads; i++) {
     if (started[i]) pthread_join(tid[i], NULL);
-  return atomic_load(&sh->improved);
+    else Ex_runLanes(&run[i]); /* a thread that could not start: its lanes here, in turn */
+  }
+  /* merged: the fewest loads, on a tie the lowest task; what a lane did past
+   * done_task is dropped (its plan there cannot win; its nodes are taken back) */
+  long done = atomic_load(&sh->done_task), best_task = LONG_MAX;
+  sh->best = best, sh->improved = false, sh->incomplete = atomic_load(&sh->stopped);
+  for (int i = 0; i < EX_LANES; i++) {
+    Ex *e = t->e[i];
+    if (e->nomem) sh->incomplete = true;
+    if (e->exhausted && e->exhausted_task <= done) sh->incomplete = true;
+    for (int k = 0; k < e->nlog; k++)
+      if (e->log_task[k] > done) {
+        e->nodes = e->log_nodes[k];
+        break;
+      }
+    if (e->improved && (e->best < sh->best || (e->best == sh->best && e->best_task < best_task))) {
+      sh->best = e->best, sh->improved = true, best_task = e->best_task;
+      memcpy(sh->best_path, e->best_path, sizeof sh->best_path);
+    }
+  }
+  if (done < LONG_MAX) sh->incomplete = false; /* a plan at the floor: the pass's answer */
+  return sh->improved;
 }
 
 /* One deepening pass: is there a plan of at most `target` loads? */
-static bool Ex_deepen(ExTeam *t, int target, double deadline) { return Ex_pass(t, target + 1, target, deadline, 1); }
+static bool Ex_deepen(ExTeam *t, int target, double deadline, long nodes) {
+  return Ex_pass(t, target + 1, target, deadline, 1, nodes);
+}
 
-/* Threads for the search: o->threads, or one per online processor (at most EX_THREADS_MAX). */
+/* Threads for the lanes: o->threads, or one per online processor (at most EX_LANES). */
 static int Ex_threads(const StepsOptions *o) {
   long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n > EX_THREADS_MAX ? EX_THREADS_MAX : (int)n;
+  return n < 1 ? 1 : n > EX_LANES ? EX_LANES : (int)n;
+}
+
+static long Ex_nodes(const ExTeam *t) {
+  long n = 0;
+  for (int i = 0; i < EX_LANES; i++) n += t->e[i]->nodes;
+  return n;
+}
+
+/* Each lane's share of what is left of a phase's node budget (cap: cumulative,
+ * all lanes; <= 0: none); at least one checkpoint's worth. */
+static long Ex_share(const ExTeam *t, double cap) {
+  if (cap <= 0) return 0;
+  double left = (cap - (double)Ex_nodes(t)) / EX_LANES;
+  return left < 4096 ? 4096 : (long)left;
 }
 
 static void Ex_freeTeam(ExTeam *t) {
-  for (int i = 0; i < t->nthreads; i++)
-    if (t->e[i]) free(t->e[i]->seen), free(t->e[i]);
-  pthread_mutex_destroy(&t->sh.lock);
+  for (int i = 0; i < EX_LANES; i++)
+    if (t->e[i]) free(t->e[i]->seen), free(t->e[i]->log_task), free(t->e[i]->log_nodes), free(t->e[i]);
   free(t);
 }
 
@@ -608,8 +702,7 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
     free(team), free(e);
     return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
   }
-  pthread_mutex_init(&team->sh.lock, NULL);
-  team->e[0] = e, team->nthreads = 1;
+  team->e[0] = e;
   e->sh = &team->sh, e->reports = true;
   atomic_store(&team->sh.incumbent, best_loaded);
   e->np = np, e->npix = npix, e->n = n, e->g = g, e->max_loads = o->max_loads;
@@ -624,9 +717,8 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   /* Without the table the search is only slower. It keys pixels at their Eq. 9
    * limit, which tells a pixel's loads apart only for a limit of 1 or 2 (0 or 1
    * load: whether a done patch holds it), so it is not used above 2. */
-  int nthreads = Ex_threads(o);
+  team->nthreads = Ex_threads(o);
   int bits = 10 + np / 7 < EX_SEEN_BITS ? 10 + np / 7 : EX_SEEN_BITS;
-  if (nthreads > 2) bits -= nthreads > 4 ? 2 : 1; /* a table per thread */
   e->nseen = (size_t)1 << bits;
   double t0 = Clock_now();
   e->t0 = e->last_report = t0;
@@ -661,56 +753,65 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
         e->sym[t][i] = a * m + b;
       }
   }
-  /* the other threads start from a copy of this state (tables built, nothing searched) */
-  for (int i = 1; i < nthreads; i++) {
+  /* the other lanes start from a copy of this state (tables built, nothing searched) */
+  for (int i = 1; i < EX_LANES; i++) {
     Ex *c = malloc(sizeof *c);
-    if (!c) break; /* fewer threads */
+    if (!c) {
+      Ex_freeTeam(team);
+      return SpError_set(err, SP_ERR_NOMEM, "steps exact search");
+    }
     *c = *e;
     c->reports = false;
-    team->e[team->nthreads++] = c;
+    c->lane = i;
+    team->e[i] = c;
   }
-  for (int i = 0; i < team->nthreads; i++)
+  for (int i = 0; i < EX_LANES; i++)
     if (o->max_loads <= 2 && !(team->e[i]->seen = calloc(e->nseen, sizeof *e->seen))) {
       Ex_freeTeam(team);
       return SpError_set(err, SP_ERR_NOMEM, "steps exact search: table of states");
     }
-  /* Three phases. (1) A plan of `floor` loads (every pixel once), on up to 80 %
-   * of the time: with no slack the bounds prune hard, so where such a plan exists
+  /* Three phases, on shares of the node budget (time_limit x EX_NODES_PER_SECOND;
+   * the time limit itself only stops the search early on a slow machine).
+   * (1) A plan of `floor` loads (every pixel once), on up to 80 %
+   * of the budget: with no slack the bounds prune hard, so where such a plan exists
    * this finds it far sooner than a search down from a poor start (12x12, G = 7:
    * 6.5 s against over 40), and where none exists it often proves that quickly (8x8, G = 2).
    * (2) Depth first below the incumbent (it improves the incumbent and often
    * exhausts the tree) up to 85 %. (3) Iterative deepening on the loads for the rest: target = the
    * lowest not excluded, then + 1, ...; the first target with a plan is the
    * optimum, every target exhausted a proven bound. */
-  double limit = o->time_limit > 0 ? o->time_limit : 1e9;
+  double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
+  double deadline = wall > 0 ? t0 + wall : 1e300;
+  double budget = o->time_limit > 0 ? o->time_limit * EX_NODES_PER_SECOND : 0;
   ExShared *sh = &team->sh;
   int lo = floor_loaded, incumbent = best_loaded; /* lo: no plan loads fewer (proven) */
   bool improved = false, proven = false;
   if (lo < incumbent) {
-    if (Ex_deepen(team, lo, t0 + 0.8 * limit)) improved = proven = true, incumbent = atomic_load(&sh->best);
-    else if (!atomic_load(&sh->stopped)) e->lo = ++lo;
+    if (Ex_deepen(team, lo, deadline, Ex_share(team, 0.8 * budget))) improved = proven = true, incumbent = sh->best;
+    else if (!sh->incomplete) e->lo = ++lo;
   }
-  if (!proven && lo < incumbent && !Ex_cancelled(e)) {
-    if (Ex_pass(team, incumbent, lo, t0 + 0.85 * limit, 0)) improved = true, incumbent = atomic_load(&sh->best);
-    if (!atomic_load(&sh->stopped) || atomic_load(&sh->done)) proven = true;
+  if (!proven && lo < incumbent && !Ex_cancelled(e) && !atomic_load(&sh->stopped)) {
+    if (Ex_pass(team, incumbent, lo, deadline, 0, Ex_share(team, 0.85 * budget))) improved = true, incumbent = sh->best;
+    if (!sh->incomplete) proven = true;
   }
-  if (!proven && !Ex_cancelled(e) && incumbent < 1 << 30) {
-    atomic_store(&sh->stopped, false);
-    for (int target = lo; target < incumbent && !atomic_load(&sh->stopped); target++) {
-      if (Ex_deepen(team, target, t0 + limit)) { /* a plan of `target` loads: optimal */
+  if (!proven && !Ex_cancelled(e) && !atomic_load(&sh->stopped) && incumbent < 1 << 30) {
+    sh->incomplete = false;
+    for (int target = lo; target < incumbent && !sh->incomplete; target++) {
+      if (Ex_deepen(team, target, deadline, Ex_share(team, budget))) { /* a plan of `target` loads: optimal */
         improved = proven = true;
-        incumbent = atomic_load(&sh->best);
+        incumbent = sh->best;
         break;
       }
-      if (!atomic_load(&sh->stopped)) e->lo = lo = target + 1;
+      if (!sh->incomplete) e->lo = lo = target + 1;
     }
   }
   if (lo >= incumbent) proven = true; /* every target below the incumbent exhausted */
   res->proven = proven;
   res->bound_loaded = lo;
   res->seconds = Clock_now() - t0;
-  for (int i = 0; i < team->nthreads; i++) res->nodes += team->e[i]->nodes;
+  res->nodes = Ex_nodes(team);
   res->threads = team->nthreads;
+  res->stopped = atomic_load(&sh->stopped);
   res->improved = improved;
   res->best_loaded = incumbent;
   if (res->proven) res->bound_loaded = res->best_loaded;

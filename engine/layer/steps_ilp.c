@@ -165,8 +165,12 @@ static double *Ilp_warm(const IlpShape *s, const StepsPlan *w) {
 }
 
 /* The paper's MIP with o's time limit; warm is the start. */
+/* The MIP's work budget: o->time_limit nominal seconds (Ilp_workFor: half of what
+ * GLPK does in that time on an idle core), so the work ends it, not the clock,
+ * unless the machine is more than twice as slow; `outer` (seconds, <= 0: none) is
+ * the wall-clock stop. */
 static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsPlan *warm, StepsPlan *p,
-                      SpError *err) {
+                      double outer, SpError *err) {
   const int npatch = warm->hout * warm->wout;
   int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
   if (n < (npatch + g - 1) / g || n > npatch) /* none empty, none over G */
@@ -195,7 +199,9 @@ static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsP
   x0 = Ilp_warm(&s, warm);
   IlpOptions io;
   IlpOptions_init(&io);
-  io.time_limit = o->time_limit;
+  io.time_limit = outer;
+  if (o->time_limit > 0)
+    io.work_limit = Ilp_workFor(o->time_limit, IlpModel_nnz(m), IlpModel_nrows(m), IlpModel_ncols(m));
   io.progress = o->progress;
   io.user = o->user;
   io.cancel = o->cancel;
@@ -257,6 +263,7 @@ static Status Ilp_mip(const Layer *l, const StepsOptions *o, int g, const StepsP
   p->ilp_gap = r.gap;
   p->warm_objective = warm_ok ? warm->objective : -1;
 done:
+  if (st == SP_OK) p->wall_stopped = r.status == ILP_TIMEOUT && !r.work_limited;
   IlpResult_free(&r);
   IlpModel_free(m);
   free(x0);
@@ -309,7 +316,7 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
   const int npatch = warm->hout * warm->wout;
   const int n = o->groups > 0 ? o->groups : (npatch + g - 1) / g;
   if (o->model == STEPS_MODEL_PAPER || n < (npatch + g - 1) / g || n > npatch) {
-    Status st = Ilp_mip(l, o, g, warm, p, err);
+    Status st = Ilp_mip(l, o, g, warm, p, o->wall_limit > 0 ? o->wall_limit : o->time_limit, err);
     if (st == SP_OK && p->ilp_status == ILP_OPTIMAL) p->proven_by = "mip";
     return st;
   }
@@ -360,9 +367,19 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
     if (st != SP_OK) return st;
     start = &better;
   }
-  so.time_limit = o->time_limit > 0 ? o->time_limit - (Clock_now() - t0) : 0;
-  if (o->time_limit > 0 && so.time_limit < 0.05) so.time_limit = 0.05;
-  st = Ilp_mip(l, &so, g, start, p, err);
+  /* the MIP's budget: what the search left of the nominal time limit (its nodes at
+   * Steps_exactRate per second), so the same on any machine; the clock: what is left */
+  double outer = 0;
+  if (o->time_limit > 0) {
+    so.time_limit = o->time_limit - (double)x.nodes / Steps_exactRate();
+    if (so.time_limit < 0.05) so.time_limit = 0.05;
+  }
+  if (o->time_limit > 0 || o->wall_limit > 0) {
+    outer = (o->wall_limit > 0 ? o->wall_limit : o->time_limit) - (Clock_now() - t0);
+    if (outer < 0.05) outer = 0.05;
+  }
+  st = Ilp_mip(l, &so, g, start, p, outer, err);
+  if (st == SP_OK) p->wall_stopped = p->ilp_status == ILP_TIMEOUT && ((x.stopped && !x.cancelled) || p->wall_stopped);
   if (st == SP_ERR_LIMIT && !x.skipped) /* the MIP's message counts its own seconds only */
     st = SpError_set(err, SP_ERR_LIMIT,
                      "steps ILP: timeout without a solution after %.1f s (the exact search, %.1f s: none found, none "

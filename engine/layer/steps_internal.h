@@ -20,13 +20,15 @@ Status Steps_solveIlp(const Layer *l, const StepsOptions *o, int g, const StepsP
 
 /* The exact search (steps_exact.c): looks for a grouping of the layer of geo into n
  * groups of at most g with fewer than best_loaded loaded pixels under o's Eq. 9 and
- * sizeMEM, within o->time_limit; floor_loaded is a known lower bound (finding it ends
+ * sizeMEM, within o->time_limit x Steps_exactRate() nodes (the clock at o->time_limit
+ * only stops it early on a slow machine); floor_loaded is a known lower bound (finding it ends
  * the search). */
 typedef struct {
   bool skipped;      /* the layer is too large for the search (over 128 patches, 256 pixels) */
   bool proven;       /* the search finished: best_loaded is the optimum */
   bool improved;     /* groups holds a grouping with best_loaded < the given bound */
   bool cancelled;
+  bool stopped;      /* the time limit or cancel stopped it (not its node budget) */
   int best_loaded;
   int bound_loaded;  /* no plan loads fewer pixels (proven by the search) */
   uint64_t groups[64][2]; /* patch sets of the groups (bits of patches 0-63, 64-127), in order */
@@ -34,6 +36,8 @@ typedef struct {
   int threads;       /* threads it ran on */
   double seconds;
 } StepsExact;
+/* The search's node budget per second of o->time_limit (all lanes together). */
+double Steps_exactRate(void);
 Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, int best_loaded, int floor_loaded,
                    StepsExact *res, SpError *err);
 

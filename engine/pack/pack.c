@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "workclock.h"
 #include "pack_internal.h"
 
 static const char *const PackMethod_names[PACK_METHOD_COUNT] = {
@@ -265,6 +266,16 @@ Status Pack_bestHeuristic(const PackBuffer *b, int n, int64_t *offsets, int64_t 
   return Pack_heuristic(b, n, PACK_BEST_HEURISTIC, offsets, height, o, start, err);
 }
 
+/* Nodes per nominal second: half of what the exact search does in a second on an
+ * idle core of the build machine (workclock.h). */
+#define PACK_NODES_PER_SECOND 100000.0
+
+long Pack_nodesFor(double seconds) {
+  if (!(seconds > 0)) return 0;
+  double n = seconds * PACK_NODES_PER_SECOND;
+  return n < 256 ? 256 : n > 1e15 ? (long)1e15 : (long)n;
+}
+
 Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOptions *o, PackResult *r,
                   SpError *err) {
   double start = Clock_now();
@@ -284,6 +295,7 @@ Status Pack_solve(const PackBuffer *b, int n, int64_t capacity, const PackOption
   if (r->lower_bound < 0) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
   if (o->method == PACK_EXACT) {
     st = PackExact_solve(b, n, capacity, o, start, r);
+    WorkClock_add((double)r->nodes / PACK_NODES_PER_SECOND);
     if (st == SP_ERR_NOMEM) SpError_set(err, st, "pack: out of memory");
     r->seconds = Clock_now() - start;
     return st;

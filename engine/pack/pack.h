@@ -59,6 +59,11 @@ typedef struct {
   const char *stage;    /* "heuristics", "search", "bisection" */
 } PackProgress;
 
+/* The exact search's nodes worth `seconds` nominal seconds of work (workclock.h):
+ * for callers that gave it a share of their time limit. Pack_solve adds the nodes
+ * it searched to the work clock at this rate. */
+long Pack_nodesFor(double seconds);
+
 typedef struct {
   PackMethod method;    /* default PACK_EXACT */
   double time_limit;    /* seconds; <= 0: none */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "workclock.h"
 #include "pack_internal.h"
 
 typedef struct {
@@ -42,6 +43,10 @@ Status Pack_infeasibleCore(const PackBuffer *b, int n, int64_t cap, const PackOp
     o = &defaults;
   }
   double start = Clock_now();
+  /* with a node limit, the whole core search stays within that much work (on the
+   * work clock, where every Pack_solve below adds its nodes): the same cut on any
+   * machine; the time limit is the caller's wall-clock stop */
+  double w_end = o->node_limit > 0 ? WorkClock_now() + (double)o->node_limit / (double)Pack_nodesFor(1.0) : 0;
   int64_t when;
   int64_t load = Pack_maxLoadAt(b, n, &when);
   if (load < 0) return SpError_set(err, SP_ERR_NOMEM, "pack: out of memory");
@@ -99,6 +104,7 @@ Status Pack_infeasibleCore(const PackBuffer *b, int n, int64_t cap, const PackOp
     for (int i = 0; i < n; i++) {
       if (!core[i] || (keep && keep[i]) != (pass == 1)) continue;
       if (o->time_limit > 0 && Clock_now() - start > o->time_limit) goto done;
+      if (w_end > 0 && WorkClock_now() > w_end) goto done;
       if (o->cancel && atomic_load(o->cancel)) goto done;
       core[i] = false;
       one = *o;

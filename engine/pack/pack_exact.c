@@ -31,6 +31,8 @@
 #include "grow.h"
 #include "pack_internal.h"
 
+enum { PACK_SWEEP_NODES = 16 };
+
 
 
 typedef struct {
@@ -605,8 +607,7 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   if (perfect && Search_guillotine(s, cap) == SEARCH_FOUND) return SEARCH_FOUND;
   if (s->stopped) return SEARCH_STOPPED;
   PackSweep *sweep[2] = {NULL, NULL};
-  double rate[2] = {0, 0};       /* sweep nodes per second, measured */
-  double old_time = 0, last_old = 0; /* seconds in the other searches this round, last round */
+  long old_nodes = 0, last_old = 0; /* nodes of the other searches this round, last round */
   SearchResult r = SEARCH_STOPPED;
   for (int attempt = 0;; attempt++) {
     /* eight attempts per round (a perfect part: first the time sweep both
@@ -615,24 +616,23 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
      * unbounded attempt (the sweep for a perfect part) */
     s->attempt_limit = attempt < 128 ? (long)s->n * 4L << (attempt / 8) : 0;
     if (perfect && attempt % 8 == 0) {
-      /* each sweep direction gets as much time as the other searches (whose
-       * nodes cost far more): twice the last round's, in its measured node
-       * rate; the first round a fixed multiple */
+      /* each sweep direction gets about as much time as the other searches
+       * (whose nodes cost far more): twice the last round's nodes x
+       * PACK_SWEEP_NODES (a sweep node is about that much cheaper: 3 M against
+       * 160,000 nodes a second on the tight instances); the first round a fixed
+       * multiple. Counted in nodes, not measured seconds: the budget, and so
+       * the packing found, is the same on any machine (issue 32). */
       for (int dir = 0; dir < 2; dir++) {
-        long budget = rate[dir] > 0 && last_old > 0 ? (long)(rate[dir] * 2 * last_old) : s->attempt_limit * 256;
+        long budget = last_old > 0 ? 2 * last_old * PACK_SWEEP_NODES : s->attempt_limit * 256;
         if (attempt >= 128) budget = 0;
         else if (budget < s->attempt_limit * 16) budget = s->attempt_limit * 16;
-        double t0 = Clock_now();
-        long n0 = s->nodes;
         /* a new random try order each round (the failed-state table stays) */
         r = Search_sweep(s, &sweep[dir], dir == 1, cap, attempt ? s->rng + (uint64_t)dir : 0, budget);
-        double el = Clock_now() - t0;
-        if (el > 1e-4) rate[dir] = (double)(s->nodes - n0) / el;
         if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
       }
       if (r != SEARCH_STOPPED || !s->restart || attempt >= 128) break;
-      last_old = old_time;
-      old_time = 0;
+      last_old = old_nodes;
+      old_nodes = 0;
     }
     s->attempt_nodes = 0;
     s->restart = false;
@@ -641,9 +641,9 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
       r = SEARCH_STOPPED;
       break;
     }
-    double t0 = Clock_now();
+    long o0 = s->nodes;
     r = Search_decide(s, cap, attempt % 8 < 4);
-    old_time += Clock_now() - t0;
+    old_nodes += s->nodes - o0;
     if (r != SEARCH_STOPPED || !s->restart) break;
   }
   PackSweep_free(sweep[0]);

@@ -21,10 +21,11 @@
 
 static const CliOption BenchLayer_options[] = {
   {"--arch", "ARCH", "architecture file or bundled name (default cosa_baseline)"},
-  {"--time-limit", "S", "CoSA MIP time limit per layer (default 10)"},
+  {"--time-limit", "S", "per layer: the MIPs' work budget (S x 10,000) and a wall-clock stop (default 10)"},
   {"--random", "N", "the large random baseline: best of N valid mappings (default 10000)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights U,C,T (default 1,1,1) and cosa-plus's L (default 5)"},
-  {"--mip-limit", "S", "cosa-plus: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--wall-limit", "S", "per layer and method: the wall-clock stop instead of --time-limit (which stays the MIPs' work budget)"},
+  {"--mip-limit", "N", "cosa-plus: work per MIP round at most, in simplex iterations + nodes (default 10000; 0: only --time-limit)"},
   {"--no-refine", NULL, "with --method: skip cosa-plus's local search after each MIP"},
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
   {"--method", "M", "one mapper against the random baselines (default: cosa and cosa-plus side by side, with ablations)"},
@@ -79,7 +80,7 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
     o.samples = 5;
     Status s5 = LayerMap_random(arch, &u[i], &o, &r5, &err);
     o.samples = big;
-    o.time_limit = 0;
+    o.time_limit = 0, o.wall_limit = 0;
     Status sn = LayerMap_random(arch, &u[i], &o, &rn, &err);
     sum->layers++;
     if (s5 || sn) {
@@ -201,7 +202,7 @@ static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMa
     o.samples = 5;
     Status s5 = LayerMap_random(arch, &u[i], &o, &r5, &err);
     o.samples = big;
-    o.time_limit = 0;
+    o.time_limit = 0, o.wall_limit = 0;
     Status sn = s5 ? s5 : LayerMap_random(arch, &u[i], &o, &rn, &err);
     (*layers)++;
     if (s5 || sn) {
@@ -236,7 +237,7 @@ static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMa
       char c[2][16];
       for (int k = 0; k < 2; k++)
         if (sv[k]) snprintf(c[k], sizeof c[k], "failed");
-        else /* * : the paper's MIP stopped at its time limit, not proven optimal */
+        else /* * : the paper's MIP stopped at its work or time limit, not proven optimal */
           snprintf(c[k], sizeof c[k], "%.4g%s", rv[k].cost.latency, k == BL_COSA && !strstr(rv[k].note, "MIP optimal") ? "*" : "");
       printf("%-18s %3d %11s %11s %11.4g %11.4g", name, count[i], c[0], c[1], r5.cost.latency, rn.cost.latency);
       for (int k = 0; k < BL_VARIANTS; k++) {
@@ -302,10 +303,10 @@ static int BenchLayer_run(int argc, char **argv) {
                exp(vr->logbig / vr->ok));
       }
       if (var[BL_COSA].ok)
-        printf("the paper's MIP (cosa) proven optimal on %d of %d layers (* in the table: stopped at the time limit)\n",
+        printf("the paper's MIP (cosa) proven optimal on %d of %d layers (* in the table: stopped at its work or time limit)\n",
                var[BL_COSA].proven, var[BL_COSA].ok);
       printf("(N = %ld; cosa's Eq. 12 weights %g,%g,%g; cosa-plus adds L = %g and the vectors 0,1,1,L and 0,0,0,1; "
-             "--time-limit %g s, --mip-limit %g s, GLPK %s)\n", big, o.w_util, o.w_comp, o.w_traf, o.w_lat, o.time_limit,
+             "--time-limit %g s, --mip-limit %ld, GLPK %s)\n", big, o.w_util, o.w_comp, o.w_traf, o.w_lat, o.time_limit,
              o.mip_limit, Ilp_version());
     }
     int invalid = 0;

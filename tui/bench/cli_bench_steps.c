@@ -11,11 +11,12 @@
 #include "layer/steps.h"
 
 static const CliOption BenchSteps_options[] = {
-  {"--time-limit", "SECONDS", "time limit of each ILP solve (default 10)"},
+  {"--time-limit", "SECONDS", "each ILP solve: the work budget (search nodes, MIP iterations) and a wall-clock stop (default 10)"},
+  {"--wall-limit", "SECONDS", "each ILP solve's wall-clock stop instead (default: --time-limit; a solve it stops may differ on a slower machine)"},
   {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
   {"--groups", "LO-HI", "patches per step (default 2-10)"},
   {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
-  {"--threads", "N", "threads of the exact search (default: one per processor, at most 8)"},
+  {"--threads", "N", "threads of the exact search (default: one per processor, at most 2: its two lanes; the answer does not depend on it)"},
   {"--model", "exact|paper", "exact (default): trivial bound, exact search, then the paper's MIP; paper: the MIP alone"},
   {"--csv", NULL, "print CSV instead of a table"},
   {NULL, NULL, NULL},
@@ -55,6 +56,11 @@ static int BenchSteps_run(int argc, char **argv) {
   const char *v = Cli_value(c, &a, "--time-limit"); /* seconds, fractions too (as layer's) */
   if (v && !Cli_real(v, 0.01, 86400, &limit)) {
     fprintf(stderr, "spadmap bench steps: --time-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
+    return EXIT_USAGE;
+  }
+  double wall = 0;
+  if ((v = Cli_value(c, &a, "--wall-limit")) && !Cli_real(v, 0.01, 86400, &wall)) {
+    fprintf(stderr, "spadmap bench steps: --wall-limit must be seconds in 0.01..86400, not '%s'\n", Cli_safe(v));
     return EXIT_USAGE;
   }
   if (Cli_value(c, &a, "--max-loads") && BenchSteps_int(Cli_value(c, &a, "--max-loads"), "--max-loads", 0, 1000, &max_loads))
@@ -101,6 +107,7 @@ static int BenchSteps_run(int argc, char **argv) {
       o.group_size = g;
       o.max_loads = max_loads;
       o.time_limit = limit;
+      o.wall_limit = wall;
       o.model = model;
       o.threads = threads;
       StepsPlan p[STEPS_STRATEGIES];
@@ -138,7 +145,9 @@ static int BenchSteps_run(int argc, char **argv) {
       if (ip && ip->ilp_seconds > worst) worst = ip->ilp_seconds;
       if (ip && ip->search_threads > search_threads) search_threads = ip->search_threads;
       if (gain > best_gain) best_gain = gain;
-      const char *status = ip ? IlpStatus_name(ip->ilp_status) : too_large ? "refused (too large)" : "error";
+      const char *status = ip ? (ip->wall_stopped && ip->ilp_status == ILP_TIMEOUT ? "timeout (wall clock)"
+                                                                                   : IlpStatus_name(ip->ilp_status))
+                              : too_large ? "refused (too large)" : "error";
       const char *by = ip && ip->proven_by ? ip->proven_by : "-";
 #define OBJ(s) (st[s] == SP_OK ? (long long)p[s].objective : -1LL)
       if (csv)

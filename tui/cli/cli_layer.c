@@ -95,7 +95,8 @@ static const CliOption Layer_options[] = {
   {"--seed", "N", "random: generator seed (default 1)"},
   {"--time-limit", "S", "seconds for the MIP / search, or SmartShuttle's oracle (a third per scheme) (default 10)"},
   {"--weights", "U,C,T[,L]", "CoSA Eq. 12 weights: utilisation, compute, traffic (default 1,1,1), and for cosa-plus/cosa-single L for the latency term (ours; default 5)"},
-  {"--mip-limit", "S", "cosa-plus: seconds per MIP round at most (default 0.5; 0: only --time-limit)"},
+  {"--wall-limit", "S", "cosa, cosa-plus, cosa-single, random: the wall-clock stop instead of --time-limit (which stays the MIPs' work budget)"},
+  {"--mip-limit", "N", "cosa-plus: work per MIP round at most, in simplex iterations + nodes (default 10000; 0: only --time-limit)"},
   {"--no-refine", NULL, "cosa-plus: skip the cost model's local search after each MIP"},
   {"--export-timeloop", "DIR", "write arch.yaml, prob.yaml and map.yaml for timeloop-model (v1.0) into DIR"},
   {"--list", NULL, "list the methods"},
@@ -156,13 +157,21 @@ int CliLayer_options(const CliCommand *cmd, const CliArgs *a, LayerMapOptions *o
       return EXIT_USAGE;
     }
   }
-  if ((v = Cli_value(cmd, a, "--mip-limit"))) {
+  if ((v = Cli_value(cmd, a, "--wall-limit"))) {
     char *e;
-    o->mip_limit = strtod(v, &e);
-    if (e == v || *e || !(o->mip_limit >= 0) || o->mip_limit > 1e6) {
-      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected seconds >= 0\n", cmd->name, Cli_safe(v));
+    o->wall_limit = strtod(v, &e);
+    if (e == v || *e || !(o->wall_limit > 0) || o->wall_limit > 1e6) {
+      fprintf(stderr, "spadmap %s: --wall-limit \"%s\": expected seconds > 0\n", cmd->name, Cli_safe(v));
       return EXIT_USAGE;
     }
+  }
+  if ((v = Cli_value(cmd, a, "--mip-limit"))) {
+    if (!Layer_parseLong(v, 0, 1000000000, &x)) {
+      fprintf(stderr, "spadmap %s: --mip-limit \"%s\": expected a work count (simplex iterations + nodes) >= 0\n",
+              cmd->name, Cli_safe(v));
+      return EXIT_USAGE;
+    }
+    o->mip_limit = x;
   }
   if (Cli_value(cmd, a, "--no-refine")) o->refine = false;
   if ((v = Cli_value(cmd, a, "--weights"))) {
@@ -315,6 +324,7 @@ static int Layer_run(int argc, char **argv) {
       {"--seed", 0, "random"},
       {"--weights", 0, "cosa cosa-plus cosa-single"},
       {"--mip-limit", 0, "cosa-plus cosa-single"},
+      {"--wall-limit", 0, "cosa cosa-plus cosa-single random"},
       {"--no-refine", 0, "cosa-plus cosa-single"},
       {"--export-timeloop", 0, NULL},
       {"--batch", 1, NULL},

@@ -22,7 +22,7 @@
   {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
   {"--all", NULL, "steps-*: print every step"},                                                           \
   {"--model", "exact|paper", "steps-ilp: bound, exact search, then the MIP (default), or the paper's MIP alone"},      \
-  {"--threads", "N", "steps-ilp: threads of the exact search (default: one per processor, at most 8)"},
+  {"--threads", "N", "steps-ilp: threads of the exact search (default: one per processor, at most 2: its two lanes; the answer does not depend on it)"},
 
 /* Runs `method` (ShuttleMethod_known) on l with cmd's options from a (--arch
  * defaults to smartshuttle here); *cancel (set by the caller's Ctrl-C handler)
