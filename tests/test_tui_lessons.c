@@ -650,11 +650,11 @@ TEST(a_hostile_lesson_cannot_write_prompt_hang_or_exhaust_memory) {
     Test_badLen(d, deep * 2, SP_ERR_FORMAT, "nesting deeper than");
     free(d);
   }
-  /* an ILP stage says how long it may search, at most 60 s */
+  /* an ILP stage says how long it may search, at most 10 s (the stage is shown on the UI thread) */
   Test_bad(HEAD "\"stages\": [{\"title\": \"a\", \"text\": \"x\", \"policies\": {\"replacement\": \"ilp\"}}]}",
            "$.stages[0].time_limit: missing: a stage with an ILP policy says how long it may search");
   Test_bad(HEAD "\"stages\": [{\"title\": \"a\", \"text\": \"x\", \"time_limit\": 1e9}]}",
-           "$.stages[0].time_limit: expected seconds, more than 0 and at most 60");
+           "$.stages[0].time_limit: expected seconds, more than 0 and at most 10");
   /* a huge file: refused before it is read (the lesson cap) */
   size_t big = FileIO_cap(FILE_LESSON) + 1;
   char *h = malloc(big);

@@ -23,7 +23,7 @@ enum {
   LESSON_MAX_TEXT = 16,    /* paragraphs per stage */
   LESSON_MAX_PARA = 2000,  /* bytes per paragraph (the pane fills 4096) */
   LESSON_MAX_CLAIMS = 32,
-  LESSON_MAX_TIME = 60     /* seconds an ILP stage may take */
+  LESSON_MAX_TIME = 10     /* seconds an ILP stage may search: the stage is shown on the UI thread */
 };
 
 /* The actions a stage may invite the learner to press: they look and compare,
@@ -314,10 +314,10 @@ static Status Lr_stage(Lr *r, const cJSON *so, const char *p, LessonStage *s, co
   const cJSON *tl = cJSON_GetObjectItemCaseSensitive(so, "time_limit");
   Json_pathKey(pa, sizeof pa, p, "time_limit");
   if (!st && tl && (!cJSON_IsNumber(tl) || !(tl->valuedouble > 0) || tl->valuedouble > LESSON_MAX_TIME))
-    st = Lr_fail(r, pa, "%s", "expected seconds, more than 0 and at most 60");
+    st = Lr_fail(r, pa, "%s", "expected seconds, more than 0 and at most 10");
   if (!st && tl) s->time_limit = tl->valuedouble;
   if (!st && searching && !tl)
-    st = Lr_fail(r, pa, "%s", "missing: a stage with an ILP policy says how long it may search (seconds, at most 60)");
+    st = Lr_fail(r, pa, "%s", "missing: a stage with an ILP policy says how long it may search (seconds, at most 10)");
   if (!st) st = Lr_string(r, so, "view", p, false, &view);
   Json_pathKey(pa, sizeof pa, p, "view");
   if (!st && view) {
