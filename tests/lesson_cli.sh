@@ -5,7 +5,7 @@
 # is refused (it was cut to another file's name); a lesson that tries to write
 # is refused before anything runs.
 # usage: lesson_cli.sh SPADMAP DATA_DIR
-bin=$1; data=$2
+bin=$1; data=$(cd "$2" && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
