@@ -16,6 +16,7 @@
 
 #include "app.h"
 #include "grid.h"
+#include "layer_view.h"
 
 /* The settings of one plan a stage shows: NULL fields are the defaults (budget M_R). */
 typedef struct {
@@ -74,6 +75,8 @@ typedef struct Lesson {
   int scroll;                       /* the pane's first text line shown (0 on each stage) */
   bool hidden;                      /* the pane folded to its title line (lesson_pane) */
   char error[SP_ERROR_TEXT];        /* the last stage's failure, "" if none */
+  bool pinned_layer_ok;             /* the stage shown has a pinned layer: its figures */
+  LayerFigures pinned_layer;
 } Lesson;
 
 /* Reads and checks a lesson file (lesson_load.c): a regular file under the

@@ -47,14 +47,6 @@ bool Lesson_isFigure(const char *name, char *plan, size_t n) {
   return false;
 }
 
-/* The figures of the layer mapped otherwise, kept while the stage is shown. */
-static struct {
-  const Lesson *lesson;
-  int stage;
-  bool ok;
-  LayerFigures f;
-} Lesson_pinnedLayer;
-
 static bool V_bytes(LessonValue *v, int64_t b) {
   App_bytes(b, v->text, (int)sizeof v->text);
   v->num = (double)b;
@@ -157,9 +149,7 @@ bool Lesson_value(App *app, const char *name, LessonValue *v) {
   }
   if (strcmp(plan, "pinned_layer") == 0) {
     const Lesson *l = app->lesson;
-    if (!l || Lesson_pinnedLayer.lesson != l || Lesson_pinnedLayer.stage != l->stage || !Lesson_pinnedLayer.ok)
-      return false;
-    return Lesson_layerValue(&Lesson_pinnedLayer.f, q, v);
+    return l && l->pinned_layer_ok && Lesson_layerValue(&l->pinned_layer, q, v);
   }
   OffchipFigures f; /* offchip */
   if (!OffchipView_figures(app, &f)) return false;
@@ -390,14 +380,11 @@ static Status Lesson_layer(App *app, Lesson *l, const LessonStage *s, SpError *e
   if (st) return st;
   LayerFigures f;
   if (!LayerView_figures(app, &f)) return SpError_set(err, SP_ERR_SOLVER, "layer \"%s\": the mapping failed", s->layer_op);
-  Lesson_pinnedLayer.lesson = l;
-  Lesson_pinnedLayer.stage = (int)(s - l->stages);
-  Lesson_pinnedLayer.ok = false;
   if (s->has_pinned_layer) {
-    st = LayerView_mapOther(app, s->pinned_layer.method, s->pinned_layer.arch, s->pinned_layer.group,
-                            &Lesson_pinnedLayer.f, err);
+    st = LayerView_mapOther(app, s->pinned_layer.method, s->pinned_layer.arch, s->pinned_layer.group, &l->pinned_layer,
+                            err);
     if (st) return st;
-    Lesson_pinnedLayer.ok = true;
+    l->pinned_layer_ok = true;
   }
   return SP_OK;
 }
@@ -443,6 +430,7 @@ Status Lesson_goto(App *app, int k, SpError *err) {
   if (!l || k < 0 || k >= l->nstages) return SpError_set(err, SP_ERR_ARG, "no stage %d", k + 1);
   const LessonStage *s = &l->stages[k];
   bool workers = app->worker != NULL;
+  l->pinned_layer_ok = false;
   Status st = Lesson_fresh(app, s->network, err);
   if (st) {
     SpError e2;
