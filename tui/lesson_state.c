@@ -406,8 +406,7 @@ static Status Lesson_apply(App *app, Lesson *l, const LessonStage *s, SpError *e
   if (!st) st = Lesson_cursor(app, s, err);
   if (!st && s->view == LESSON_VIEW_LAYER) st = Lesson_layer(app, l, s, err);
   if (!st && s->view == LESSON_VIEW_OFFCHIP) app->offchip_map = true;
-  if (!st && s->view == LESSON_VIEW_SWEEP) SweepView_openKey(app);
-  return st;
+  return st; /* the sweep opens once the workers run again (Lesson_goto): it fills in on its thread */
 }
 
 /* A fresh explorer on path, keeping what belongs to the terminal, not to the lesson. */
@@ -448,6 +447,10 @@ Status Lesson_goto(App *app, int k, SpError *err) {
     App_startWorkers(app);
     App_prefetchFigures(app);
   }
+  /* in a terminal the sweep's points come in on its own thread (a large network's
+   * sweep never holds the screen); without workers (snapshots, tests) they are
+   * all computed here */
+  if (!st && s->view == LESSON_VIEW_SWEEP) SweepView_openKey(app);
   return st;
 }
 
