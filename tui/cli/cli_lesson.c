@@ -68,7 +68,7 @@ static int Lesson_checkAll(Lesson *l) {
     (void)st; /* a stage that fails is in the report (its error) */
   }
   printf("%s: %d stage%s, %d claim%s: %s\n", Cli_safe(l->path), l->nstages, l->nstages == 1 ? "" : "s", claims,
-         claims == 1 ? "" : "s", bad ? "FALSE ones above" : "all hold");
+         claims == 1 ? "" : "s", bad ? "FALSE (above: a claim that does not hold, a figure without a value or a stage that failed)" : "all hold");
   app.grid = NULL;
   App_free(&app);
   Lesson_free(l);
