@@ -20,7 +20,7 @@
 static const char *const Lesson_planQ[] = {"spills", "retrievals", "traffic", "compulsory", "peak", "footprint",
                                            "budget", "policies", "schedule", "replacement", "allocator", "solver", NULL};
 static const char *const Lesson_netQ[] = {"name", "ops", "m_r", "m_h", "m_p", NULL};
-static const char *const Lesson_cursorQ[] = {"step", "free", "largest_gap", "fragmentation", "tensor", NULL};
+static const char *const Lesson_cursorQ[] = {"step", "free", "largest_gap", "fragmentation", "tensor", "next_read", NULL};
 static const char *const Lesson_layerQ[] = {"cycles", "energy", "dram", "method", "arch", "op", "steps", "duration",
                                             "group", "rule_macs", "oracle_macs", NULL};
 static const char *const Lesson_offchipQ[] = {"taa_peak", "so_peak", "so_method", "lower_bound", "tiles", NULL};
@@ -133,6 +133,14 @@ bool Lesson_value(App *app, const char *name, LessonValue *v) {
     const Plan *p = App_shownPlan(app);
     if (strcmp(q, "step") == 0) return V_count(v, app->cursor);
     if (strcmp(q, "tensor") == 0) return app->selected >= 0 && V_text(v, app->net->tensors[app->selected].name);
+    if (strcmp(q, "next_read") == 0) { /* the first step after the cursor whose op reads the selected tensor */
+      for (int t = app->cursor + 1; p && app->selected >= 0 && t < p->nsteps; t++) {
+        const Op *op = &app->net->ops[p->order[t]];
+        for (int i = 0; i < op->ninputs; i++)
+          if (op->inputs[i] == app->selected) return V_count(v, t);
+      }
+      return false;
+    }
     if (!p || app->cursor < 0 || app->cursor >= p->nsteps) return false;
     int64_t fb, gap;
     MapView_freeAt(app, p, app->cursor, &fb, &gap); /* the map's own figures */
