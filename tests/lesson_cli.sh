@@ -5,7 +5,7 @@
 # is refused (it was cut to another file's name); a lesson that tries to write
 # is refused before anything runs.
 # usage: lesson_cli.sh SPADMAP DATA_DIR
-bin=$1; data=$(cd "$2" && pwd)
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); data=$(cd "$2" && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -59,6 +59,11 @@ cat >"$tmp/evil.json" <<JSON
 JSON
 expect 1 "evil.json: \$.stages\[0\].do: unknown key" "$bin" lesson "$tmp/evil.json" --out "$tmp/e.txt"
 if [ -e "$tmp/victim.json" ]; then echo "FAIL: a lesson wrote $tmp/victim.json"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+# a network in the working folder, not beside the lesson: not read
+mkdir -p "$tmp/cwd" "$tmp/elsewhere"
+cp "$data/networks/diamond.json" "$tmp/cwd/net.json"
+sed 's/"mine_net.json"/"net.json"/' "$tmp/mine.json" >"$tmp/elsewhere/l.json"
+expect 1 "l.json: \$.network: no network \"net.json\"" sh -c 'cd "$1" && "$2" lesson "$3" --check' sh "$tmp/cwd" "$bin" "$tmp/elsewhere/l.json"
 # a path of 1,100 bytes: refused (it was cut at 1,023 and named another file)
 long=$(printf "%01100d" 0 | tr 0 a)
 expect 2 "a lesson name or path of 1102 bytes" "$bin" lesson "./$long"

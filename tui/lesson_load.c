@@ -111,7 +111,8 @@ static Status Lr_network(Lr *r, const char *arg, const char *path, char **out) {
     return Lr_fail(r, path, "\"%s\": expected a bundled network or a file beside the lesson (no absolute path, no ..)", arg);
   struct stat sb;
   char cand[3][2048];
-  snprintf(cand[0], sizeof cand[0], "%s", strchr(arg, '/') ? Data_file(arg) : Data_net(arg));
+  /* never the working folder: a bundled name, the data folder, the lesson's folder */
+  snprintf(cand[0], sizeof cand[0], "%s/networks/%s.json", Data_dir(), arg);
   snprintf(cand[1], sizeof cand[1], "%s", Data_file(arg));
   snprintf(cand[2], sizeof cand[2], "%s/%s", r->dir, arg);
   for (int i = 0; i < 3; i++)
