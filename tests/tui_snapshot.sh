@@ -198,7 +198,7 @@ lesson_() {
 lesson_ lesson_fragmentation_80x24 fragmentation 80x24 ""
 shows lesson_fragmentation_80x24 "more ↓ 3 lines (Space)"
 lesson_ lesson_fragmentation_80x24_more fragmentation 80x24 " "
-shows lesson_fragmentation_80x24_more "map are that free space below the highest block."
+shows lesson_fragmentation_80x24_more "something is spilled instead. The shaded dots on the map are that free space"
 shows lesson_fragmentation_80x24_more "more ↑ 3 ({)"
 lesson_ lesson_fragmentation_80x24_hidden fragmentation 80x24 "f"
 shows lesson_fragmentation_80x24_hidden "f: show the text"

@@ -642,6 +642,16 @@ int Actions_key(App *app, int key) {
   }
   if (app->picker.open) return Picker_key(app, key);
   if (key == Actions_keyOf("screen_dump") && !app->prompt) return Act_screen(app); /* every view: the sweep, the layer view */
+  if (app->legend && !app->help && !app->prompt && !app->menu.open && app->lesson) { /* a stage invites l: its stage keys go on over the legend (any view) */
+    const Action *next = Actions_find("lesson_next"), *prev = Actions_find("lesson_prev");
+    for (int i = 0; i < 2; i++) {
+      const Action *a = i ? prev : next;
+      if (a && (key == a->key || (a->key2 && key == a->key2))) {
+        app->legend = false;
+        return a->run(app);
+      }
+    }
+  }
   if (app->sweep_open || LayerView_isOpen(app)) { /* lessons open these: the pane's keys work over them too */
     const Action *a = Actions_lessonKey(app, key);
     if (a) return a->run(app);

@@ -496,3 +496,101 @@ const char *LayerView_methodShown(const App *app) {
   const LayerView *v = LayerView_of(app);
   return v ? LayerView_methodName(v->method) : "";
 }
+
+/* ---- lessons: a stated mapping, and its figures ---------------------------- */
+
+static int LayerView_methodIndex(const char *name) {
+  for (int m = 0; m < LayerView_nmethods(); m++)
+    if (strcmp(LayerView_methodName(m), name) == 0) return m;
+  return -1;
+}
+
+static int LayerView_archIndex(const LayerView *v, const char *name) {
+  for (int a = 0; a < v->narch; a++)
+    if (strcmp(v->arch_name[a], name) == 0) return a;
+  return -1;
+}
+
+/* method, arch, group resolved against the view: -1 / SP_ERR_ARG naming the choices. */
+static Status LayerView_resolve(const LayerView *v, const char *method, const char *arch, int group, int *m, int *a,
+                                int *gs, SpError *err) {
+  *m = method ? LayerView_methodIndex(method) : v->method;
+  *a = arch ? LayerView_archIndex(v, arch) : v->arch;
+  *gs = group > 0 ? group : v->group_size;
+  if (*m < 0) {
+    char list[512] = "";
+    for (int i = 0; i < LayerView_nmethods(); i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", LayerView_methodName(i));
+    return SpError_set(err, SP_ERR_ARG, "no layer method \"%s\" (%s)", method, list);
+  }
+  if (*a < 0) return SpError_set(err, SP_ERR_ARG, "no architecture \"%s\" (cosa_baseline, cosa_4xpe, cosa_sram)", arch);
+  if (arch && *m >= LayerMap_nmethods)
+    return SpError_set(err, SP_ERR_ARG, "%s has its own platform: an architecture is for the mappers", LayerView_methodName(*m));
+  return SP_OK;
+}
+
+Status LayerView_set(App *app, const char *method, const char *arch, int group, SpError *err) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return SpError_set(err, SP_ERR_ARG, "the layer view is not open");
+  int m, a, gs;
+  Status st = LayerView_resolve(v, method, arch, group, &m, &a, &gs, err);
+  if (st) return st;
+  v->method = m, v->arch = a, v->group_size = gs;
+  LayerView_start(app);
+  return SP_OK;
+}
+
+static void LayerView_fill(LayerFigures *f, const LayerView *v, int m, int a, const LayerMapResult *r,
+                           const ShuttlePaneResult *s) {
+  memset(f, 0, sizeof *f);
+  snprintf(f->method, sizeof f->method, "%s", LayerView_methodName(m));
+  snprintf(f->arch, sizeof f->arch, "%s", m < LayerMap_nmethods ? v->arch_name[a] : "");
+  snprintf(f->op, sizeof f->op, "%s", v->layer.name);
+  if (m < LayerMap_nmethods) {
+    f->mapper = true;
+    f->cycles = r->cost.latency;
+    f->energy_pj = r->cost.energy_pj;
+    f->dram_bytes = r->cost.dram_bytes;
+  } else if (s) {
+    f->steps = ShuttlePane_figures(s, &f->nsteps, &f->duration, &f->group, &f->rule_macs, &f->oracle_macs);
+    f->shuttle = !f->steps;
+  }
+}
+
+bool LayerView_figures(App *app, LayerFigures *f) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return false;
+  pthread_mutex_lock(&v->lock);
+  bool shown = !v->busy && !v->st && v->res_method == v->method && (v->method >= LayerMap_nmethods || v->res_arch == v->arch) &&
+               (v->method < LayerMap_nmethods || v->sres);
+  if (shown) LayerView_fill(f, v, v->method, v->arch, &v->res, v->sres);
+  pthread_mutex_unlock(&v->lock);
+  return shown;
+}
+
+Status LayerView_mapOther(App *app, const char *method, const char *arch, int group, LayerFigures *f, SpError *err) {
+  LayerView *v = LayerView_of(app);
+  if (!v) return SpError_set(err, SP_ERR_ARG, "the layer view is not open");
+  int m, a, gs;
+  Status st = LayerView_resolve(v, method, arch, group, &m, &a, &gs, err);
+  if (st) return st;
+  atomic_int cancel = 0;
+  if (m >= LayerMap_nmethods) {
+    ShuttlePaneResult *s = ShuttlePane_solve(m - LayerMap_nmethods, &v->layer, gs, &cancel, NULL, NULL, err->text,
+                                             (int)sizeof err->text);
+    if (!s) return err->code = SP_ERR_ARG;
+    LayerView_fill(f, v, m, a, NULL, s);
+    ShuttlePaneResult_free(s);
+    return SP_OK;
+  }
+  if (!v->arch_ok[a]) return SpError_set(err, SP_ERR_IO, "%s", v->arch_err[a]);
+  LayerMapOptions o; /* as LayerView_solve maps without a worker (snapshots) */
+  LayerMapOptions_init(&o);
+  o.time_limit = 10;
+  o.mip_limit = 0;
+  o.cancel = &cancel;
+  LayerMapResult r;
+  st = LayerMap_methods[m].fn(&v->archs[a], &v->layer, &o, &r, err);
+  if (!st) LayerView_fill(f, v, m, a, &r, NULL);
+  return st;
+}

@@ -41,4 +41,25 @@ void LayerView_defer(App *app, bool on);
 /* A figure of the mapping shown, as drawn: latency, energy, dram, layer_method, arch. */
 bool LayerView_figure(App *app, const char *name, char *out, size_t n);
 
+/* What a mapping of the layer gives, from the engine's result (lessons quote
+ * and compare these). */
+typedef struct {
+  char method[32], arch[64], op[128];
+  bool mapper;                 /* cycles, energy_pj, dram_bytes */
+  double cycles, energy_pj, dram_bytes;
+  bool steps;                  /* nsteps, duration, group */
+  int nsteps, group;
+  long long duration;
+  bool shuttle;                /* rule_macs, oracle_macs */
+  double rule_macs, oracle_macs;
+} LayerFigures;
+/* The mapping shown (false while none is, or it failed). */
+bool LayerView_figures(App *app, LayerFigures *f);
+/* Shows method (NULL: the view's), on arch (NULL: the view's) with group patches
+ * per step (0: the view's): a lesson's stage. SP_ERR_ARG naming the choices when
+ * a name is not one of the view's. */
+Status LayerView_set(App *app, const char *method, const char *arch, int group, SpError *err);
+/* The shown layer mapped otherwise, on this thread (the view stays as it is). */
+Status LayerView_mapOther(App *app, const char *method, const char *arch, int group, LayerFigures *f, SpError *err);
+
 #endif

@@ -1,10 +1,13 @@
-/* lesson: a prepared walk through the explorer (data/lessons/NAME.json). Each
- * stage sets the state through the explorer's own actions (names from the action
- * table, replayed as a user's key presses would run them), then a narrative pane
- * under the screen tells what to look at and which key shows it. The text quotes
- * figures as placeholders ({peak}, {spills}, ...) filled from the state on screen,
- * and a stage may pin figures it relies on ("expect"), so the words and the
- * engine cannot drift apart (tests/test_tui_lessons.c replays every lesson). */
+/* lesson: a prepared walk through the explorer (data/lessons/NAME.json, or a
+ * teacher's own file). Each stage declares the state it shows -- network,
+ * budget, the policies of the current plan and of a pinned one, the view, the
+ * flip, the cursor, a layer and its method -- and that state is set from a fresh
+ * explorer whatever the learner did before (a state, not a list of key presses).
+ * The text quotes named quantities of named plans ({current.spills},
+ * {pinned.traffic}, {layer.cycles}), computed by the engine; "claims" state
+ * comparisons between them that `spadmap lesson F --check` verifies. A lesson
+ * file cannot run actions, type into prompts, write files or read anything but
+ * its networks (lesson_load.c says what it refuses). docs/lessons.md: the format. */
 #ifndef SPADMAP_LESSON_H
 #define SPADMAP_LESSON_H
 
@@ -13,62 +16,104 @@
 
 #include "app.h"
 #include "grid.h"
+#include "layer_view.h"
 
+/* The settings of one plan a stage shows: NULL fields are the defaults (budget M_R). */
 typedef struct {
-  char *name, *value;
-} LessonPair;
+  char *budget;                     /* Budget_parse's text: "M_R", "M_R*1.15", "10.5K" */
+  char *policy[POLICY_KIND_COUNT];  /* policy names (schedule, replacement, allocator) */
+} LessonPlan;
+
+/* A layer mapped by a method (the layer view's): NULL fields are the view's defaults. */
+typedef struct {
+  char *method, *arch;
+  int group;                        /* patches per step (steps methods), 0: the default */
+} LessonLayer;
+
+typedef enum { LESSON_VIEW_MAP, LESSON_VIEW_LAYER, LESSON_VIEW_OFFCHIP, LESSON_VIEW_SWEEP } LessonView;
+typedef enum { LESSON_AT_STEP, LESSON_AT_PEAK, LESSON_AT_SPILL, LESSON_AT_SPILL_OF, LESSON_AT_TENSOR } LessonAt;
+typedef enum { CLAIM_LT, CLAIM_LE, CLAIM_EQ, CLAIM_NE, CLAIM_GE, CLAIM_GT } ClaimOp;
+
+/* "a op b": a names a figure, b a figure (times a factor: "pinned.traffic*2") or a
+ * literal (a number, or "\"text\""). */
+typedef struct {
+  char *a, *b;                      /* b NULL: the literal */
+  double scale;                     /* b's figure times this ("pinned.traffic*2": 2), else 1 */
+  double num;                       /* the literal number (b_text NULL) */
+  char *b_text;                     /* the literal text, or NULL */
+  ClaimOp op;
+  char *says;                       /* the sentence of the text it backs, or NULL */
+} LessonClaim;
 
 typedef struct {
   char *title;
-  char *network;          /* opened before the actions (NULL: keep the one shown) */
-  char **actions;         /* "name" or "name=argument" */
-  int nactions;
-  char **text;            /* paragraphs with {placeholders} */
+  char *network;                    /* the network's path (the lesson's when the stage names none) */
+  LessonPlan current, pinned;
+  bool has_pinned, flip;
+  double time_limit;                /* seconds for the ILP policies (required with one) */
+  LessonView view;
+  LessonAt at;                      /* where the cursor is */
+  int at_n;                         /* LESSON_AT_STEP: the step; LESSON_AT_SPILL: the n-th spill (1 = first) */
+  char *at_name;                    /* LESSON_AT_SPILL_OF / LESSON_AT_TENSOR: the tensor */
+  char *layer_op;                   /* the op shown as a layer (view "layer"), or NULL */
+  LessonLayer layer, pinned_layer;
+  bool has_layer, has_pinned_layer;
+  char **text;                      /* paragraphs with {plan.quantity} and {key:ACTION} */
   int ntext;
-  char *try_action;       /* the action the learner is invited to press, or NULL */
-  LessonPair *expect;     /* figure (or capture) -> exact value */
-  int nexpect;
-  LessonPair *capture;    /* name -> POSIX extended regex with one group, matched on the screen */
-  int ncapture;
+  char *try_action;                 /* the action the learner is invited to press, or NULL */
+  LessonClaim *claims;
+  int nclaims;
 } LessonStage;
 
 typedef struct Lesson {
-  char name[64];          /* the file's stem */
+  char name[64];                    /* the file's stem */
   char path[1024];
-  char *title, *summary, *network;
+  char *title, *summary, *network;  /* network: the resolved path */
   LessonStage *stages;
   int nstages;
-  int stage;              /* the stage shown (-1: none applied yet) */
-  int scroll;             /* the pane's first text line shown (0 on each stage) */
-  bool hidden;            /* the pane folded to its title line (lesson_pane) */
-  char error[SP_ERROR_TEXT]; /* the last replay's failure, "" if none */
+  int stage;                        /* the stage shown (-1: none applied yet) */
+  int scroll;                       /* the pane's first text line shown (0 on each stage) */
+  bool hidden;                      /* the pane folded to its title line (lesson_pane) */
+  char error[SP_ERROR_TEXT];        /* the last stage's failure, "" if none */
+  bool pinned_layer_ok;             /* the stage shown has a pinned layer: its figures */
+  LayerFigures pinned_layer;
 } Lesson;
 
-/* Reads and checks a lesson file: bad JSON or a missing or wrong field is
- * SP_ERR_FORMAT with "FILE: JSON.path: what was expected"; unknown action and
- * placeholder names are refused the same way. */
+/* Reads and checks a lesson file (lesson_load.c): a regular file under the
+ * lesson cap, parsed by engine/json.c (duplicate keys, control bytes), every key
+ * known, every figure and action named right. Errors are SP_ERR_FORMAT (or
+ * SP_ERR_IO) with "FILE: JSON.path: what was expected" or "FILE:line:col: ...". */
 Status Lesson_load(const char *path, Lesson **out, SpError *err);
 void Lesson_free(Lesson *l);
-/* The lesson file for NAME: a path, or data/lessons/NAME.json. */
+/* The lesson file for NAME: a path (with a '/' or ending in .json), or
+ * data/lessons/NAME.json; NULL when it does not fit in n bytes. */
 const char *Lesson_path(const char *name, char *buf, size_t n);
-/* Every .json path in data/lessons, sorted (free each and the array). */
+/* Every regular *.json file in data/lessons, sorted (free each and the array). */
 int Lesson_listFiles(char ***paths);
 
-/* Opens the lesson's network into app (App_initWith), attaches the lesson and
- * applies stage 0. */
+/* Opens the lesson's network into app, attaches the lesson and shows stage 0. */
 Status Lesson_start(App *app, Lesson *l, bool deterministic, SpError *err);
-/* Shows stage k: forward from the current stage by applying the stages between,
- * backward by replaying from the start. Solves run on this thread (the workers
- * are set aside and started again after), so each action sees the plan the one
- * before it produced. */
+/* Shows stage k: a fresh explorer on the stage's network, then the stage's state.
+ * Solves run on this thread (the workers are started again after). */
 Status Lesson_goto(App *app, int k, SpError *err);
-/* The value of a named figure as the screen prints it ("777.0K", "11", "lru"); false when
- * the name is unknown or the state has no such figure now. */
+
+/* A figure's value: its text as the screen prints it, and its number when it has one. */
+typedef struct {
+  char text[128];
+  double num;
+  bool numeric;
+} LessonValue;
+/* "plan.quantity" (lesson_state.c lists them): false when the name is unknown or
+ * the stage shown has no such plan. */
+bool Lesson_value(App *app, const char *name, LessonValue *v);
 bool Lesson_figure(App *app, const char *name, char *out, size_t n);
-/* The stage's text with placeholders filled (from Lesson_figure, or captures from grid g). */
-void Lesson_fill(App *app, const Grid *g, const char *text, char *out, size_t n);
-/* The capture named `name` of the stage shown, from the screen text `screen`. */
-bool Lesson_capture(App *app, const char *screen, const char *name, char *out, size_t n);
+/* Whether name is a figure's name (any stage); the plan it needs in *plan. */
+bool Lesson_isFigure(const char *name, char *plan, size_t n);
+/* The text with its {placeholders} filled. */
+void Lesson_fill(App *app, const char *text, char *out, size_t n);
+/* The claims of the stage shown, and every figure its text quotes: the number
+ * that do not hold, each said in report ("stage 2: claim ... is false: ..."). */
+int Lesson_check(App *app, char *report, size_t n);
 
 /* The narrative pane's rows at the bottom of g (0: no lesson, or no room): the
  * explorer keeps VIEW_LESSON_MIN_H rows above it; 1 when the pane is hidden. */

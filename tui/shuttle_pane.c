@@ -106,3 +106,18 @@ void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResu
                 r->plan.ilp_seconds, r->check);
   else Grid_text(g, x, y + h - 1, w, ROLE_DIM, 0, r->check);
 }
+
+bool ShuttlePane_figures(const ShuttlePaneResult *r, int *steps, long long *duration, int *group, double *rule_macs,
+                         double *oracle_macs) {
+  *steps = 0, *duration = 0, *group = 0, *rule_macs = 0, *oracle_macs = 0;
+  if (r->steps) {
+    *steps = r->plan.nsteps;
+    *duration = (long long)r->plan.duration;
+    *group = r->plan.group_size;
+    return true;
+  }
+  const ShuttleLayer *s = &r->shuttle; /* as shuttle_view.c draws them */
+  *rule_macs = (double)s->macs / s->rule_vol[s->rule_scheme].total;
+  *oracle_macs = (double)s->macs / s->oracle_vol[s->oracle_scheme].total;
+  return false;
+}

@@ -30,6 +30,11 @@ ShuttlePaneResult *ShuttlePane_solve(int which, const Layer *l, int group_size, 
 void ShuttlePaneResult_free(ShuttlePaneResult *r);
 /* true: the steps cursor moved delta steps (stopping at the ends). */
 bool ShuttlePane_move(ShuttlePaneResult *r, int delta);
+/* The figures the view draws: steps methods fill steps, duration and group
+ * (true), SmartShuttle the MACs per DRAM access of the rule's and the oracle's
+ * picks (false). */
+bool ShuttlePane_figures(const ShuttlePaneResult *r, int *steps, long long *duration, int *group, double *rule_macs,
+                         double *oracle_macs);
 void ShuttlePane_draw(Grid *g, int x, int y, int w, int h, const ShuttlePaneResult *r);
 
 #endif

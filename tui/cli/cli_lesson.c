@@ -18,6 +18,7 @@ static const CliOption Lesson_options[] = {
   {"--out", "FILE", "no terminal: write stage K's screen to FILE.svg (colours) or FILE.txt, as snapshot does"},
   {"--size", "WxH", "with --out: the screen size (default 140x45)"},
   {"--keys", "KEYS", "with --out: keys to press first, as snapshot's (\" \" scrolls the lesson's text a page)"},
+  {"--check", NULL, "show every stage and verify its claims and quoted figures: which one is false (exit 1 then)"},
   {NULL, NULL, NULL},
 };
 
@@ -39,12 +40,41 @@ static int Lesson_list(void) {
       fprintf(stderr, "spadmap lesson: %s\n", Cli_safe(err.text));
       bad++;
     } else {
-      printf("  %-14s %s (%s, %d stages)\n", l->name, Cli_safe(l->summary), Cli_safe(l->network), l->nstages);
+      const char *net = strrchr(l->network, '/');
+      char stem[128];
+      snprintf(stem, sizeof stem, "%s", net ? net + 1 : l->network);
+      stem[strcspn(stem, ".")] = '\0';
+      printf("  %-14s %s (%s, %d stage%s)\n", l->name, Cli_safe(l->summary), Cli_safe(stem), l->nstages,
+             l->nstages == 1 ? "" : "s");
       Lesson_free(l);
     }
     free(paths[i]);
   }
   free(paths);
+  return bad ? EXIT_INVALID : EXIT_OK;
+}
+
+/* --check: every stage shown as a learner would reach it directly, its claims
+ * and quoted figures verified; one line per claim. Exit 1 when one is false. */
+static int Lesson_checkAll(Lesson *l) {
+  App app;
+  SpError err;
+  int bad = 0, claims = 0;
+  Status st = Lesson_start(&app, l, true, &err);
+  static char report[65536];
+  for (int k = 0; k < l->nstages; k++) {
+    if (k > 0) st = Lesson_goto(&app, k, &err);
+    report[0] = '\0';
+    bad += Lesson_check(&app, report, sizeof report);
+    claims += l->stages[k].nclaims;
+    for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n")) printf("%s\n", Cli_safe(line));
+    (void)st; /* a stage that fails is in the report (its error) */
+  }
+  printf("%s: %d stage%s, %d claim%s: %s\n", Cli_safe(l->path), l->nstages, l->nstages == 1 ? "" : "s", claims,
+         claims == 1 ? "" : "s", bad ? "FALSE (above: a claim that does not hold, a figure without a value or a stage that failed)" : "all hold");
+  app.grid = NULL;
+  App_free(&app);
+  Lesson_free(l);
   return bad ? EXIT_INVALID : EXIT_OK;
 }
 
@@ -55,9 +85,12 @@ static int Lesson_run(int argc, char **argv) {
   if (rc >= 0) return rc;
   if (a.npos == 0) return Lesson_list();
   char path[1024];
-  Lesson_path(a.pos[0], path, sizeof path);
   Lesson *l;
   SpError err;
+  if (!Lesson_path(a.pos[0], path, sizeof path)) {
+    fprintf(stderr, "spadmap lesson: a lesson name or path of %zu bytes (at most 1023)\n", strlen(a.pos[0]));
+    return EXIT_USAGE;
+  }
   if (access(path, F_OK) != 0 && !strchr(a.pos[0], '/')) {
     fprintf(stderr, "spadmap lesson: no lesson \"%s\" (spadmap lesson lists them)\n", Cli_safe(a.pos[0]));
     return EXIT_USAGE;
@@ -85,6 +118,14 @@ static int Lesson_run(int argc, char **argv) {
     Lesson_free(l);
     return EXIT_USAGE;
   }
+  if (Cli_value(c, &a, "--check")) {
+    if (out || st_text) {
+      fprintf(stderr, "spadmap lesson: --check shows every stage itself (no --out, no --stage)\n");
+      Lesson_free(l);
+      return EXIT_USAGE;
+    }
+    return Lesson_checkAll(l);
+  }
   App app;
   Status st = Lesson_start(&app, l, out != NULL, &err);
   if (!st && stage > 1) st = Lesson_goto(&app, (int)stage - 1, &err);
@@ -101,7 +142,7 @@ static int Lesson_run(int argc, char **argv) {
     if (!g) rc = EXIT_INVALID;
     else {
       app.grid = g;
-      View_draw(&app, g); /* the screen the keys act on (captures, the pane's size) */
+      View_draw(&app, g); /* the screen the keys act on (the pane's size) */
       const char *keys = Cli_value(c, &a, "--keys"), *bad = NULL;
       if (keys && !Snapshot_keys(&app, keys, &bad)) {
         fprintf(stderr, "spadmap lesson: unknown key name at \"%s\"\n", Cli_safe(bad));
@@ -134,7 +175,7 @@ static int Lesson_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_lesson = {"lesson", "[NAME] [--stage K] [--out F.svg|F.txt --size WxH --keys KEYS]",
+const CliCommand Cli_lesson = {"lesson", "[NAME|FILE.json] [--check] [--stage K] [--out F.svg|F.txt --size WxH --keys KEYS]",
                                "Short lessons in the explorer: without NAME, the list; with it, the explorer at the "
                                "lesson's first stage and its narrative pane (. next stage, , back).",
                                Lesson_options, Lesson_run, CLI_IN(FILE_LESSON) | CLI_IN_NET | CLI_IN(FILE_ARCH)};
