@@ -58,6 +58,7 @@
 
 #define COSA_MAXF 96
 #define COSA_EPS 1e-7
+#define COSA_MAXZ 64 /* rank slots (Eqs. 9-10): at most 64 prime-factor copies */
 
 typedef struct {
   int dim;
@@ -76,7 +77,10 @@ typedef struct {
   double budget[ARCH_MAX_LEVELS][OPND_COUNT]; /* log of the elements allowed (precision taken out) */
   /* column indices, -1 when absent */
   int xt[COSA_MAXF][ARCH_MAX_LEVELS], xs[COSA_MAXF][ARCH_MAX_LEVELS];
-  int sel[OPND_COUNT];         /* the operand kept stationary at the NoC level */
+  int sel[OPND_COUNT];         /* the operand kept stationary at the NoC level (stationary mode) */
+  bool ranks;                  /* Eqs. 9-10 as published: rank slots at the NoC level (LayerMap_cosa) */
+  int nz;                      /* rank slots: one per prime-factor copy */
+  int xr[COSA_MAXF][COSA_MAXZ]; /* factor f (one copy) temporal at the NoC level at rank z (0: innermost) */
 } Cosa;
 
 /* Capacity rows: inputs count R and S too, and log(stride) is added, so that
@@ -99,7 +103,9 @@ static double Cosa_objective(const Cosa *c, const LayerMapOptions *o, int f, int
       for (int v = 0; v < OPND_COUNT; v++)
         if (Arch_holds(a, lv, (Operand)v) && Cosa_rel(d, v)) util += lg;
   for (int v = 0; v < OPND_COUNT; v++) {
-    if (!spatial && i >= c->lo) traf += lg;    /* T_v before the stationarity credit */
+    /* T_v: every temporal factor above the NoC level; at it, before the stationarity credit (stationary mode),
+     * or only for the operands it indexes (rank mode: the rest through Cosa_ranks' products) */
+    if (!spatial && (i > c->lo || (i == c->lo && (!c->ranks || Cosa_rel(d, v))))) traf += lg;
     if (!Cosa_rel(d, v)) continue;
     if (i < c->lo) traf += lg;                 /* D_v */
     if (spatial && i == c->lo) traf += lg;     /* L_v */
@@ -137,8 +143,8 @@ static void Cosa_latency(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
   for (int x = 0; x < L; x++) {
     int sc[OPND_COUNT];
     double one[OPND_COUNT] = {1, 1, 1};
-    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
-    if (x != c->lo) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
+    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo && !c->ranks ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    if (x != c->lo || c->ranks) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
   }
   for (int v = 0; v < OPND_COUNT; v++) {
     int child = -1;
@@ -227,12 +233,15 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
     cols[n] = y;
     coef[n++] = -1;
     IlpModel_addRow(m, -ILP_INF, 0, n, cols, coef); /* S_d <= x_d + y_d (an equality gains nothing) */
+    /* the smallest big-Ms that cut nothing off: x_d never exceeds log fanout_x (the row below), y_d log
+     * fanout_y; M = all of d's factors left the LP relaxation far from the integer hull */
+    double mx = fmin(big, log((double)lv->fanout_x) + COSA_EPS), my = fmin(big, log((double)lv->fanout_y) + COSA_EPS);
     int c2[2] = {x, b};
-    double f2[2] = {1, big};
-    IlpModel_addRow(m, -ILP_INF, big, 2, c2, f2); /* x_d <= M (1 - b) */
+    double f2[2] = {1, mx};
+    IlpModel_addRow(m, -ILP_INF, mx, 2, c2, f2); /* x_d <= Mx (1 - b) */
     c2[0] = y;
-    f2[1] = -big;
-    IlpModel_addRow(m, -ILP_INF, 0, 2, c2, f2);   /* y_d <= M b */
+    f2[1] = -my;
+    IlpModel_addRow(m, -ILP_INF, 0, 2, c2, f2);   /* y_d <= My b */
     xcol[nx] = x;
     ycol[nx] = y;
     one[nx++] = 1;
@@ -242,7 +251,81 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
   IlpModel_addRow(m, -ILP_INF, log((double)lv->fanout_y) + COSA_EPS, nx, ycol, one);
 }
 
-/* Builds the model; *zcol gets the first Z column (Z[f][v][i] in order). */
+/* Eqs. 9-10 as the paper writes them (rank mode, the method `cosa`). The NoC
+ * level's temporal factors take rank slots z = 0 (innermost) .. nz-1, at most
+ * one factor copy per slot (Table III's O_0..O_Z); xr[f][z] = 1 when a copy of
+ * f sits at rank z, and their sum over z is that level's count xt[f][lo].
+ * Eq. 9: Y[v][z] >= the factors at rank z that index v, Y[v][z] >= Y[v][z-1]
+ * (once a loop that indexes v is seen, every loop outside it refetches v's
+ * tile). Eq. 10: T_v = sum over z of log(p) Y[v][z] X[f][z]; for a factor that
+ * indexes v, Y = 1 wherever X = 1, so the product is X itself (in
+ * Cosa_objective); for the others the product of two binaries is linearised
+ * exactly by P >= X + Y - 1, P >= 0 (the objective pushes P down), no big-M.
+ * Y needs no integrality: its rows bound it below by 0/1 values once X is
+ * integral, and the objective pushes it down. Symmetry: slots are filled from
+ * rank 0 without gaps (an empty slot between two loops changes nothing). */
+static void Cosa_ranks(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
+  int lo = c->lo, nz = c->nz;
+  int cols[COSA_MAXF * COSA_MAXZ + 8];
+  double coef[COSA_MAXF * COSA_MAXZ + 8];
+  for (int f = 0; f < c->nf; f++)
+    for (int z = 0; z < nz; z++) c->xr[f][z] = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+  for (int f = 0; f < c->nf; f++) { /* xt[f][lo] = its copies over the ranks */
+    int n = 0;
+    cols[n] = c->xt[f][lo];
+    coef[n++] = -1;
+    for (int z = 0; z < nz; z++) {
+      cols[n] = c->xr[f][z];
+      coef[n++] = 1;
+    }
+    IlpModel_addRow(m, 0, 0, n, cols, coef);
+  }
+  for (int z = 0; z < nz; z++) { /* one copy per rank; rank z+1 used only if rank z is */
+    int n = 0;
+    for (int f = 0; f < c->nf; f++) {
+      cols[n] = c->xr[f][z];
+      coef[n++] = 1;
+    }
+    IlpModel_addRow(m, -ILP_INF, 1, n, cols, coef);
+    if (z + 1 < nz) {
+      for (int f = 0; f < c->nf; f++) {
+        cols[n] = c->xr[f][z + 1];
+        coef[n++] = -1;
+      }
+      IlpModel_addRow(m, 0, ILP_INF, n, cols, coef);
+    }
+  }
+  for (int v = 0; v < OPND_COUNT; v++) {
+    int prev = -1;
+    for (int z = 0; z < nz; z++) {
+      int y = IlpModel_addCol(m, ILP_CONTINUOUS, 0, 1, 0);
+      int n = 0;
+      cols[n] = y;
+      coef[n++] = 1;
+      for (int f = 0; f < c->nf; f++)
+        if (Cosa_rel(c->f[f].dim, v)) {
+          cols[n] = c->xr[f][z];
+          coef[n++] = -1;
+        }
+      IlpModel_addRow(m, 0, ILP_INF, n, cols, coef); /* Eq. 9 */
+      if (prev >= 0) {
+        int c2[2] = {y, prev};
+        double f2[2] = {1, -1};
+        IlpModel_addRow(m, 0, ILP_INF, 2, c2, f2);   /* Y[v][z] >= Y[v][z-1] */
+      }
+      prev = y;
+      for (int f = 0; f < c->nf; f++) {
+        if (Cosa_rel(c->f[f].dim, v)) continue;
+        int pc = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, o->w_traf * c->f[f].lg);
+        int c3[3] = {pc, c->xr[f][z], y};
+        double f3[3] = {1, -1, -1};
+        IlpModel_addRow(m, -1, ILP_INF, 3, c3, f3);  /* P >= X + Y - 1: Eq. 10's product */
+      }
+    }
+  }
+}
+
+/* Builds the model. */
 static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
   const Arch *a = c->a;
   int L = a->nlevels;
@@ -302,6 +385,11 @@ static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
       if (n) IlpModel_addRow(m, -ILP_INF, c->budget[lv][v] - halo + COSA_EPS, n, cols, coef);
     }
   }
+  if (c->ranks) {
+    Cosa_ranks(c, o, m);
+    if (o->w_lat > 0) Cosa_latency(c, o, m);
+    return IlpModel_ncols(m) < 0 ? SP_ERR_NOMEM : SP_OK;
+  }
   /* Eqs. 9-10, restricted (see the top): at the NoC level one operand is made
    * stationary (its unrelated loops innermost); its credit is the log of those
    * loops' factors, at most M * sel[v]. T_v = all temporal factors at and above
@@ -345,6 +433,18 @@ static void Cosa_decode(const Cosa *c, const double *x, Mapping *m) {
       if (c->xs[f][i] >= 0)
         for (long k = lround(x[c->xs[f][i]]); k > 0; k--) m->s[i][c->f[f].dim] *= c->f[f].p;
     }
+  if (c->ranks) { /* the NoC level's loops by their innermost rank (the reference code's merge: a dimension's
+                   * factors gathered at its innermost rank never refetch more, Eq. 10), the rest after */
+    int first[DIM_COUNT], k = 0;
+    for (int d = 0; d < DIM_COUNT; d++) first[d] = COSA_MAXZ;
+    for (int f = 0; f < c->nf; f++)
+      for (int z = 0; z < c->nz; z++)
+        if (x[c->xr[f][z]] > 0.5 && z < first[c->f[f].dim]) first[c->f[f].dim] = z;
+    for (int z = 0; z <= COSA_MAXZ; z++)
+      for (int d = 0; d < DIM_COUNT; d++)
+        if (first[d] == z || (z == COSA_MAXZ && first[d] == COSA_MAXZ)) m->order[c->lo][k++] = (uint8_t)d;
+    return;
+  }
   /* the stationary operand's unrelated loops innermost at the NoC level */
   int stat = 0;
   for (int v = 0; v < OPND_COUNT; v++)
@@ -380,13 +480,15 @@ static void Cosa_progress(const IlpProgress *p, void *user) {
 
 /* One MIP solve (with its re-solve rounds) under o's weights, then the cost
  * model's local search (o->refine). */
-static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
+static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, bool ranks, LayerMapResult *r,
+                         SpError *err) {
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
   Cosa *c = calloc(1, sizeof *c);
   if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
   c->a = a;
   c->l = l;
+  c->ranks = ranks;
   c->lo = a->noc_level >= 0 ? a->noc_level : a->nlevels - 1;
   for (int d = 0; d < DIM_COUNT; d++) {
     int64_t pr[64];
@@ -403,6 +505,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       }
       c->f[c->nf++] = (CosaFactor){d, pr[j], 1, log((double)pr[j])};
     }
+  }
+  for (int f = 0; f < c->nf; f++) c->nz += c->f[f].mult;
+  if (c->nz > COSA_MAXZ) {
+    free(c);
+    return SpError_set(err, SP_ERR_ARG, "cosa: more than %d prime factors to rank", COSA_MAXZ);
   }
   for (int lv = 0; lv < a->nlevels; lv++)
     for (int v = 0; v < OPND_COUNT; v++)
@@ -492,8 +599,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     Mapping map;
     Cosa_decode(c, res.x, &map);
-    LayerMap_bestOrders(a, l, &map, o->objective, 0, c->lo - 1);
-    LayerMap_bestOrders(a, l, &map, o->objective, c->lo + 1, a->nlevels - 1);
+    if (!ranks) { /* the paper's model orders the NoC level only; the reference code leaves the others in the
+                   * default order (R S P Q C K N, innermost first), as Mapping_init does; stationary mode enumerates */
+      LayerMap_bestOrders(a, l, &map, o->objective, 0, c->lo - 1);
+      LayerMap_bestOrders(a, l, &map, o->objective, c->lo + 1, a->nlevels - 1);
+    }
     Cost cost;
     Cost_evaluate(a, l, &map, &cost);
     if (cost.valid) {
@@ -506,10 +616,13 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->map = map;
       r->cost = cost;
       r->tried = r->valid = 1;
-      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%), %d round%s; other levels' loop orders by the "
-               "cost model; %d local-search step%s", IlpStatus_name(res.status),
-               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
-               round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
+      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes), %d round%s; %s; %d local-search step%s",
+               IlpStatus_name(res.status),
+               res.status == ILP_TIMEOUT ? " (time limit)" : "", res.objective, res.gap < 0 ? 0 : 100 * res.gap, res.nodes, round,
+               round > 1 ? "s" : "",
+               ranks ? "NoC loop order by Eqs. 9-10's ranks, other levels R S P Q C K N"
+                     : "one stationary operand at the NoC level, other levels' loop orders by the cost model",
+               steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;
       free(c);
@@ -541,7 +654,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
 
 Status LayerMap_cosaSingle(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
                            SpError *err) {
-  return Cosa_solve(a, l, o, r, err);
+  return Cosa_solve(a, l, o, false, r, err);
 }
 
 /* The paper's method as published: Eq. 12 with the caller's three weights (the
@@ -552,7 +665,20 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
   p.w_lat = 0;
   p.refine = false;
   p.mip_limit = 0;
-  return Cosa_solve(a, l, &p, r, err);
+  return Cosa_solve(a, l, &p, true, r, err);
+}
+
+/* cosa-stationary: the paper's objective with Eqs. 9-10 replaced by the choice
+ * of one stationary operand at the NoC level and every other level's loop order
+ * by the cost model (what `cosa` was before issue 35); one solve, no latency
+ * term, no local search. Measured against `cosa` in docs/results/cosa.md. */
+Status LayerMap_cosaStationary(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                               SpError *err) {
+  LayerMapOptions p = *o;
+  p.w_lat = 0;
+  p.refine = false;
+  p.mip_limit = 0;
+  return Cosa_solve(a, l, &p, false, r, err);
 }
 
 /* cosa-plus (ours). The paper's section III-E: "CoSA can be augmented with an
@@ -566,7 +692,7 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
 Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   static const double weights[][4] = {{0, 1, 1, 5}, {0, 0, 0, 1}};
   double t0 = Clock_now();
-  Status st = Cosa_solve(a, l, o, r, err);
+  Status st = Cosa_solve(a, l, o, false, r, err);
   if (st == SP_ERR_CANCELLED) return st;
   int runs = 1, best_run = st ? -1 : 0;
   for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
@@ -582,7 +708,7 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     LayerMapResult x;
     SpError e = {0};
-    Status s = Cosa_solve(a, l, &w, &x, &e);
+    Status s = Cosa_solve(a, l, &w, false, &x, &e);
     runs++;
     if (s == SP_ERR_CANCELLED) return SpError_set(err, s, "%s", e.text);
     if (s) continue;
