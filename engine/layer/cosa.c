@@ -27,20 +27,27 @@
  *  Eq. 11 Traf = sum over operands of D_v (Eq. 7, log of the per-PE tile: the
  *    factors below the NoC level that index v), L_v (Eq. 8, log of the spatial
  *    factors at the NoC level that index v: unicast instead of multicast) and
- *    T_v (Eqs. 9-10, log of the temporal iterations at and above the NoC level
- *    that refetch v's per-PE tile).
- *  DEVIATION (Eqs. 9-10): the paper ranks every factor at the permuted level
- *    and linearises Y * X; in GLPK (without cuts) that big-M product left a
- *    220 % gap after 20 s on ResNet-50's 3_14_256_256_1. We keep its meaning
- *    for the NoC level, the one the paper permutes: one operand is chosen
- *    stationary there (its
- *    unrelated loops innermost: weight, input or output stationary), and T_v
- *    is every temporal factor at and above the NoC level minus, for the
- *    stationary operand, the factors of its unrelated loops at the NoC level.
- * Loop orders at the other levels are not in the paper's model; we choose them
- * afterwards with the cost model (all orders of each level's non-trivial loops)
- * and say so in the result's note.
- *
+ *    T_v (Eqs. 9-10: the temporal iterations that refetch v's per-PE tile).
+ *  Eqs. 9-10 as the paper writes them (rank mode, the method `cosa`;
+ *    Cosa_ranks): the NoC level's temporal factors take rank slots, Y[v][z]
+ *    marks the ranks at and outside the innermost loop that indexes v, T_v
+ *    sums log(p) Y X over the ranks plus every temporal factor above the NoC
+ *    level; Eq. 10's product Y X is linearised exactly at integer points
+ *    (one column per rank and operand, big-M = the largest log p).
+ *    Loop orders at the other levels are not in the paper's model: `cosa`
+ *    keeps the reference code's default there (R S P Q C K N, innermost first).
+ *  Stationary mode (`cosa-stationary`, and the base of `cosa-plus`): Eqs. 9-10
+ *    replaced by the choice of one stationary operand at the NoC level (its
+ *    unrelated loops innermost; T_v = every temporal factor at and above the
+ *    NoC level minus, for that operand, the factors of its unrelated loops
+ *    there), and the other levels' loop orders chosen afterwards with the cost
+ *    model (all orders of each level's non-trivial loops). Before issue 35
+ *    this was `cosa`: the big-M rank model then tried left GLPK a 220 % gap
+ *    after 20 s on 3_14_256_256_1; the exact linearisation proves it optimal
+ *    in 807 nodes (1.0 s of CPU).
+ *  Symmetry (both modes, removing mirror images only): equal dimensions R/S
+ *    and P/Q are ordered (Cosa_symmetry), a square PE array keeps at least as
+ *    much along X as along Y (Cosa_mesh).
  * The method `cosa` (LayerMap_cosa, at the end) is the paper's: one solve of this
  * MIP with Eq. 12 as published (no latency term, no local search). The method
  * `cosa-plus` (LayerMap_cosaPlus) is ours: a latency term (Cosa_latency), three
@@ -249,6 +256,45 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
   if (!nx) return;
   IlpModel_addRow(m, -ILP_INF, log((double)lv->fanout_x) + COSA_EPS, nx, xcol, one);
   IlpModel_addRow(m, -ILP_INF, log((double)lv->fanout_y) + COSA_EPS, nx, ycol, one);
+  if (lv->fanout_x == lv->fanout_y) { /* a square array: X and Y are interchangeable in
+                                         * the model, so keep the mirror image with at least as much along X */
+    int cols[2 * DIM_COUNT];
+    double coef[2 * DIM_COUNT];
+    for (int k = 0; k < nx; k++) {
+      cols[k] = xcol[k], coef[k] = 1;
+      cols[nx + k] = ycol[k], coef[nx + k] = -1;
+    }
+    IlpModel_addRow(m, 0, ILP_INF, 2 * nx, cols, coef);
+  }
+}
+
+/* Symmetry (not in the paper; it removes only mirror images): R and S with
+ * equal bounds play the same part in every row and in the objective (each
+ * indexes weights and inputs), and so do P and Q (inputs and outputs). Of a
+ * solution and its image with the two dimensions swapped, keep one: g(d1) >=
+ * g(d2), g = the dimension's factors weighted by slot (a different weight per
+ * slot, so a swap that changes anything changes g). Conv1's 7x7 kernel and
+ * 112x112 output (held-out in docs/results/cosa.md) left GLPK proving one
+ * optimum four times over on cosa_4xpe. */
+static void Cosa_symmetry(Cosa *c, IlpModel *m) {
+  static const int pairs[2][2] = {{DIM_R, DIM_S}, {DIM_P, DIM_Q}};
+  const Layer *l = c->l;
+  for (int k = 0; k < 2; k++) {
+    int d1 = pairs[k][0], d2 = pairs[k][1];
+    if (Layer_dim(l, (Dim)d1) != Layer_dim(l, (Dim)d2) || Layer_dim(l, (Dim)d1) == 1) continue;
+    int cols[2 * COSA_MAXF * 2 * ARCH_MAX_LEVELS];
+    double coef[2 * COSA_MAXF * 2 * ARCH_MAX_LEVELS];
+    int n = 0;
+    for (int f = 0; f < c->nf; f++) {
+      double sign = c->f[f].dim == d1 ? 1 : c->f[f].dim == d2 ? -1 : 0;
+      if (sign == 0) continue;
+      for (int i = 0; i < c->a->nlevels; i++) {
+        cols[n] = c->xt[f][i], coef[n++] = sign * c->f[f].lg * (2 * i + 1);
+        if (c->xs[f][i] >= 0) cols[n] = c->xs[f][i], coef[n++] = sign * c->f[f].lg * (2 * i + 2);
+      }
+    }
+    if (n) IlpModel_addRow(m, -COSA_EPS, ILP_INF, n, cols, coef);
+  }
 }
 
 /* Eqs. 9-10 as the paper writes them (rank mode, the method `cosa`). The NoC
@@ -259,8 +305,8 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
  * (once a loop that indexes v is seen, every loop outside it refetches v's
  * tile). Eq. 10: T_v = sum over z of log(p) Y[v][z] X[f][z]; for a factor that
  * indexes v, Y = 1 wherever X = 1, so the product is X itself (in
- * Cosa_objective); for the others the product of two binaries is linearised
- * exactly by P >= X + Y - 1, P >= 0 (the objective pushes P down), no big-M.
+ * Cosa_objective); for the others, one column per rank and operand, exact at
+ * integer points with the smallest big-M (the largest log(p), see below).
  * Y needs no integrality: its rows bound it below by 0/1 values once X is
  * integral, and the objective pushes it down. Symmetry: slots are filled from
  * rank 0 without gaps (an empty slot between two loops changes nothing). */
@@ -314,13 +360,23 @@ static void Cosa_ranks(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
         IlpModel_addRow(m, 0, ILP_INF, 2, c2, f2);   /* Y[v][z] >= Y[v][z-1] */
       }
       prev = y;
+      /* Eq. 10's product for the factors that do not index v: Q >= sum log(p) X - M (1 - Y), M the largest
+       * such log(p) (one factor per rank, so the sum never exceeds it): Q = the sum when Y = 1, 0 when Y = 0 */
+      int n2 = 0;
+      double big = 0;
+      int q = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, o->w_traf);
+      cols[n2] = q;
+      coef[n2++] = 1;
       for (int f = 0; f < c->nf; f++) {
         if (Cosa_rel(c->f[f].dim, v)) continue;
-        int pc = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, o->w_traf * c->f[f].lg);
-        int c3[3] = {pc, c->xr[f][z], y};
-        double f3[3] = {1, -1, -1};
-        IlpModel_addRow(m, -1, ILP_INF, 3, c3, f3);  /* P >= X + Y - 1: Eq. 10's product */
+        cols[n2] = c->xr[f][z];
+        coef[n2++] = -c->f[f].lg;
+        if (c->f[f].lg > big) big = c->f[f].lg;
       }
+      if (n2 == 1) continue;
+      cols[n2] = y;
+      coef[n2++] = -big;
+      IlpModel_addRow(m, -big, ILP_INF, n2, cols, coef);
     }
   }
 }
@@ -364,6 +420,7 @@ static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
     if (n) IlpModel_addRow(m, -ILP_INF, log((double)a->level[i].fanout) + COSA_EPS, n, cols, coef);
     if (a->level[i].fanout_x > 1 && a->level[i].fanout_y > 1) Cosa_mesh(c, m, i);
   }
+  Cosa_symmetry(c, m);
   /* Eq. 2: capacity per level and held operand */
   for (int lv = 0; lv < L; lv++) {
     if (!a->level[lv].capacity) continue;
