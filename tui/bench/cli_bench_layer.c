@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "datadir.h"
 #include "cli.h"
@@ -293,6 +294,11 @@ static int BenchLayer_run(int argc, char **argv) {
       return EXIT_USAGE;
     }
     if (cv) cap = (double)ci;
+    struct stat sb; /* a DIR that is not there is a mistake; one without Timeloop in it, a skip */
+    if (tl && (stat(tl, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+      fprintf(stderr, "spadmap bench layer: --timeloop %s: not a directory\n", Cli_safe(tl));
+      return EXIT_USAGE;
+    }
     int worst = EXIT_OK;
     if (a.npos == 0) worst = BenchLayer_timeloop(&arch, Data_file("networks/resnet50.json"), Cli_value(c, &a, "--ops"), tl, cap, &o);
     for (int i = 0; i < a.npos && worst != 77; i++) {
