@@ -4,8 +4,11 @@
 #include "layer/shuttle.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bundled.h"
+#include "fileio.h"
 #include "test.h"
 
 static Layer Tl_layer(int64_t M, int64_t N, int64_t R, int64_t C, int64_t K, int S, int64_t D) {
@@ -180,10 +183,71 @@ TEST(platform_file) {
   ShuttleOptions o;
   ShuttleOptions_init(&o);
   o.glb_bytes = 0;
-  o.bytes_per_elem = 0;
+  o.bytes[OPND_I] = o.bytes[OPND_O] = o.bytes[OPND_W] = 0;
   CHECK_EQ(Shuttle_optionsFromArch(&a, &o, &err), SP_OK);
   CHECK_EQ(o.glb_bytes, SHUTTLE_PAPER_GLB_BYTES);
-  CHECK_EQ(o.bytes_per_elem, 2);
+  CHECK_EQ(o.bytes[OPND_I], 2);
+  CHECK_EQ(o.bytes[OPND_O], 2);
+  CHECK_EQ(o.bytes[OPND_W], 2);
+  CHECK(Shuttle_onePrecision(&o));
+}
+
+/* Each operand at its own precision (issue 35): weights and inputs of 1 byte,
+ * outputs of 4, from an arch file. By hand on M=N=256, R=C=14, K=3, S=1, D=1,
+ * tiling <16, 32, 7, 14>, halo capacity rule:
+ *   B_i = 32*(7+2)*(14+2) = 4608 (x1 B), B_o = 16*7*14 = 1568 (x4 B = 6272),
+ *   B_w = 16*32*9 = 4608 (x1 B): occupancy 15488 bytes (not 3 x 4 bytes each).
+ * WRO: m = 16, n = 8, r = 2, c = 1, cm 16, cn 8:
+ *   A_i = 16*8*2*1 = 256 -> ifm 1,179,648 elements = 1,179,648 B
+ *   A_o = 16*(2*8-1)*2*1 = 480 -> ofm 752,640 elements = 3,010,560 B
+ *   A_w = 16*8 = 128 -> weights 589,824 elements = 589,824 B (the issue saw 2.359 MB: x4)
+ *   total 2,522,112 elements, 4,780,032 B. */
+TEST(per_operand_precision) {
+  char *text = NULL;
+  size_t len = 0;
+  SpError err;
+  CHECK_EQ(FileIO_read(SPADMAP_DATA_DIR "/arch/smartshuttle.json", FILE_ARCH, &text, &len, &err), SP_OK);
+  if (!text) return;
+  const char *from = "\"weights\": 2,\n  \"inputs\": 2,\n  \"outputs\": 2";
+  char *at = strstr(text, from);
+  CHECK(at != NULL);
+  if (!at) {
+    free(text);
+    return;
+  }
+  char mixed[8192];
+  snprintf(mixed, sizeof mixed, "%.*s\"weights\": 1,\n  \"inputs\": 1,\n  \"outputs\": 4%s", (int)(at - text), text,
+           at + strlen(from));
+  free(text);
+  Arch a;
+  Status st = Arch_parse(mixed, strlen(mixed), "mixed", &a, &err);
+  if (st) printf("  %s\n", err.text);
+  CHECK_EQ(st, SP_OK);
+  ShuttleOptions o;
+  ShuttleOptions_init(&o);
+  CHECK_EQ(Shuttle_optionsFromArch(&a, &o, &err), SP_OK);
+  CHECK_EQ(o.bytes[OPND_W], 1);
+  CHECK_EQ(o.bytes[OPND_I], 1);
+  CHECK_EQ(o.bytes[OPND_O], 4);
+  CHECK(!Shuttle_onePrecision(&o));
+  o.capacity = SHUTTLE_CAP_HALO;
+  Layer l = Tl_layer(256, 256, 14, 14, 3, 1, 1);
+  ShuttleTiling t = {16, 32, 7, 14};
+  CHECK(T_near(Shuttle_occupancy(&l, &o, &t), 15488));
+  ShuttleVolume v = Shuttle_volume(&l, &o, SHUTTLE_WRO, &t);
+  CHECK(T_near(v.in, 1179648));
+  CHECK(T_near(v.out, 752640));
+  CHECK(T_near(v.wt, 589824));
+  CHECK(T_near(v.total, 2522112));
+  CHECK(T_near(v.bytes, 4780032));
+  /* the oracle minimises bytes: no tiling that fits moves fewer (full enumeration agrees) */
+  ShuttleTiling best, full;
+  ShuttleVolume bv, fv;
+  CHECK_EQ(Shuttle_oracle(&l, &o, SHUTTLE_WRO, &best, &bv, NULL, &err), SP_OK);
+  CHECK_EQ(Shuttle_oracleFull(&l, &o, SHUTTLE_WRO, &full, &fv, &err), SP_OK);
+  CHECK(T_near(bv.bytes, fv.bytes));
+  CHECK(bv.bytes <= v.bytes * (1 + 1e-12));
+  CHECK(Shuttle_occupancy(&l, &o, &best) <= (double)o.glb_bytes + 1e-6);
 }
 
 /* Whole networks: VGG16's 13 convolutions at batch 3 (15.35 GMACs an image), the
@@ -355,6 +419,6 @@ TEST(static_equals_full_enumeration) {
 
 TEST_MAIN("shuttle", T(eq2_by_hand), T(paper_tilings_fill_the_buffer), T(rule_against_table2),
           T(oracle_equals_full_enumeration), T(oracle_beats_paper_tilings_on_vgg16),
-          T(platform_file), T(vgg16_network), T(infeasible_is_reported),
+          T(platform_file), T(per_operand_precision), T(vgg16_network), T(infeasible_is_reported),
           T(oracle_stops_on_limit_and_cancel), T(wro_psum_trips_layer10), T(static_by_hand),
           T(static_equals_full_enumeration))

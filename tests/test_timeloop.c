@@ -8,6 +8,8 @@
 
 #include "layer/layer_map.h"
 #include "layer/timeloop.h"
+#include "layer/timeloop_run.h"
+#include "fileio.h"
 #include "test.h"
 
 static const char *const ARCHS[] = {"cosa_baseline", "cosa_4xpe", "cosa_sram"};
@@ -291,5 +293,78 @@ TEST(export_refuses) {
   CHECK_HAS(err.text, "invalid");
 }
 
+/* Timeloop's stats read back (bench layer --timeloop): real v1.0 outputs
+ * committed in tests/data/timeloop (README there). The summary's Cycles, not the
+ * per-level "Cycles : N" lines before it; a file without the block, and
+ * mangled numbers, are refused with what is wrong. */
+static char *read_sample(const char *name) {
+  char path[512], *text = NULL;
+  size_t len = 0;
+  SpError err = {0};
+  snprintf(path, sizeof path, "%s/data/timeloop/%s", SPADMAP_TEST_DIR, name);
+  CHECK_EQ(FileIO_read(path, FILE_NETWORK, &text, &len, &err), SP_OK);
+  return text;
+}
+
+TEST(timeloop_stats_samples) {
+  TimeloopStats s;
+  SpError err = {0};
+  char *t = read_sample("model_fc.stats.txt");
+  CHECK_EQ(Timeloop_parseStats(t, &s, &err), SP_OK);
+  CHECK(s.cycles == 128128);
+  CHECK(fabs(s.energy_uj - 136.98) < 1e-9);
+  CHECK(fabs(s.utilization - 0.02) < 1e-9);
+  CHECK(s.maccs == 2048000);
+  /* a mangled cycle count names its line */
+  char *at = t ? strstr(t, "Cycles: 128128") : NULL;
+  CHECK(at != NULL);
+  if (at) {
+    memcpy(at + 8, "x", 1);
+    CHECK_EQ(Timeloop_parseStats(t, &s, &err), SP_ERR_FORMAT);
+    CHECK_HAS(err.text, "\"Cycles: \" is not followed by a number");
+    CHECK_HAS(err.text, "line 24");
+  }
+  free(t);
+  t = read_sample("mapper_fc.stats.txt");
+  CHECK_EQ(Timeloop_parseStats(t, &s, &err), SP_OK);
+  CHECK(s.cycles == 128128);
+  CHECK(fabs(s.energy_uj - 136.06) < 1e-9);
+  free(t);
+  t = read_sample("truncated.stats.txt");
+  CHECK_EQ(Timeloop_parseStats(t, &s, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "no \"Summary Stats\" block");
+  free(t);
+  CHECK_EQ(Timeloop_parseStats("Summary Stats\n-------------\nUtilization: 0.5\n", &s, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "no \"Cycles: \" line");
+}
+
+/* The Hybrid mapper's input: the paper's settings and, per level, the operands
+ * the arch file keeps there (the CoSA authors' mapspace constraints). */
+TEST(timeloop_mapper_text) {
+  Arch a;
+  load_arch("cosa_baseline", &a);
+  char *t = NULL;
+  SpError err = {0};
+  CHECK_EQ(Timeloop_mapperText(&a, 2, false, &t, &err), SP_OK);
+  if (!t) return;
+  CHECK_HAS(t, "algorithm: hybrid");
+  CHECK_HAS(t, "num-threads: 2");
+  CHECK_HAS(t, "victory-condition: 500");
+  CHECK_HAS(t, "timeout: 0");
+  CHECK_HAS(t, "  - target: \"GlobalBuf\"\n    type: datatype\n    keep: [Inputs, Outputs]\n    bypass: [Weights]\n");
+  CHECK_HAS(t, "  - target: \"DRAM\"\n    type: datatype\n    keep: [Weights, Inputs, Outputs]\n    bypass: []\n");
+  CHECK(strstr(t, "type: temporal") == NULL);
+  int targets = 0;
+  for (const char *p = t; (p = strstr(p, "- target:")); p++) targets++;
+  CHECK_EQ(targets, a.nlevels);
+  free(t);
+  /* the fallback for a mapspace Timeloop finds too large: DRAM's loop order fixed */
+  CHECK_EQ(Timeloop_mapperText(&a, 2, true, &t, &err), SP_OK);
+  if (t) CHECK_HAS(t, "  - target: \"DRAM\"\n    type: temporal\n    permutation: RSPQCKN\n");
+  free(t);
+  CHECK_EQ(Timeloop_mapperText(&a, 0, false, &t, &err), SP_ERR_ARG);
+}
+
 TEST_MAIN("timeloop", T(arch_mesh_derived), T(arch_mesh_errors), T(spatial_split_rule), T(export_resnet50_all_archs),
-          T(export_refuses))
+          T(export_refuses), T(timeloop_stats_samples),
+          T(timeloop_mapper_text))

@@ -63,9 +63,9 @@ case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
 # the layer view (I): the paper's CoSA on the op at the cursor (the paper's Fig. 8 layer
 # 3_7_512_512_1), ours (cosa-plus, m), random on the 4x PE variant, an op that is no layer
 case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
-shows resnet50_layer_cosa   "MIP optimal, objective 6.356 (gap 0.0 %)"
-shows resnet50_layer_cosa   "latency 1,680,896 cycles"
-shows resnet50_layer_cosa   "energy 581.7 µJ (5.03 pJ/MAC)"
+shows resnet50_layer_cosa   "MIP optimal, objective 6.068 (gap 0.0 %"
+shows resnet50_layer_cosa   "latency 1,235,584 cycles"
+shows resnet50_layer_cosa   "energy 570.6 µJ (4.94 pJ/MAC)"
 case_ resnet50_layer_cosa_plus resnet50 120x40 "<End><Left><Left><Left><Left>Im"
 shows resnet50_layer_cosa_plus "best of 3 weight vectors"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Imma"
@@ -73,7 +73,7 @@ shows resnet50_layer_random "best of 5 valid random mappings"
 case_ resnet50_layer_pool   resnet50 80x24  "<Right>I"
 # SmartShuttle's scheme table (the method after the five mappers) and the steps map
 # (ZigZag, stepped to step 4) in the layer view
-case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmmm"
+case_ alexnet_layer_shuttle alexnet  120x40 "<Right><Right><Right><Right><Right><Right>Immmmmm"
 shows alexnet_layer_shuttle "method smartshuttle"
 shows alexnet_layer_shuttle "MACs per DRAM access"
 case_ alexnet_layer_steps   alexnet  120x40 "<Right><Right><Right><Right><Right><Right>I<Left>M<Right><Right><Right>"

@@ -39,12 +39,25 @@ bool ShuttleMethod_known(const char *method) {
   return false;
 }
 
+/* "576.0 KiB": Cli_bytes's format (cli_common.c is not in the explorer's library this file is part of). */
+static const char *ShuttleMethod_size(double bytes, char *buf, int n) {
+  double b = bytes < 0 ? 0 : bytes;
+  if (b < 1024) snprintf(buf, (size_t)n, "%.0f B", b);
+  else if (b < 1024 * 1024) snprintf(buf, (size_t)n, "%.1f KiB", b / 1024);
+  else if (b < 1024.0 * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", b / (1024.0 * 1024));
+  else snprintf(buf, (size_t)n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+/* One tiling's DRAM traffic per operand, each at its own precision, in binary units (Cli_bytes). */
 static void ShuttleMethod_tiling(FILE *out, const char *label, const ShuttleTiling *t, const ShuttleVolume *v,
                                  const ShuttleOptions *o) {
-  double b = o->bytes_per_elem / 1e6;
-  fprintf(out, "  %-7s <Tm %4lld, Tn %4lld, Tr %4lld, Tc %4lld>  ifm %10.3f  ofm %10.3f  wght %10.3f  total %10.3f MB\n",
-          label, (long long)t->Tm, (long long)t->Tn, (long long)t->Tr, (long long)t->Tc, v->in * b, v->out * b,
-          v->wt * b, v->total * b);
+  char bi[32], bo[32], bw[32], bt[32];
+  fprintf(out, "  %-7s <Tm %4lld, Tn %4lld, Tr %4lld, Tc %4lld>  ifm %10s  ofm %10s  wght %10s  total %10s\n", label,
+          (long long)t->Tm, (long long)t->Tn, (long long)t->Tr, (long long)t->Tc,
+          ShuttleMethod_size(v->in * o->bytes[OPND_I], bi, sizeof bi),
+          ShuttleMethod_size(v->out * o->bytes[OPND_O], bo, sizeof bo),
+          ShuttleMethod_size(v->wt * o->bytes[OPND_W], bw, sizeof bw), ShuttleMethod_size(v->bytes, bt, sizeof bt));
 }
 
 static void ShuttleMethod_print(cJSON *o, FILE *out) {
@@ -75,6 +88,7 @@ static cJSON *ShuttleMethod_tilingJSON(const ShuttleTiling *t, const ShuttleVolu
   cJSON_AddNumberToObject(vo, "ofm", v->out);
   cJSON_AddNumberToObject(vo, "wght", v->wt);
   cJSON_AddNumberToObject(vo, "total", v->total);
+  cJSON_AddNumberToObject(vo, "bytes", v->bytes);
   return o;
 }
 
@@ -119,7 +133,10 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
     cJSON *pl = cJSON_AddObjectToObject(j, "platform");
     cJSON_AddStringToObject(pl, "arch", arch.name);
     cJSON_AddNumberToObject(pl, "glb_bytes", (double)o.glb_bytes);
-    cJSON_AddNumberToObject(pl, "bytes_per_elem", o.bytes_per_elem);
+    cJSON *bpe = cJSON_AddObjectToObject(pl, "bytes_per_elem"); /* each operand's precision */
+    cJSON_AddNumberToObject(bpe, "ifm", o.bytes[OPND_I]);
+    cJSON_AddNumberToObject(bpe, "ofm", o.bytes[OPND_O]);
+    cJSON_AddNumberToObject(bpe, "wght", o.bytes[OPND_W]);
     cJSON_AddStringToObject(pl, "capacity", caps[o.capacity]);
     cJSON_AddStringToObject(j, "volume_unit", "elements");
     cJSON *schemes = cJSON_AddObjectToObject(j, "schemes");
@@ -142,8 +159,13 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
           Text_escape(l->name, safe, sizeof safe),
           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, (long long)l->S,
           l->stride_h, (long long)l->N, (long long)r.macs);
-  fprintf(out, "platform %s: %lld-byte buffer, %d-byte elements, capacity rule %s, lower bounds 8\n\n", arch.name,
-          (long long)o.glb_bytes, o.bytes_per_elem, cap_names[o.capacity]);
+  char glb[32], prec[96];
+  if (Shuttle_onePrecision(&o)) snprintf(prec, sizeof prec, "%d-byte elements", o.bytes[OPND_I]);
+  else
+    snprintf(prec, sizeof prec, "elements of %d (ifm), %d (ofm), %d (wght) bytes", o.bytes[OPND_I], o.bytes[OPND_O],
+             o.bytes[OPND_W]);
+  fprintf(out, "platform %s: %s buffer, %s, capacity rule %s, lower bounds 8\n\n", arch.name,
+          ShuttleMethod_size((double)o.glb_bytes, glb, sizeof glb), prec, cap_names[o.capacity]);
   for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
     fprintf(out, "%s%s%s\n", Shuttle_schemeName(s), s == (int)r.rule_scheme ? "  <- Table I's pick" : "",
             s == (int)r.oracle_scheme ? "  <- the oracle's pick (least volume)" : "");

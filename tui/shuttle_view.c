@@ -7,15 +7,15 @@
 void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const ShuttleOptions *o,
                       const ShuttleLayer *r) {
   if (!r || h < 12 || w < 60) return;
-  double mb = o->bytes_per_elem / 1e6;
+  const double mib = 1024.0 * 1024; /* binary units, as the rest of the tool */
   /* one naming on the screen: CoSA's (R S P Q C K N), as the view's title and the
    * mappers use; the paper's own letters (M N R C K) mean other dimensions, so
    * they are given once, in the legend line under the table */
-  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: K=%lld C=%lld P=%lld Q=%lld R=%lld stride %d N=%lld, %lld KB buffer",
+  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: K=%lld C=%lld P=%lld Q=%lld R=%lld stride %d N=%lld, %lld KiB buffer",
               (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
               (long long)l->N, (long long)(o->glb_bytes / 1024));
   Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "<TK, TC, TP, TQ>",
-              "ifm MB", "ofm MB", "wght MB", "total MB");
+              "ifm MiB", "ofm MiB", "wght MiB", "total MiB");
   int row = y + 3;
   for (int s = 0; s < SHUTTLE_SCHEMES; s++)
     for (int k = 0; k < 2; k++) {
@@ -27,7 +27,8 @@ void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const
                (long long)t->Tc);
       Grid_printf(g, x, row++, w, pick ? (k ? ROLE_OK : ROLE_WARN) : ROLE_DEFAULT, pick ? ATTR_BOLD : 0,
                   "%-6s %-7s %-22s %9.2f %9.2f %9.2f %9.2f%s", k ? "" : Shuttle_schemeName(s), k ? "oracle" : "rule",
-                  tiling, v->in * mb, v->out * mb, v->wt * mb, v->total * mb,
+                  tiling, v->in * o->bytes[OPND_I] / mib, v->out * o->bytes[OPND_O] / mib,
+                  v->wt * o->bytes[OPND_W] / mib, v->bytes / mib,
                   pick ? (k ? " <oracle" : " <rule") : "");
     }
   const ShuttleVolume *rv = &r->rule_vol[r->rule_scheme], *ov = &r->oracle_vol[r->oracle_scheme];

@@ -27,20 +27,27 @@
  *  Eq. 11 Traf = sum over operands of D_v (Eq. 7, log of the per-PE tile: the
  *    factors below the NoC level that index v), L_v (Eq. 8, log of the spatial
  *    factors at the NoC level that index v: unicast instead of multicast) and
- *    T_v (Eqs. 9-10, log of the temporal iterations at and above the NoC level
- *    that refetch v's per-PE tile).
- *  DEVIATION (Eqs. 9-10): the paper ranks every factor at the permuted level
- *    and linearises Y * X; in GLPK (without cuts) that big-M product left a
- *    220 % gap after 20 s on ResNet-50's 3_14_256_256_1. We keep its meaning
- *    for the NoC level, the one the paper permutes: one operand is chosen
- *    stationary there (its
- *    unrelated loops innermost: weight, input or output stationary), and T_v
- *    is every temporal factor at and above the NoC level minus, for the
- *    stationary operand, the factors of its unrelated loops at the NoC level.
- * Loop orders at the other levels are not in the paper's model; we choose them
- * afterwards with the cost model (all orders of each level's non-trivial loops)
- * and say so in the result's note.
- *
+ *    T_v (Eqs. 9-10: the temporal iterations that refetch v's per-PE tile).
+ *  Eqs. 9-10 as the paper writes them (rank mode, the method `cosa`;
+ *    Cosa_ranks): the NoC level's temporal factors take rank slots, Y[v][z]
+ *    marks the ranks at and outside the innermost loop that indexes v, T_v
+ *    sums log(p) Y X over the ranks plus every temporal factor above the NoC
+ *    level; Eq. 10's product Y X is linearised exactly at integer points
+ *    (one column per rank and operand, big-M = the largest log p).
+ *    Loop orders at the other levels are not in the paper's model: `cosa`
+ *    keeps the reference code's default there (R S P Q C K N, innermost first).
+ *  Stationary mode (`cosa-stationary`, and the base of `cosa-plus`): Eqs. 9-10
+ *    replaced by the choice of one stationary operand at the NoC level (its
+ *    unrelated loops innermost; T_v = every temporal factor at and above the
+ *    NoC level minus, for that operand, the factors of its unrelated loops
+ *    there), and the other levels' loop orders chosen afterwards with the cost
+ *    model (all orders of each level's non-trivial loops). Before issue 35
+ *    this was `cosa`: the big-M rank model then tried left GLPK a 220 % gap
+ *    after 20 s on 3_14_256_256_1; the exact linearisation proves it optimal
+ *    in 807 nodes (1.0 s of CPU).
+ *  Symmetry (both modes, removing mirror images only): equal dimensions R/S
+ *    and P/Q are ordered (Cosa_symmetry), a square PE array keeps at least as
+ *    much along X as along Y (Cosa_mesh).
  * The method `cosa` (LayerMap_cosa, at the end) is the paper's: one solve of this
  * MIP with Eq. 12 as published (no latency term, no local search). The method
  * `cosa-plus` (LayerMap_cosaPlus) is ours: a latency term (Cosa_latency), three
@@ -58,6 +65,7 @@
 
 #define COSA_MAXF 96
 #define COSA_EPS 1e-7
+#define COSA_MAXZ 64 /* rank slots (Eqs. 9-10): at most 64 prime-factor copies */
 
 typedef struct {
   int dim;
@@ -76,7 +84,10 @@ typedef struct {
   double budget[ARCH_MAX_LEVELS][OPND_COUNT]; /* log of the elements allowed (precision taken out) */
   /* column indices, -1 when absent */
   int xt[COSA_MAXF][ARCH_MAX_LEVELS], xs[COSA_MAXF][ARCH_MAX_LEVELS];
-  int sel[OPND_COUNT];         /* the operand kept stationary at the NoC level */
+  int sel[OPND_COUNT];         /* the operand kept stationary at the NoC level (stationary mode) */
+  bool ranks;                  /* Eqs. 9-10 as published: rank slots at the NoC level (LayerMap_cosa) */
+  int nz;                      /* rank slots: one per prime-factor copy */
+  int xr[COSA_MAXF][COSA_MAXZ]; /* factor f (one copy) temporal at the NoC level at rank z (0: innermost) */
 } Cosa;
 
 /* Capacity rows: inputs count R and S too, and log(stride) is added, so that
@@ -99,7 +110,9 @@ static double Cosa_objective(const Cosa *c, const LayerMapOptions *o, int f, int
       for (int v = 0; v < OPND_COUNT; v++)
         if (Arch_holds(a, lv, (Operand)v) && Cosa_rel(d, v)) util += lg;
   for (int v = 0; v < OPND_COUNT; v++) {
-    if (!spatial && i >= c->lo) traf += lg;    /* T_v before the stationarity credit */
+    /* T_v: every temporal factor above the NoC level; at it, before the stationarity credit (stationary mode),
+     * or only for the operands it indexes (rank mode: the rest through Cosa_ranks' products) */
+    if (!spatial && (i > c->lo || (i == c->lo && (!c->ranks || Cosa_rel(d, v))))) traf += lg;
     if (!Cosa_rel(d, v)) continue;
     if (i < c->lo) traf += lg;                 /* D_v */
     if (spatial && i == c->lo) traf += lg;     /* L_v */
@@ -137,8 +150,8 @@ static void Cosa_latency(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
   for (int x = 0; x < L; x++) {
     int sc[OPND_COUNT];
     double one[OPND_COUNT] = {1, 1, 1};
-    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
-    if (x != c->lo) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
+    for (int v = 0; v < OPND_COUNT; v++) stat[x][v] = sc[v] = x == c->lo && !c->ranks ? c->sel[v] : IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+    if (x != c->lo || c->ranks) IlpModel_addRow(m, -ILP_INF, 1, OPND_COUNT, sc, one);
   }
   for (int v = 0; v < OPND_COUNT; v++) {
     int child = -1;
@@ -227,12 +240,15 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
     cols[n] = y;
     coef[n++] = -1;
     IlpModel_addRow(m, -ILP_INF, 0, n, cols, coef); /* S_d <= x_d + y_d (an equality gains nothing) */
+    /* the smallest big-Ms that cut nothing off: x_d never exceeds log fanout_x (the row below), y_d log
+     * fanout_y; M = all of d's factors left the LP relaxation far from the integer hull */
+    double mx = fmin(big, log((double)lv->fanout_x) + COSA_EPS), my = fmin(big, log((double)lv->fanout_y) + COSA_EPS);
     int c2[2] = {x, b};
-    double f2[2] = {1, big};
-    IlpModel_addRow(m, -ILP_INF, big, 2, c2, f2); /* x_d <= M (1 - b) */
+    double f2[2] = {1, mx};
+    IlpModel_addRow(m, -ILP_INF, mx, 2, c2, f2); /* x_d <= Mx (1 - b) */
     c2[0] = y;
-    f2[1] = -big;
-    IlpModel_addRow(m, -ILP_INF, 0, 2, c2, f2);   /* y_d <= M b */
+    f2[1] = -my;
+    IlpModel_addRow(m, -ILP_INF, 0, 2, c2, f2);   /* y_d <= My b */
     xcol[nx] = x;
     ycol[nx] = y;
     one[nx++] = 1;
@@ -240,9 +256,132 @@ static void Cosa_mesh(Cosa *c, IlpModel *m, int i) {
   if (!nx) return;
   IlpModel_addRow(m, -ILP_INF, log((double)lv->fanout_x) + COSA_EPS, nx, xcol, one);
   IlpModel_addRow(m, -ILP_INF, log((double)lv->fanout_y) + COSA_EPS, nx, ycol, one);
+  if (lv->fanout_x == lv->fanout_y) { /* a square array: X and Y are interchangeable in
+                                         * the model, so keep the mirror image with at least as much along X */
+    int cols[2 * DIM_COUNT];
+    double coef[2 * DIM_COUNT];
+    for (int k = 0; k < nx; k++) {
+      cols[k] = xcol[k], coef[k] = 1;
+      cols[nx + k] = ycol[k], coef[nx + k] = -1;
+    }
+    IlpModel_addRow(m, 0, ILP_INF, 2 * nx, cols, coef);
+  }
 }
 
-/* Builds the model; *zcol gets the first Z column (Z[f][v][i] in order). */
+/* Symmetry (not in the paper; it removes only mirror images): R and S with
+ * equal bounds play the same part in every row and in the objective (each
+ * indexes weights and inputs), and so do P and Q (inputs and outputs). Of a
+ * solution and its image with the two dimensions swapped, keep one: g(d1) >=
+ * g(d2), g = the dimension's factors weighted by slot (a different weight per
+ * slot, so a swap that changes anything changes g). Conv1's 7x7 kernel and
+ * 112x112 output (held-out in docs/results/cosa.md) left GLPK proving one
+ * optimum four times over on cosa_4xpe. */
+static void Cosa_symmetry(Cosa *c, IlpModel *m) {
+  static const int pairs[2][2] = {{DIM_R, DIM_S}, {DIM_P, DIM_Q}};
+  const Layer *l = c->l;
+  for (int k = 0; k < 2; k++) {
+    int d1 = pairs[k][0], d2 = pairs[k][1];
+    if (Layer_dim(l, (Dim)d1) != Layer_dim(l, (Dim)d2) || Layer_dim(l, (Dim)d1) == 1) continue;
+    int cols[2 * COSA_MAXF * 2 * ARCH_MAX_LEVELS];
+    double coef[2 * COSA_MAXF * 2 * ARCH_MAX_LEVELS];
+    int n = 0;
+    for (int f = 0; f < c->nf; f++) {
+      double sign = c->f[f].dim == d1 ? 1 : c->f[f].dim == d2 ? -1 : 0;
+      if (sign == 0) continue;
+      for (int i = 0; i < c->a->nlevels; i++) {
+        cols[n] = c->xt[f][i], coef[n++] = sign * c->f[f].lg * (2 * i + 1);
+        if (c->xs[f][i] >= 0) cols[n] = c->xs[f][i], coef[n++] = sign * c->f[f].lg * (2 * i + 2);
+      }
+    }
+    if (n) IlpModel_addRow(m, -COSA_EPS, ILP_INF, n, cols, coef);
+  }
+}
+
+/* Eqs. 9-10 as the paper writes them (rank mode, the method `cosa`). The NoC
+ * level's temporal factors take rank slots z = 0 (innermost) .. nz-1, at most
+ * one factor copy per slot (Table III's O_0..O_Z); xr[f][z] = 1 when a copy of
+ * f sits at rank z, and their sum over z is that level's count xt[f][lo].
+ * Eq. 9: Y[v][z] >= the factors at rank z that index v, Y[v][z] >= Y[v][z-1]
+ * (once a loop that indexes v is seen, every loop outside it refetches v's
+ * tile). Eq. 10: T_v = sum over z of log(p) Y[v][z] X[f][z]; for a factor that
+ * indexes v, Y = 1 wherever X = 1, so the product is X itself (in
+ * Cosa_objective); for the others, one column per rank and operand, exact at
+ * integer points with the smallest big-M (the largest log(p), see below).
+ * Y needs no integrality: its rows bound it below by 0/1 values once X is
+ * integral, and the objective pushes it down. Symmetry: slots are filled from
+ * rank 0 without gaps (an empty slot between two loops changes nothing). */
+static void Cosa_ranks(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
+  int lo = c->lo, nz = c->nz;
+  int cols[COSA_MAXF * COSA_MAXZ + 8];
+  double coef[COSA_MAXF * COSA_MAXZ + 8];
+  for (int f = 0; f < c->nf; f++)
+    for (int z = 0; z < nz; z++) c->xr[f][z] = IlpModel_addCol(m, ILP_BINARY, 0, 1, 0);
+  for (int f = 0; f < c->nf; f++) { /* xt[f][lo] = its copies over the ranks */
+    int n = 0;
+    cols[n] = c->xt[f][lo];
+    coef[n++] = -1;
+    for (int z = 0; z < nz; z++) {
+      cols[n] = c->xr[f][z];
+      coef[n++] = 1;
+    }
+    IlpModel_addRow(m, 0, 0, n, cols, coef);
+  }
+  for (int z = 0; z < nz; z++) { /* one copy per rank; rank z+1 used only if rank z is */
+    int n = 0;
+    for (int f = 0; f < c->nf; f++) {
+      cols[n] = c->xr[f][z];
+      coef[n++] = 1;
+    }
+    IlpModel_addRow(m, -ILP_INF, 1, n, cols, coef);
+    if (z + 1 < nz) {
+      for (int f = 0; f < c->nf; f++) {
+        cols[n] = c->xr[f][z + 1];
+        coef[n++] = -1;
+      }
+      IlpModel_addRow(m, 0, ILP_INF, n, cols, coef);
+    }
+  }
+  for (int v = 0; v < OPND_COUNT; v++) {
+    int prev = -1;
+    for (int z = 0; z < nz; z++) {
+      int y = IlpModel_addCol(m, ILP_CONTINUOUS, 0, 1, 0);
+      int n = 0;
+      cols[n] = y;
+      coef[n++] = 1;
+      for (int f = 0; f < c->nf; f++)
+        if (Cosa_rel(c->f[f].dim, v)) {
+          cols[n] = c->xr[f][z];
+          coef[n++] = -1;
+        }
+      IlpModel_addRow(m, 0, ILP_INF, n, cols, coef); /* Eq. 9 */
+      if (prev >= 0) {
+        int c2[2] = {y, prev};
+        double f2[2] = {1, -1};
+        IlpModel_addRow(m, 0, ILP_INF, 2, c2, f2);   /* Y[v][z] >= Y[v][z-1] */
+      }
+      prev = y;
+      /* Eq. 10's product for the factors that do not index v: Q >= sum log(p) X - M (1 - Y), M the largest
+       * such log(p) (one factor per rank, so the sum never exceeds it): Q = the sum when Y = 1, 0 when Y = 0 */
+      int n2 = 0;
+      double big = 0;
+      int q = IlpModel_addCol(m, ILP_CONTINUOUS, 0, ILP_INF, o->w_traf);
+      cols[n2] = q;
+      coef[n2++] = 1;
+      for (int f = 0; f < c->nf; f++) {
+        if (Cosa_rel(c->f[f].dim, v)) continue;
+        cols[n2] = c->xr[f][z];
+        coef[n2++] = -c->f[f].lg;
+        if (c->f[f].lg > big) big = c->f[f].lg;
+      }
+      if (n2 == 1) continue;
+      cols[n2] = y;
+      coef[n2++] = -big;
+      IlpModel_addRow(m, -big, ILP_INF, n2, cols, coef);
+    }
+  }
+}
+
+/* Builds the model. */
 static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
   const Arch *a = c->a;
   int L = a->nlevels;
@@ -281,6 +420,7 @@ static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
     if (n) IlpModel_addRow(m, -ILP_INF, log((double)a->level[i].fanout) + COSA_EPS, n, cols, coef);
     if (a->level[i].fanout_x > 1 && a->level[i].fanout_y > 1) Cosa_mesh(c, m, i);
   }
+  Cosa_symmetry(c, m);
   /* Eq. 2: capacity per level and held operand */
   for (int lv = 0; lv < L; lv++) {
     if (!a->level[lv].capacity) continue;
@@ -301,6 +441,11 @@ static Status Cosa_build(Cosa *c, const LayerMapOptions *o, IlpModel *m) {
       double halo = v == OPND_I ? log((double)c->l->stride_h * c->l->stride_w) : 0;
       if (n) IlpModel_addRow(m, -ILP_INF, c->budget[lv][v] - halo + COSA_EPS, n, cols, coef);
     }
+  }
+  if (c->ranks) {
+    Cosa_ranks(c, o, m);
+    if (o->w_lat > 0) Cosa_latency(c, o, m);
+    return IlpModel_ncols(m) < 0 ? SP_ERR_NOMEM : SP_OK;
   }
   /* Eqs. 9-10, restricted (see the top): at the NoC level one operand is made
    * stationary (its unrelated loops innermost); its credit is the log of those
@@ -345,6 +490,18 @@ static void Cosa_decode(const Cosa *c, const double *x, Mapping *m) {
       if (c->xs[f][i] >= 0)
         for (long k = lround(x[c->xs[f][i]]); k > 0; k--) m->s[i][c->f[f].dim] *= c->f[f].p;
     }
+  if (c->ranks) { /* the NoC level's loops by their innermost rank (the reference code's merge: a dimension's
+                   * factors gathered at its innermost rank never refetch more, Eq. 10), the rest after */
+    int first[DIM_COUNT], k = 0;
+    for (int d = 0; d < DIM_COUNT; d++) first[d] = COSA_MAXZ;
+    for (int f = 0; f < c->nf; f++)
+      for (int z = 0; z < c->nz; z++)
+        if (x[c->xr[f][z]] > 0.5 && z < first[c->f[f].dim]) first[c->f[f].dim] = z;
+    for (int z = 0; z <= COSA_MAXZ; z++)
+      for (int d = 0; d < DIM_COUNT; d++)
+        if (first[d] == z || (z == COSA_MAXZ && first[d] == COSA_MAXZ)) m->order[c->lo][k++] = (uint8_t)d;
+    return;
+  }
   /* the stationary operand's unrelated loops innermost at the NoC level */
   int stat = 0;
   for (int v = 0; v < OPND_COUNT; v++)
@@ -380,7 +537,8 @@ static void Cosa_progress(const IlpProgress *p, void *user) {
 
 /* One MIP solve (with its re-solve rounds) under o's weights, then the cost
  * model's local search (o->refine). */
-static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
+static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o, bool ranks, LayerMapResult *r,
+                         SpError *err) {
   memset(r, 0, sizeof *r);
   double t0 = Clock_now();
   /* the wall-clock stop: the caller's (cosa-plus: its own start + time_limit), else this start's */
@@ -390,6 +548,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   if (!c) return SpError_set(err, SP_ERR_NOMEM, "cosa: out of memory");
   c->a = a;
   c->l = l;
+  c->ranks = ranks;
   c->lo = a->noc_level >= 0 ? a->noc_level : a->nlevels - 1;
   for (int d = 0; d < DIM_COUNT; d++) {
     int64_t pr[64];
@@ -406,6 +565,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       }
       c->f[c->nf++] = (CosaFactor){d, pr[j], 1, log((double)pr[j])};
     }
+  }
+  for (int f = 0; f < c->nf; f++) c->nz += c->f[f].mult;
+  if (c->nz > COSA_MAXZ) {
+    free(c);
+    return SpError_set(err, SP_ERR_ARG, "cosa: more than %d prime factors to rank", COSA_MAXZ);
   }
   for (int lv = 0; lv < a->nlevels; lv++)
     for (int v = 0; v < OPND_COUNT; v++)
@@ -509,8 +673,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     Mapping map;
     Cosa_decode(c, res.x, &map);
-    LayerMap_bestOrders(a, l, &map, o->objective, 0, c->lo - 1);
-    LayerMap_bestOrders(a, l, &map, o->objective, c->lo + 1, a->nlevels - 1);
+    if (!ranks) { /* the paper's model orders the NoC level only; the reference code leaves the others in the
+                   * default order (R S P Q C K N, innermost first), as Mapping_init does; stationary mode enumerates */
+      LayerMap_bestOrders(a, l, &map, o->objective, 0, c->lo - 1);
+      LayerMap_bestOrders(a, l, &map, o->objective, c->lo + 1, a->nlevels - 1);
+    }
     Cost cost;
     Cost_evaluate(a, l, &map, &cost);
     if (cost.valid) {
@@ -522,10 +689,13 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->map = map;
       r->cost = cost;
       r->tried = r->valid = 1;
-      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%), %d round%s; other levels' loop orders by the "
-               "cost model; %d local-search step%s", IlpStatus_name(res.status),
-               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)", res.objective, res.gap < 0 ? 0 : 100 * res.gap, round,
-               round > 1 ? "s" : "", steps, steps == 1 ? "" : "s");
+      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes), %d round%s; %s; %d local-search step%s",
+               IlpStatus_name(res.status),
+               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)",
+               res.objective, res.gap < 0 ? 0 : 100 * res.gap, res.nodes, round, round > 1 ? "s" : "",
+               ranks ? "NoC loop order by Eqs. 9-10's ranks, other levels R S P Q C K N"
+                     : "one stationary operand at the NoC level, other levels' loop orders by the cost model",
+               steps, steps == 1 ? "" : "s");
       IlpResult_free(&res);
       r->seconds = Clock_now() - t0;
       free(c);
@@ -557,7 +727,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
 
 Status LayerMap_cosaSingle(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
                            SpError *err) {
-  return Cosa_solve(a, l, o, r, err);
+  return Cosa_solve(a, l, o, false, r, err);
 }
 
 /* The paper's method as published: Eq. 12 with the caller's three weights (the
@@ -568,7 +738,20 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
   p.w_lat = 0;
   p.refine = false;
   p.mip_limit = 0;
-  return Cosa_solve(a, l, &p, r, err);
+  return Cosa_solve(a, l, &p, true, r, err);
+}
+
+/* cosa-stationary: the paper's objective with Eqs. 9-10 replaced by the choice
+ * of one stationary operand at the NoC level and every other level's loop order
+ * by the cost model (what `cosa` was before issue 35); one solve, no latency
+ * term, no local search. Measured against `cosa` in docs/results/cosa.md. */
+Status LayerMap_cosaStationary(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                               SpError *err) {
+  LayerMapOptions p = *o;
+  p.w_lat = 0;
+  p.refine = false;
+  p.mip_limit = 0;
+  return Cosa_solve(a, l, &p, false, r, err);
 }
 
 /* cosa-plus (ours). The paper's section III-E: "CoSA can be augmented with an
@@ -582,7 +765,7 @@ Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, La
 Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err) {
   static const double weights[][4] = {{0, 1, 1, 5}, {0, 0, 0, 1}};
   double t0 = Clock_now();
-  Status st = Cosa_solve(a, l, o, r, err);
+  Status st = Cosa_solve(a, l, o, false, r, err);
   if (st == SP_ERR_CANCELLED) return st;
   int runs = 1, best_run = st ? -1 : 0;
   bool cut = false; /* the time limit (wall clock) ended the sweep before its last vector */
@@ -603,7 +786,7 @@ Status LayerMap_cosaPlus(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     LayerMapResult x;
     SpError e = {0};
-    Status s = Cosa_solve(a, l, &w, &x, &e);
+    Status s = Cosa_solve(a, l, &w, false, &x, &e);
     runs++;
     if (s == SP_ERR_CANCELLED) return SpError_set(err, s, "%s", e.text);
     if (s) continue;

@@ -82,6 +82,10 @@ const LayerMethod *LayerMap_find(const char *name);
  * names no values), no latency term (w_lat, refine and mip_limit are ignored),
  * within o->time_limit. */
 Status LayerMap_cosa(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r, SpError *err);
+/* cosa-stationary: `cosa` with Eqs. 9-10 replaced by one stationary operand at
+ * the NoC level and the other levels' loop orders chosen by the cost model. */
+Status LayerMap_cosaStationary(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
+                               SpError *err);
 /* cosa-plus (ours): CoSA's MIP with a latency term (w_lat) and the caller's
  * weights, then two more vectors (0,1,1,L and 0,0,0,1 with L = 5 when w_lat > 0;
  * with w_lat = 0 the vectors lose their latency term and 0,0,0,0 is skipped),

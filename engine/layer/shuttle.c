@@ -7,7 +7,7 @@
 
 void ShuttleOptions_init(ShuttleOptions *o) {
   o->glb_bytes = SHUTTLE_PAPER_GLB_BYTES;
-  o->bytes_per_elem = 2;
+  for (int v = 0; v < OPND_COUNT; v++) o->bytes[v] = 2;
   o->gamma_i = o->gamma_o = o->gamma_w = 1.0;
   o->th_m = o->th_n = o->th_r = o->th_c = 8;
   o->capacity = SHUTTLE_CAP_PAPER;
@@ -22,10 +22,12 @@ Status Shuttle_optionsFromArch(const Arch *a, ShuttleOptions *o, SpError *err) {
   const ArchLevel *glb = &a->level[a->nlevels - 2];
   if (__builtin_mul_overflow(glb->capacity, glb->instances, &o->glb_bytes))
     return SpError_set(err, SP_ERR_ARG, "architecture %s: %s is too large", a->name, glb->name);
-  o->bytes_per_elem = 1;
-  for (int v = 0; v < OPND_COUNT; v++)
-    if (a->precision[v] > o->bytes_per_elem) o->bytes_per_elem = a->precision[v];
+  for (int v = 0; v < OPND_COUNT; v++) o->bytes[v] = a->precision[v] > 0 ? a->precision[v] : 1;
   return SP_OK;
+}
+
+bool Shuttle_onePrecision(const ShuttleOptions *o) {
+  return o->bytes[OPND_I] == o->bytes[OPND_O] && o->bytes[OPND_I] == o->bytes[OPND_W];
 }
 
 const char *Shuttle_schemeName(ShuttleScheme s) {
@@ -54,7 +56,7 @@ double Shuttle_occupancy(const Layer *l, const ShuttleOptions *o, const ShuttleT
     bo /= o->gamma_o > 0 ? o->gamma_o : 1;
     bw /= o->gamma_w > 0 ? o->gamma_w : 1;
   }
-  return (bi + bo + bw) * o->bytes_per_elem;
+  return bi * o->bytes[OPND_I] + bo * o->bytes[OPND_O] + bw * o->bytes[OPND_W];
 }
 
 bool Shuttle_fits(const Layer *l, const ShuttleOptions *o, const ShuttleTiling *t) {
@@ -108,6 +110,7 @@ ShuttleVolume Shuttle_volume(const Layer *l, const ShuttleOptions *o, ShuttleSch
   v.out = bo * ao * g;
   v.wt = bw * aw * g;
   v.total = v.in + v.out + v.wt;
+  v.bytes = v.in * o->bytes[OPND_I] + v.out * o->bytes[OPND_O] + v.wt * o->bytes[OPND_W];
   return v;
 }
 
@@ -188,7 +191,7 @@ Status Shuttle_analyze(const Layer *l, const ShuttleOptions *o, ShuttleLayer *ou
     st = Shuttle_oracle(l, o, (ShuttleScheme)s, &out->oracle_tiling[s], &out->oracle_vol[s], &ev, err);
     if (st != SP_OK) return st;
     out->evaluated += ev;
-    if (out->oracle_vol[s].total < out->oracle_vol[out->oracle_scheme].total)
+    if (out->oracle_vol[s].bytes < out->oracle_vol[out->oracle_scheme].bytes)
       out->oracle_scheme = (ShuttleScheme)s;
   }
   return SP_OK;

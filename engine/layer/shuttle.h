@@ -11,7 +11,9 @@
  *
  * Units: a volume is a count of DRAM element transfers weighted by the compression
  * rate gamma of its operand (gamma = 1: compression free, the default). Bytes are
- * elements * bytes_per_elem. The engine never prints. */
+ * each operand's elements times its own precision (bytes[OPND_I] for the ifm,
+ * bytes[OPND_O] for the ofm, bytes[OPND_W] for the weights): the buffer
+ * occupancy and Shuttle_bytes. The engine never prints. */
 #ifndef SPADMAP_SHUTTLE_H
 #define SPADMAP_SHUTTLE_H
 
@@ -40,7 +42,7 @@ typedef enum {
 
 typedef struct {
   int64_t glb_bytes;        /* global buffer (default 108 KB = 110592 bytes) */
-  int bytes_per_elem;       /* 2 (16-bit fixed point) */
+  int bytes[OPND_COUNT];    /* bytes per element of each operand (Operand order; default 2, 16-bit fixed point) */
   double gamma_i, gamma_o, gamma_w; /* compression rates (default 1, 1, 1) */
   int64_t th_m, th_n, th_r, th_c;   /* Eq. 3's lower bounds M_th.. (default 8) */
   ShuttleCapacity capacity; /* default SHUTTLE_CAP_PAPER */
@@ -52,15 +54,18 @@ typedef struct { int64_t Tm, Tn, Tr, Tc; } ShuttleTiling;
 
 typedef struct {
   double in, out, wt, total; /* gamma-weighted element transfers (Eq. 2's V) */
+  double bytes;              /* the same in bytes, each operand at its precision (what the oracles minimise) */
 } ShuttleVolume;
 
 void ShuttleOptions_init(ShuttleOptions *o);
+/* True when every operand has the same precision (then bytes = elements x it). */
+bool Shuttle_onePrecision(const ShuttleOptions *o);
 const char *Shuttle_schemeName(ShuttleScheme s); /* "IRO", "ORO", "WRO" */
 /* The platform in data/arch/smartshuttle.json: 108 KB, 16 bit (also the defaults). */
 #define SHUTTLE_PAPER_GLB_BYTES ((int64_t)108 * 1024)
-/* The buffer and precision from an architecture: the level just inside DRAM is
- * the global buffer (capacity x instances); the element size is the widest
- * operand precision. SP_ERR_ARG when the architecture has no such level. */
+/* The buffer and precisions from an architecture: the level just inside DRAM is
+ * the global buffer (capacity x instances); each operand's element size is its
+ * precision in the arch file. SP_ERR_ARG when the architecture has no such level. */
 Status Shuttle_optionsFromArch(const Arch *a, ShuttleOptions *o, SpError *err);
 
 /* Eq. 2's per-invocation volumes B_i, B_o, B_w (gamma-weighted, with the halo). */

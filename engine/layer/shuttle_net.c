@@ -47,7 +47,7 @@ static ShuttleVolume Static_volume(const Layer *layers, const ShuttleOptions *op
     ShuttleTiling c = Shuttle_clip(&layers[i], t);
     ShuttleVolume v = Shuttle_volume(&layers[i], &o, SHUTTLE_ORO, &c);
     if (per_layer) per_layer[i] = v;
-    sum.in += v.in, sum.out += v.out, sum.wt += v.wt, sum.total += v.total;
+    sum.in += v.in, sum.out += v.out, sum.wt += v.wt, sum.total += v.total, sum.bytes += v.bytes;
   }
   return sum;
 }
@@ -114,7 +114,7 @@ Status Shuttle_static(const Layer *layers, const ShuttleOptions *opts, int n, Sh
       for (int64_t tc = every_tc ? th_c : lo; tc <= lo; tc++) {
         t.Tc = tc;
         ShuttleVolume v = Static_volume(layers, opts, n, which, &t, NULL);
-        if (!found || v.total < total->total) {
+        if (!found || v.bytes < total->bytes) {
           found = true;
           *best = t;
           *total = v;
@@ -147,7 +147,7 @@ Status Shuttle_staticFull(const Layer *layers, const ShuttleOptions *opts, int n
           ShuttleTiling t = {tm, tn, tr, tc};
           if (!Static_fits(layers, opts, n, which, &t)) continue;
           ShuttleVolume v = Static_volume(layers, opts, n, which, &t, NULL);
-          if (!found || v.total < total->total - 1e-9 * v.total) {
+          if (!found || v.bytes < total->bytes - 1e-9 * v.bytes) {
             found = true;
             *best = t;
             *total = v;
@@ -168,6 +168,7 @@ static void Shuttle_add(ShuttleVolume *t, const ShuttleVolume *v) {
   t->out += v->out;
   t->wt += v->wt;
   t->total += v->total;
+  t->bytes += v->bytes;
 }
 
 void ShuttleNet_free(ShuttleNet *n) {

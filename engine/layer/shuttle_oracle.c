@@ -1,5 +1,6 @@
 /* shuttle_oracle: Eq. 3, the tiling of least DRAM volume (Eq. 2) among all that
- * fit the buffer, for one reuse scheme.
+ * fit the buffer, for one reuse scheme. The volume is counted in bytes, each
+ * operand at its own precision (the element count scaled when they share one).
  *
  * Why the search can skip most tilings and still be exact: in Eq. 2 every term
  * B_x * A_x depends on the factors only through
@@ -101,7 +102,7 @@ Status Shuttle_oracle(const Layer *l, const ShuttleOptions *o, ShuttleScheme s, 
           t.Tc = tc;
           count++;
           ShuttleVolume v = Shuttle_volume(l, o, s, &t);
-          if (!found || v.total < vol->total) {
+          if (!found || v.bytes < vol->bytes) {
             found = true;
             *best = t;
             *vol = v;
@@ -128,7 +129,7 @@ Status Shuttle_oracleFull(const Layer *l, const ShuttleOptions *o, ShuttleScheme
           ShuttleTiling t = {tm, tn, tr, tc};
           if (!Shuttle_fits(l, o, &t)) break;
           ShuttleVolume v = Shuttle_volume(l, o, s, &t);
-          if (!found || v.total < vol->total - 1e-9 * v.total) {
+          if (!found || v.bytes < vol->bytes - 1e-9 * v.bytes) {
             found = true;
             *best = t;
             *vol = v;

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "datadir.h"
 #include "cli.h"
 #include "cli_layer.h"
+#include "cli_bench_timeloop.h"
 #include "ilp.h"
 #include "layer/layer_map.h"
 
@@ -30,6 +32,10 @@ static const CliOption BenchLayer_options[] = {
   {"--objective", "O", "latency, energy or edp for the random baselines (default latency)"},
   {"--method", "M", "one mapper against the random baselines (default: cosa and cosa-plus side by side, with ablations)"},
   {"--csv", NULL, "print CSV rows instead of a table"},
+  {"--timeloop", "DIR", "judge cosa and cosa-plus against Timeloop v1.0's Hybrid mapper with timeloop-model (binaries in DIR)"},
+  {"--timeloop-path", NULL, "the same with timeloop-mapper and timeloop-model from PATH"},
+  {"--timeloop-cap", "S", "with --timeloop: Hybrid's wall-clock cap per layer (default 600)"},
+  {"--ops", "OP,...", "with --timeloop: only these layers (op names or CoSA names)"},
   {NULL, NULL, NULL},
 };
 
@@ -129,12 +135,13 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
 
 /* The side-by-side comparison's rows: the paper's method, ours, and ours with
  * one addition taken away at a time. */
-enum { BL_COSA, BL_PLUS, BL_PLUS_L0, BL_PLUS_NOREF, BL_SINGLE, BL_VARIANTS };
+enum { BL_COSA, BL_PLUS, BL_PLUS_L0, BL_PLUS_NOREF, BL_SINGLE, BL_STAT, BL_VARIANTS };
 static const char *const BenchLayer_variant[BL_VARIANTS] = {
-    "cosa (paper: Eq. 12, one solve)", "cosa-plus (ours)", "cosa-plus, L=0 (no latency term)",
-    "cosa-plus, no local search", "cosa-single (ours, one weight vector)"};
+    "cosa (paper: Eqs. 2-12, one solve)", "cosa-plus (ours)", "cosa-plus, L=0 (no latency term)",
+    "cosa-plus, no local search", "cosa-single (ours, one weight vector)",
+    "cosa-stationary (cosa, Eqs. 9-10 -> 1 stationary operand)"};
 static const char *const BenchLayer_short[BL_VARIANTS] = {"cosa", "cosa-plus", "cosa-plus-L0", "cosa-plus-norefine",
-                                                          "cosa-single"};
+                                                          "cosa-single", "cosa-stationary"};
 
 typedef struct {
   int ok, worse5, not_worse_big, invalid, proven;
@@ -149,6 +156,7 @@ static Status BenchLayer_variantRun(int k, const Arch *arch, const Layer *l, con
   case BL_PLUS: return LayerMap_cosaPlus(arch, l, &o, r, err);
   case BL_PLUS_L0: o.w_lat = 0; return LayerMap_cosaPlus(arch, l, &o, r, err);
   case BL_PLUS_NOREF: o.refine = false; return LayerMap_cosaPlus(arch, l, &o, r, err);
+  case BL_STAT: return LayerMap_cosaStationary(arch, l, &o, r, err);
   default: return LayerMap_cosaSingle(arch, l, &o, r, err);
   }
 }
@@ -172,8 +180,8 @@ static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMa
   if (!csv) {
     printf("\n%s on %s: %d unique layers; cycles under spadmap's cost model, \"x r5\" = Random-5's cycles / the "
            "method's (> 1: the method is faster)\n\n", net->name, arch->name, n);
-    printf("%-18s %3s %11s %11s %11s %11s %7s %7s %7s %7s %7s %7s %7s\n", "layer", "ops", "cosa cyc", "plus cyc",
-           "rand5 cyc", "randN cyc", "cosa r5", "plus r5", "L0 r5", "noref r5", "single", "cosa s", "plus s");
+    printf("%-18s %3s %11s %11s %11s %11s %7s %7s %7s %7s %7s %7s %7s %7s\n", "layer", "ops", "cosa cyc", "plus cyc",
+           "rand5 cyc", "randN cyc", "cosa r5", "plus r5", "L0 r5", "noref r5", "single", "stat r5", "cosa s", "plus s");
   }
   for (int i = 0; i < n; i++) {
     char name[64];
@@ -277,6 +285,33 @@ static int BenchLayer_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   bool csv = Cli_value(c, &a, "--csv") != NULL;
+  const char *tl = Cli_value(c, &a, "--timeloop");
+  if (tl || Cli_value(c, &a, "--timeloop-path")) {
+    double cap = 600;
+    const char *cv = Cli_value(c, &a, "--timeloop-cap");
+    long long ci;
+    if (cv && !Cli_int(cv, 1, 86400, &ci)) {
+      fprintf(stderr, "spadmap bench layer: --timeloop-cap \"%s\": expected whole seconds in 1..86400\n", Cli_safe(cv));
+      return EXIT_USAGE;
+    }
+    if (cv) cap = (double)ci;
+    struct stat sb; /* a DIR that is not there is a mistake; one without Timeloop in it, a skip */
+    if (tl && (stat(tl, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+      fprintf(stderr, "spadmap bench layer: --timeloop %s: not a directory\n", Cli_safe(tl));
+      return EXIT_USAGE;
+    }
+    int worst = EXIT_OK;
+    if (a.npos == 0) worst = BenchLayer_timeloop(&arch, Data_file("networks/resnet50.json"), Cli_value(c, &a, "--ops"), tl, cap, &o);
+    for (int i = 0; i < a.npos && worst != 77; i++) {
+      int r = BenchLayer_timeloop(&arch, a.pos[i], Cli_value(c, &a, "--ops"), tl, cap, &o);
+      if (r != EXIT_OK) worst = r;
+    }
+    return worst;
+  }
+  if (Cli_value(c, &a, "--ops") || Cli_value(c, &a, "--timeloop-cap")) {
+    fprintf(stderr, "spadmap bench layer: --ops and --timeloop-cap are for --timeloop\n");
+    return EXIT_USAGE;
+  }
   if (!Cli_value(c, &a, "--method")) {
     if (Cli_value(c, &a, "--no-refine")) {
       fprintf(stderr, "spadmap bench layer: --no-refine is for --method (the comparison has its own no-refine row)\n");
@@ -290,21 +325,24 @@ static int BenchLayer_run(int argc, char **argv) {
     if (a.npos == 0) BenchLayer_compare(&arch, Data_file("networks/resnet50.json"), &o, big, csv, var, &layers, &failures);
     for (int i = 0; i < a.npos; i++) BenchLayer_compare(&arch, a.pos[i], &o, big, csv, var, &layers, &failures);
     if (!csv && layers) {
-      printf("\n%-38s %7s %15s %12s %14s %11s %11s\n", "method (cycles, spadmap's cost model)", "mapped",
+      printf("\n%-58s %7s %15s %12s %14s %11s %11s\n", "method (cycles, spadmap's cost model)", "mapped",
              "CPU s mean/max", "worse than r5", "<= best of N", "geomean r5", "geomean rN");
       for (int k = 0; k < BL_VARIANTS; k++) {
         const BenchLayerVar *vr = &var[k];
         if (!vr->ok) {
-          printf("%-38s %3d/%-3d\n", BenchLayer_variant[k], 0, layers);
+          printf("%-58s %3d/%-3d\n", BenchLayer_variant[k], 0, layers);
           continue;
         }
-        printf("%-38s %3d/%-3d %7.2f / %5.2f %5d of %-3d %6d of %-3d %10.2fx %10.2fx\n", BenchLayer_variant[k], vr->ok,
+        printf("%-58s %3d/%-3d %7.2f / %5.2f %5d of %-3d %6d of %-3d %10.2fx %10.2fx\n", BenchLayer_variant[k], vr->ok,
                layers, vr->sum_cpu / vr->ok, vr->max_cpu, vr->worse5, vr->ok, vr->not_worse_big, vr->ok, exp(vr->log5 / vr->ok),
                exp(vr->logbig / vr->ok));
       }
       if (var[BL_COSA].ok)
         printf("the paper's MIP (cosa) proven optimal on %d of %d layers (* in the table: stopped at its work or time limit)\n",
                var[BL_COSA].proven, var[BL_COSA].ok);
+      if (var[BL_COSA].ok && var[BL_STAT].ok)
+        printf("cosa-stationary (the stationary-operand variant) proven optimal on %d of %d layers\n", var[BL_STAT].proven,
+               var[BL_STAT].ok);
       printf("(N = %ld; cosa's Eq. 12 weights %g,%g,%g; cosa-plus adds L = %g and the vectors 0,1,1,L and 0,0,0,1; "
              "--time-limit %g s, --mip-limit %ld, GLPK %s)\n", big, o.w_util, o.w_comp, o.w_traf, o.w_lat, o.time_limit,
              o.mip_limit, Ilp_version());

@@ -29,13 +29,22 @@ static const char *BenchShuttle_tiling(const ShuttleTiling *t, char *buf, int n)
   return buf;
 }
 
-/* Elements to MB (1e6 bytes) at the platform's precision. */
-static double BenchShuttle_mb(double elems, const ShuttleOptions *o) { return elems * o->bytes_per_elem / 1e6; }
+/* MB (1e6 bytes, the paper's unit: its Table II is compared here) of a volume, each operand at its precision. */
+static double BenchShuttle_mbv(const ShuttleVolume *v) { return v->bytes / 1e6; }
+static double BenchShuttle_mb(double elems, int bytes) { return elems * bytes / 1e6; }
+
+/* "2-byte elements", or each operand's when they differ. */
+static const char *BenchShuttle_precision(const ShuttleOptions *o, char *buf, size_t n) {
+  if (Shuttle_onePrecision(o)) snprintf(buf, n, "%d-byte elements", o->bytes[OPND_I]);
+  else snprintf(buf, n, "elements of %d (ifm), %d (ofm), %d (wght) bytes", o->bytes[OPND_I], o->bytes[OPND_O],
+                o->bytes[OPND_W]);
+  return buf;
+}
 
 static void BenchShuttle_table2(const ShuttleOptions *base) {
   printf("## VGG16 (Table II's layers, batch 3, its compression rates): the paper's tilings, the rule's, the "
          "oracle's\n\n");
-  printf("Volumes: MB (16-bit elements x compression rate) under Eq. 2; \"paper V\" is Table II as printed.\n\n");
+  printf("Volumes: MB (elements x compression rate x each operand's bytes) under Eq. 2; \"paper V\" is Table II as printed.\n\n");
   printf("| layer | scheme | paper tiling | paper V | Eq. 2 at paper tiling | fits | rule tiling | Eq. 2 | oracle tiling "
          "| Eq. 2 |\n|---|---|---|---|---|---|---|---|---|---|\n");
   double sum_paper[SHUTTLE_SCHEMES + 1] = {0}, sum_eq2[SHUTTLE_SCHEMES + 1] = {0}, sum_rule[SHUTTLE_SCHEMES + 1] = {0},
@@ -48,7 +57,7 @@ static void BenchShuttle_table2(const ShuttleOptions *base) {
     Shuttle_paperLayer(row, &l);
     Shuttle_paperOptions(row, &o);
     o.glb_bytes = base->glb_bytes;
-    o.bytes_per_elem = base->bytes_per_elem;
+    memcpy(o.bytes, base->bytes, sizeof o.bytes);
     o.capacity = base->capacity;
     ShuttleLayer r;
     SpError err;
@@ -60,26 +69,26 @@ static void BenchShuttle_table2(const ShuttleOptions *base) {
     for (int s = 0; s < SHUTTLE_SCHEMES; s++) {
       ShuttleVolume pv = Shuttle_volume(&l, &o, (ShuttleScheme)s, &row->tiling[s]);
       printf("| %d | %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %.1f |\n", i + 1, Shuttle_schemeName(s),
-             BenchShuttle_tiling(&row->tiling[s], a, sizeof a), row->volume[s], BenchShuttle_mb(pv.total, &o),
+             BenchShuttle_tiling(&row->tiling[s], a, sizeof a), row->volume[s], BenchShuttle_mbv(&pv),
              Shuttle_fits(&l, &o, &row->tiling[s]) ? "yes" : "no", BenchShuttle_tiling(&r.rule_tiling[s], b, sizeof b),
-             BenchShuttle_mb(r.rule_vol[s].total, &o), BenchShuttle_tiling(&r.oracle_tiling[s], c, sizeof c),
-             BenchShuttle_mb(r.oracle_vol[s].total, &o));
+             BenchShuttle_mbv(&r.rule_vol[s]), BenchShuttle_tiling(&r.oracle_tiling[s], c, sizeof c),
+             BenchShuttle_mbv(&r.oracle_vol[s]));
       sum_paper[s] += row->volume[s];
-      sum_eq2[s] += BenchShuttle_mb(pv.total, &o);
-      sum_rule[s] += BenchShuttle_mb(r.rule_vol[s].total, &o);
-      sum_or[s] += BenchShuttle_mb(r.oracle_vol[s].total, &o);
+      sum_eq2[s] += BenchShuttle_mbv(&pv);
+      sum_rule[s] += BenchShuttle_mbv(&r.rule_vol[s]);
+      sum_or[s] += BenchShuttle_mbv(&r.oracle_vol[s]);
     }
     ShuttleScheme rs = r.rule_scheme;
     ShuttleVolume pv = Shuttle_volume(&l, &o, row->scheme, &row->tiling[row->scheme]);
     printf("| %d | **pick**: paper %s, rule %s, oracle %s | | %.1f | %.1f | | | %.1f | | %.1f |\n", i + 1,
            Shuttle_schemeName(row->scheme), Shuttle_schemeName(rs), Shuttle_schemeName(r.oracle_scheme),
-           row->volume_s, BenchShuttle_mb(pv.total, &o), BenchShuttle_mb(r.rule_vol[rs].total, &o),
-           BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &o));
+           row->volume_s, BenchShuttle_mbv(&pv), BenchShuttle_mbv(&r.rule_vol[rs]),
+           BenchShuttle_mbv(&r.oracle_vol[r.oracle_scheme]));
     if (rs == row->scheme) rule_pick_ok++;
     sum_paper[SHUTTLE_SCHEMES] += row->volume_s;
-    sum_eq2[SHUTTLE_SCHEMES] += BenchShuttle_mb(pv.total, &o);
-    sum_rule[SHUTTLE_SCHEMES] += BenchShuttle_mb(r.rule_vol[rs].total, &o);
-    sum_or[SHUTTLE_SCHEMES] += BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &o);
+    sum_eq2[SHUTTLE_SCHEMES] += BenchShuttle_mbv(&pv);
+    sum_rule[SHUTTLE_SCHEMES] += BenchShuttle_mbv(&r.rule_vol[rs]);
+    sum_or[SHUTTLE_SCHEMES] += BenchShuttle_mbv(&r.oracle_vol[r.oracle_scheme]);
   }
   printf("\n| total | paper V | Eq. 2 at paper tilings | rule | oracle |\n|---|---|---|---|---|\n");
   for (int s = 0; s <= SHUTTLE_SCHEMES; s++)
@@ -91,7 +100,8 @@ static void BenchShuttle_table2(const ShuttleOptions *base) {
 /* Table II's thirteen layers at one buffer size, with their compression rates
  * or without (every rate 1): totals per policy, MB. */
 typedef struct {
-  double v[SHUTTLE_POLICIES];       /* IRO-DP, ORO-DP, WRO-DP, rule, oracle */
+  double v[SHUTTLE_POLICIES];       /* IRO-DP, ORO-DP, WRO-DP, rule, oracle: MB */
+  double e[SHUTTLE_POLICIES], fixed_e; /* the same in elements moved (for MACs per access) */
   double fixed;                     /* the static ORO baseline: Eyeriss with compression, Zhang without */
   ShuttleTiling fixed_tiling;
   double macs;
@@ -108,7 +118,7 @@ static void BenchShuttle_vgg16(const ShuttleOptions *base, int64_t glb, bool com
     Shuttle_paperLayer(&Shuttle_paperVgg16[i], &ls[i]);
     Shuttle_paperOptions(&Shuttle_paperVgg16[i], &os[i]);
     os[i].glb_bytes = glb;
-    os[i].bytes_per_elem = base->bytes_per_elem;
+    memcpy(os[i].bytes, base->bytes, sizeof os[i].bytes);
     os[i].capacity = base->capacity;
     if (!compression) os[i].gamma_i = os[i].gamma_o = os[i].gamma_w = 1;
     ShuttleLayer r;
@@ -116,9 +126,12 @@ static void BenchShuttle_vgg16(const ShuttleOptions *base, int64_t glb, bool com
       snprintf(t->error, sizeof t->error, "%s", err.text);
       return;
     }
-    for (int s = 0; s < SHUTTLE_SCHEMES; s++) t->v[s] += BenchShuttle_mb(r.oracle_vol[s].total, &os[i]);
-    t->v[SHUTTLE_POL_RULE] += BenchShuttle_mb(r.rule_vol[r.rule_scheme].total, &os[i]);
-    t->v[SHUTTLE_POL_ORACLE] += BenchShuttle_mb(r.oracle_vol[r.oracle_scheme].total, &os[i]);
+    const ShuttleVolume *pol[SHUTTLE_POLICIES] = {&r.oracle_vol[0], &r.oracle_vol[1], &r.oracle_vol[2],
+                                                  &r.rule_vol[r.rule_scheme], &r.oracle_vol[r.oracle_scheme]};
+    for (int p = 0; p < SHUTTLE_POLICIES; p++) {
+      t->v[p] += BenchShuttle_mbv(pol[p]);
+      t->e[p] += pol[p]->total;
+    }
     t->macs += (double)r.macs;
   }
   ShuttleVolume fv;
@@ -127,7 +140,8 @@ static void BenchShuttle_vgg16(const ShuttleOptions *base, int64_t glb, bool com
     snprintf(t->error, sizeof t->error, "%s", err.text);
     return;
   }
-  t->fixed = BenchShuttle_mb(fv.total, &os[0]);
+  t->fixed = BenchShuttle_mbv(&fv);
+  t->fixed_e = fv.total;
   t->ok = true;
 }
 
@@ -155,7 +169,7 @@ static int BenchShuttle_baselines(const ShuttleOptions *o) {
   }
   printf("## The baselines of Table III on Table II's VGG16 layers (batch 3, %lld-byte buffer)\n\n",
          (long long)o->glb_bytes);
-  printf("MB under Eq. 2 (16-bit elements x compression rate); MACs / DRAM access = MACs / elements moved. -DP: one\n"
+  printf("MB under Eq. 2 (elements x compression rate x each operand's bytes); MACs / DRAM access = MACs / elements moved. -DP: one\n"
          "scheme for every layer, the oracle's tiling per layer. Zhang / Eyeriss: ORO with one static tiling for all\n"
          "thirteen layers (the best such tiling: the papers' own factors are not printed); Zhang without compression,\n"
          "Eyeriss with it. SmartShuttle-CF is the rule without compression.\n\n");
@@ -164,11 +178,10 @@ static int BenchShuttle_baselines(const ShuttleOptions *o) {
                                                        "oracle"};
   for (int p = 0; p < SHUTTLE_POLICIES; p++)
     printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", names[p], t[0].v[p],
-           t[0].macs / (t[0].v[p] * 1e6 / o->bytes_per_elem), t[1].v[p], t[1].macs / (t[1].v[p] * 1e6 / o->bytes_per_elem));
+           t[0].macs / t[0].e[p], t[1].v[p], t[1].macs / t[1].e[p]);
   char a[64], b[64];
   printf("| static ORO: Zhang (free) / Eyeriss (rates) | %.1f | %.1f | %.1f | %.1f |\n", t[0].fixed,
-         t[0].macs / (t[0].fixed * 1e6 / o->bytes_per_elem), t[1].fixed,
-         t[1].macs / (t[1].fixed * 1e6 / o->bytes_per_elem));
+         t[0].macs / t[0].fixed_e, t[1].fixed, t[1].macs / t[1].fixed_e);
   printf("\nStatic tilings: Zhang %s, Eyeriss %s (each factor capped by the layer's dimension). Fixed schemes, least\n"
          "volume first: compression free %s; with the rates %s (the paper: \"IRO always performs the poorest\").\n"
          "SmartShuttle-CF vs Zhang: %+.1f %% volume (paper: -64.4 %%); SmartShuttle vs Eyeriss: %+.1f %% (paper: -31.2 %%);\n"
@@ -242,23 +255,23 @@ static int BenchShuttle_net(const char *dir, const char *name, int64_t batch, co
            (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
            Shuttle_schemeName(r->rule_scheme), BenchShuttle_tiling(&r->rule_tiling[r->rule_scheme], a, sizeof a),
            Shuttle_schemeName(r->oracle_scheme), BenchShuttle_tiling(&r->oracle_tiling[r->oracle_scheme], b, sizeof b),
-           BenchShuttle_mb(v->in, o), BenchShuttle_mb(v->out, o), BenchShuttle_mb(v->wt, o),
-           BenchShuttle_mb(v->total, o));
+           BenchShuttle_mb(v->in, o->bytes[OPND_I]), BenchShuttle_mb(v->out, o->bytes[OPND_O]), BenchShuttle_mb(v->wt, o->bytes[OPND_W]),
+           BenchShuttle_mbv(v));
   }
   printf("\n| policy | ifm MB | ofm MB | wght MB | total MB | MACs / DRAM access |\n|---|---|---|---|---|---|\n");
   int best_fixed = 0;
   for (int p = 0; p < SHUTTLE_POLICIES; p++) {
     const ShuttleVolume *v = &sn.total[p];
-    printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Shuttle_policyName(p), BenchShuttle_mb(v->in, o),
-           BenchShuttle_mb(v->out, o), BenchShuttle_mb(v->wt, o), BenchShuttle_mb(v->total, o),
+    printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n", Shuttle_policyName(p), BenchShuttle_mb(v->in, o->bytes[OPND_I]),
+           BenchShuttle_mb(v->out, o->bytes[OPND_O]), BenchShuttle_mb(v->wt, o->bytes[OPND_W]), BenchShuttle_mbv(v),
            ShuttleNet_macsPerAccess(&sn, p));
-    if (p < SHUTTLE_SCHEMES && sn.total[p].total < sn.total[best_fixed].total) best_fixed = p;
+    if (p < SHUTTLE_SCHEMES && sn.total[p].bytes < sn.total[best_fixed].bytes) best_fixed = p;
   }
   char zt[64];
   if (sn.have_static)
     printf("| Zhang (static ORO %s) | %.1f | %.1f | %.1f | %.1f | %.1f |\n", BenchShuttle_tiling(&sn.zhang_tiling, zt, sizeof zt),
-           BenchShuttle_mb(sn.zhang.in, o), BenchShuttle_mb(sn.zhang.out, o), BenchShuttle_mb(sn.zhang.wt, o),
-           BenchShuttle_mb(sn.zhang.total, o), sn.zhang.total > 0 ? (double)sn.macs / sn.zhang.total : 0);
+           BenchShuttle_mb(sn.zhang.in, o->bytes[OPND_I]), BenchShuttle_mb(sn.zhang.out, o->bytes[OPND_O]), BenchShuttle_mb(sn.zhang.wt, o->bytes[OPND_W]),
+           BenchShuttle_mbv(&sn.zhang), sn.zhang.total > 0 ? (double)sn.macs / sn.zhang.total : 0);
   else
     printf("| Zhang (static ORO) | no static tiling fits every layer | | | | |\n");
   double ad = ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE), fx = ShuttleNet_macsPerAccess(&sn, best_fixed);
@@ -303,12 +316,14 @@ static int BenchShuttle_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   if (Cli_value(c, &a, "--buffer-sweep")) {
-    printf("# SmartShuttle under Eq. 2: %s (%d-byte elements), capacity rule %s, buffer swept\n\n", arch.name,
-           o.bytes_per_elem, cap ? cap : "paper");
+    char prec[96];
+    printf("# SmartShuttle under Eq. 2: %s (%s), capacity rule %s, buffer swept\n\n", arch.name,
+           BenchShuttle_precision(&o, prec, sizeof prec), cap ? cap : "paper");
     return BenchShuttle_sweep(&o) ? EXIT_INVALID : EXIT_OK;
   }
-  printf("# SmartShuttle under Eq. 2: %s (%lld-byte buffer, %d-byte elements), capacity rule %s\n\n", arch.name,
-         (long long)o.glb_bytes, o.bytes_per_elem, cap ? cap : "paper");
+  char prec[96];
+  printf("# SmartShuttle under Eq. 2: %s (%lld-byte buffer, %s), capacity rule %s\n\n", arch.name,
+         (long long)o.glb_bytes, BenchShuttle_precision(&o, prec, sizeof prec), cap ? cap : "paper");
   BenchShuttle_table2(&o);
   if (BenchShuttle_baselines(&o)) return EXIT_INVALID;
   int bad = BenchShuttle_net(dir, "vgg16", 3, &o, 434.8, 285.7);
