@@ -51,6 +51,7 @@ typedef struct {
   OnnxNode *nodes;    /* in file order */
   int nnodes;
   int nevaluated;     /* nodes the import-time evaluator (onnx_const.cc) replaced by their values */
+  int nsequence;      /* sequence nodes lowered to tensor ops (onnx_seq.cc) */
   char *eval_note;    /* the first value it left to the graph for a cap, and why; or NULL */
 } OnnxGraph;
 

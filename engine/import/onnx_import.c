@@ -573,6 +573,9 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
     if (g->nevaluated > 0 && used < sizeof source)
       used += (size_t)snprintf(source + used, sizeof source - used, ", %d shape op%s evaluated at import",
                                g->nevaluated, g->nevaluated == 1 ? "" : "s");
+    if (g->nsequence > 0 && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", %d sequence op%s lowered to tensors",
+                               g->nsequence, g->nsequence == 1 ? "" : "s");
     if (weight_only > 0 && used < sizeof source)
       used += (size_t)snprintf(source + used, sizeof source - used, ", %d weight-only op%s folded into params",
                                weight_only, weight_only == 1 ? "" : "s");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "onnx_const.h"
+#include "onnx_seq.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -359,6 +360,9 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
     // A first pass before any inference, on the declared shapes: a chain from
     // Shape(input) to an absurd Reshape/Expand is refused here, by name, before
     // libonnx 1.12's inference would try to build a tensor of rank 2^63.
+    std::string seq_why, seq_error;
+    int nsequence = OnnxSeq_lower(m, &values, seq_why, seq_error);
+    if (nsequence < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, seq_error.c_str());
     if (OnnxConst_fold(m, limits, report, &values) < 0)
       return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
     for (int round = 0;; round++) {
@@ -372,15 +376,22 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
         return SpError_set(err, SP_ERR_FORMAT, "%s: ONNX shape inference failed: %.600s", label, e.what());
       }
       if (round >= 1000) break; // each round removes a node; a bound all the same
+      // sequences whose lengths and positions inference has made known
+      int lowered = seq_why.empty() ? 0 : OnnxSeq_lower(m, &values, seq_why, seq_error);
+      if (lowered < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, seq_error.c_str());
+      nsequence += lowered;
       int removed = OnnxConst_fold(m, limits, report, &values);
       if (removed < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
-      if (removed == 0) break;
+      if (removed == 0 && lowered == 0) break;
       *graph->mutable_value_info() = declared;
     }
     g = Alloc<OnnxGraph>(1);
     Copy(m, g);
     g->nevaluated = report.removed;
-    if (!report.capped.empty()) g->eval_note = Dup(report.capped);
+    g->nsequence = nsequence;
+    std::string note = report.capped;
+    if (!seq_why.empty()) note += (note.empty() ? "" : "; ") + std::string("its sequences stay sequences: ") + seq_why;
+    if (!note.empty()) g->eval_note = Dup(note);
   } catch (const std::bad_alloc &) {
     OnnxGraph_free(g);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory reading the ONNX model", label);
