@@ -187,6 +187,11 @@ int OnnxSeq_lower(onnx::ModelProto &m, const OnnxConstGiven *given, std::string 
       continue;
     }
     if (op == "SequenceConstruct") {
+      for (const auto &i : n.input())
+        if (i.empty() || seqs.count(i)) {
+          why = nodeName(n) + ": an input is omitted or a sequence";
+          return 0;
+        }
       seqs[out].assign(n.input().begin(), n.input().end());
       continue;
     }
@@ -216,6 +221,12 @@ int OnnxSeq_lower(onnx::ModelProto &m, const OnnxConstGiven *given, std::string 
       }
       if (dim < 0 && (!have_split || scalar)) {
         why = nodeName(n) + ": the size of its input along axis " + std::to_string(axis) + " is not known";
+        return 0;
+      }
+      // a bound on the tensors one split makes (each becomes a value of the network)
+      const int64_t max_pieces = 4096;
+      if ((!have_split && dim > max_pieces) || (scalar && split[0] > 0 && dim / split[0] >= max_pieces)) {
+        why = nodeName(n) + ": it would make more than " + std::to_string(max_pieces) + " tensors";
         return 0;
       }
       if (!have_split) sizes.assign(size_t(dim), 1);
@@ -352,6 +363,13 @@ int OnnxSeq_lower(onnx::ModelProto &m, const OnnxConstGiven *given, std::string 
     AddInt(cat, "axis", axis);
     cat->add_output(out);
   }
+  // a reader earlier in the file than the sequence it reads (not in order): left alone
+  for (const auto &k : kept)
+    for (const auto &i : k.input())
+      if (seqs.count(i)) {
+        why = nodeName(k) + " reads the sequence \"" + i.substr(0, 120) + "\" before it is built";
+        return 0;
+      }
   for (const auto &o : g->output())
     if (seqs.count(o.name())) {
       why = "graph output \"" + o.name().substr(0, 120) + "\" is a sequence";
