@@ -137,29 +137,48 @@ static Status Onnx_define(Onnx *x, const char *name, TensorKind kind, const char
  * input (a window's length, a Range's bounds): the small integer inputs (at most
  * IMPORT_MAX_VALUE_ELEMS elements) it is computed from, as a --value hint, into
  * buf; "" when there are none or the user gave them already. */
+typedef struct {
+  const char *name;
+  int who; /* the node that writes it (>= 0), or -1 - the graph input's index */
+} OnnxDef;
+
+static int Onnx_defCompare(const void *a, const void *b) {
+  return strcmp(((const OnnxDef *)a)->name, ((const OnnxDef *)b)->name);
+}
+
 static const char *Onnx_valueHint(const Onnx *x, const int *sorted, const char *name, char *buf, size_t n) {
   const OnnxGraph *g = x->g;
   buf[0] = '\0';
   if (x->opts->nvalues > 0) return buf; /* given: the value is not the missing piece */
+  size_t ndefs = (size_t)g->ninputs;
+  for (int k = 0; k < g->nnodes; k++) ndefs += (size_t)g->nodes[k].noutputs;
   bool *need = calloc((size_t)g->nnodes + 1, sizeof *need);
   int *queue = malloc(((size_t)g->nnodes + 1) * sizeof *queue);
   bool *reads = calloc((size_t)g->ninputs + 1, sizeof *reads);
-  if (!need || !queue || !reads) goto done;
-  int head = 0, tail = 0;
-  /* the producers of `name`, then theirs: every node it is computed from */
+  OnnxDef *defs = malloc((ndefs + 1) * sizeof *defs);
+  if (!need || !queue || !reads || !defs) goto done;
+  /* who defines each name, sorted for bsearch: the walk is O(E log V), not O(V^2) */
+  size_t m = 0;
+  for (int i = 0; i < g->ninputs; i++) defs[m++] = (OnnxDef){g->inputs[i], -1 - i};
   for (int k = 0; k < g->nnodes; k++)
-    for (int o = 0; o < g->nodes[k].noutputs && !need[k]; o++)
-      if (strcmp(g->nodes[k].outputs[o], name) == 0) need[k] = true, queue[tail++] = k;
-  for (int i = 0; i < g->ninputs; i++) reads[i] = strcmp(g->inputs[i], name) == 0;
+    for (int o = 0; o < g->nodes[k].noutputs; o++)
+      if (g->nodes[k].outputs[o][0]) defs[m++] = (OnnxDef){g->nodes[k].outputs[o], k};
+  qsort(defs, m, sizeof *defs, Onnx_defCompare);
+  int head = 0, tail = 0;
+  /* `name`'s definition, then what its producer reads, and so on back to the inputs */
+  OnnxDef key = {name, 0}, *d = m ? bsearch(&key, defs, m, sizeof *defs, Onnx_defCompare) : NULL;
+  if (d && d->who < 0) reads[-1 - d->who] = true; /* several definitions: an error said elsewhere */
+  else if (d) need[d->who] = true, queue[tail++] = d->who;
   while (head < tail) {
     const OnnxNode *nd = &g->nodes[queue[head++]];
     for (int j = 0; j < nd->ninputs + nd->nimplicit; j++) {
       const char *in = j < nd->ninputs ? nd->inputs[j] : nd->implicit[j - nd->ninputs];
       if (!in[0]) continue;
-      for (int i = 0; i < g->ninputs; i++) reads[i] |= strcmp(g->inputs[i], in) == 0;
-      for (int k = 0; k < g->nnodes; k++)
-        for (int o = 0; o < g->nodes[k].noutputs && !need[k]; o++)
-          if (strcmp(g->nodes[k].outputs[o], in) == 0) need[k] = true, queue[tail++] = k;
+      key.name = in;
+      d = bsearch(&key, defs, m, sizeof *defs, Onnx_defCompare);
+      if (!d) continue;
+      if (d->who < 0) reads[-1 - d->who] = true;
+      else if (!need[d->who]) need[d->who] = true, queue[tail++] = d->who;
     }
   }
   char names[256] = "", opt[256] = "";
@@ -169,11 +188,11 @@ static const char *Onnx_valueHint(const Onnx *x, const int *sorted, const char *
     int v = reads[i] ? Onnx_findValue(g, sorted, g->inputs[i]) : -1;
     if (v < 0) continue;
     const OnnxValue *val = &g->values[v];
-    int64_t elems = 1;
-    for (int d = 0; d < val->rank && elems > 0; d++) elems = val->dims[d] < 0 ? -1 : elems * val->dims[d];
+    if (val->rank < 0 || val->rank > 1) continue;
+    int64_t elems = val->rank == 1 ? val->dims[0] : 1;
     int t = val->elem_type; /* UINT8..INT64, UINT32, UINT64 */
     bool integer = (t >= 2 && t <= 7) || t == 12 || t == 13;
-    if (!integer || val->rank < 0 || val->rank > 1 || elems < 1 || elems > IMPORT_MAX_VALUE_ELEMS) continue;
+    if (!integer || elems < 1 || elems > IMPORT_MAX_VALUE_ELEMS) continue;
     un += (size_t)snprintf(names + un, sizeof names - un, "%s\"%.60s\"", found ? ", " : "", val->name);
     uo += (size_t)snprintf(opt + uo, sizeof opt - uo, "%s%.60s=%s", found ? "," : "", val->name, elems == 1 ? "V" : "V,V,...");
     found++;
@@ -185,6 +204,7 @@ done:
   free(need);
   free(queue);
   free(reads);
+  free(defs);
   return buf;
 }
 
