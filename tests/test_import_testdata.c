@@ -105,6 +105,10 @@ TEST(selected_models) {
   CHECK_EQ(Import_open(TESTDATA "/simple/test_sequence_model8/model.onnx", &o, &net, &err), SP_ERR_FORMAT);
   CHECK_HAS(err.text, "give it: --value Splits=V,V,...");
   CHECK_HAS(err.text, "its split \"Splits\" is not a constant");
+  ImportOptions short_list = o;
+  CHECK_EQ(ImportOptions_addValues(&short_list, "Splits=1,2", &err), SP_OK);
+  CHECK_EQ(Import_open(TESTDATA "/simple/test_sequence_model8/model.onnx", &short_list, &net, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "--value Splits: its declared shape does not hold the 2 elements given (dimension 0 is 3)");
   CHECK_EQ(ImportOptions_addValues(&o, "Splits=1,1,2", &err), SP_OK);
   CHECK_EQ(Import_open(TESTDATA "/simple/test_sequence_model8/model.onnx", &o, &net, &err), SP_ERR_FORMAT);
   CHECK_HAS(err.text, "its splits sum to 4, the axis holds 3");

@@ -272,6 +272,9 @@ std::string GivenTensor(onnx::ValueInfoProto &vi, const OnnxGiven &gv, onnx::Ten
     int unknown = -1;
     for (int d = 0; d < r; d++) {
       const auto &dim = tt->shape().dim(d);
+      if (dim.has_dim_value() && (dim.dim_value() < 0 || dim.dim_value() > gv.n)) // also keeps `known` small
+        return "its declared shape does not hold the " + std::to_string(gv.n) + " element" + (gv.n == 1 ? "" : "s") +
+               " given (dimension " + std::to_string(d) + " is " + std::to_string(dim.dim_value()) + ")";
       if (dim.has_dim_value()) known *= dim.dim_value(), shape.push_back(dim.dim_value());
       else if (unknown < 0) unknown = d, shape.push_back(-1);
       else return "its shape has more than one unknown dimension";
