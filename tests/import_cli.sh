@@ -103,5 +103,17 @@ b=$bin o=$onnx t=$tmp check "a plan from the unfolded model records no options, 
 # a broken record is a clear error, not a silent default
 sed 's/"fold":true/"fold":"yes"/' "$tmp/rec.json" >"$tmp/badrec.json"
 expect 1 'badrec.json: import.fold: expected true or false' "$bin" validate "$dyn" "$tmp/badrec.json"
+# --value: a graph input's value where sizes follow from it (ONNX's expanded window
+# functions, Debian's libonnx-testdata when installed): suggested, recorded, re-imported
+win=/usr/share/libonnx-testdata/data/node/test_hannwindow_expanded/model.onnx
+if [ -f "$win" ]; then
+  expect 1 'depends on the data.*give it: --value x=V' "$bin" info "$win"
+  expect 0 "validator      valid" "$bin" solve "$win" --value x=10 --budget M_R --out "$tmp/win.json"
+  expect 0 '"values":{"x":\[10\]}' cat "$tmp/win.json"
+  expect 0 "re-imported with --value x=10, as the plan records" "$bin" validate "$win" "$tmp/win.json"
+  expect 2 '--value x: "ten" is not an integer' "$bin" info "$win" --value x=ten
+  expect 1 'it holds 1 element, 2 given' "$bin" info "$win" --value x=10,12
+fi
+expect 2 '--value applies to ONNX models' "$bin" info "$dag" --value x=1
 echo "import_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -67,6 +67,8 @@ static Status Fuzz_dag(const char *b, size_t n, const ImportOptions *o, char **j
   return Import_dagJson(b, n, "mutant.json", o, j, jl, e);
 }
 
+static const char *Fuzz_values; /* --value for every mutant of the next run, or NULL */
+
 /* Returns how many mutants were accepted. */
 static int Fuzz_run(const char *path, Translate translate, const char *label, int iterations, uint64_t seed) {
   char *text;
@@ -90,6 +92,7 @@ static int Fuzz_run(const char *path, Translate translate, const char *label, in
     ImportOptions_init(&o);
     o.fold = i % 2;
     o.dtype = i % 3 == 0 ? "int8" : NULL;
+    if (Fuzz_values && i % 4 != 3) CHECK_EQ(ImportOptions_addValues(&o, Fuzz_values, &err), SP_OK);
     char *json = NULL;
     size_t jlen = 0;
     Status st = translate(buf, n, &o, &json, &jlen, &err);
@@ -123,6 +126,20 @@ TEST(onnx_mutants) {
   /* a torch export full of shape arithmetic: mutants reach the evaluator (onnx_const.cc) */
   Fuzz_run(ImportTest_path(path, sizeof path, SPADMAP_DATA_DIR, "onnx/maxvit_block.onnx"), Fuzz_onnx, "mutant.onnx",
            600, 0x5eed0004);
+  /* ONNX's own sequence models (lowered to tensors, onnx_seq.cc) and a window whose
+   * length is given (--value), when Debian's libonnx-testdata is installed */
+  static const char *const testdata[] = {"simple/test_sequence_model1", "simple/test_sequence_model3",
+                                         "simple/test_sequence_model5", "simple/test_sequence_model7",
+                                         "node/test_hannwindow_expanded"};
+  for (size_t k = 0; k < sizeof testdata / sizeof testdata[0]; k++) {
+    snprintf(path, sizeof path, "/usr/share/libonnx-testdata/data/%s/model.onnx", testdata[k]);
+    FILE *f = fopen(path, "rb");
+    if (!f) continue;
+    fclose(f);
+    Fuzz_values = strstr(path, "window") ? "x=10" : NULL;
+    Fuzz_run(path, Fuzz_onnx, "mutant.onnx", 400, 0x5eed0010 + k);
+    Fuzz_values = NULL;
+  }
 }
 
 TEST(dag_mutants) {

@@ -304,6 +304,45 @@ TEST(symbolic_dims) {
   Net_free(net);
 }
 
+/* --value NAME=V[,V...]: parsed, recorded in the import record, read back the same,
+ * described as the command line spells it; every malformed list is SP_ERR_ARG. */
+TEST(value_option) {
+  ImportOptions o, back, none;
+  ImportOptions_init(&o);
+  ImportOptions_init(&none);
+  SpError err;
+  CHECK_EQ(ImportOptions_addValues(&o, "size=10,pads=1,2,-3", &err), SP_OK);
+  CHECK_EQ(o.nvalues, 2);
+  CHECK_EQ(o.values[1].n, 3);
+  CHECK_EQ(o.values[1].v[2], -3);
+  char buf[256];
+  CHECK_HAS(ImportOptions_describe(&o, buf, sizeof buf), "--value size=10,pads=1,2,-3");
+  CHECK(!ImportOptions_equal(&o, &none));
+  char *rec = Import_recordJson(IMPORT_ONNX, "m.onnx", &o);
+  CHECK(rec != NULL);
+  if (rec) {
+    CHECK_HAS(rec, "\"values\":{\"size\":[10],\"pads\":[1,2,-3]}");
+    ImportFormat f;
+    CHECK_EQ(Import_recordOptions(rec, &back, &f, &err), SP_OK);
+    CHECK(ImportOptions_equal(&o, &back));
+    free(rec);
+  }
+  rec = Import_recordJson(IMPORT_ONNX, "m.onnx", &none); /* no key without values: older records read the same */
+  CHECK(rec && !strstr(rec, "values"));
+  free(rec);
+  ImportFormat f;
+  CHECK_EQ(Import_recordOptions("{\"format\":\"onnx\",\"values\":{\"x\":[1.5]}}", &back, &f, &err), SP_ERR_FORMAT);
+  CHECK_HAS(err.text, "import.values.x[0]: expected an integer");
+  CHECK_EQ(Import_recordOptions("{\"format\":\"onnx\",\"values\":{\"x\":3}}", &back, &f, &err), SP_ERR_FORMAT);
+  static const char *const bad[] = {"size", "=3", "3", "size=", "size=x", "size=1,,2x", "a=1,a=2",
+                                    "x=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ImportOptions_init(&back);
+    CHECK_EQ(ImportOptions_addValues(&back, bad[i], &err), SP_ERR_ARG);
+  }
+  CHECK_HAS(err.text, "at most 16 elements");
+}
+
 /* Import_toJson's text is the contract: it loads with Net_parse to the same net. */
 TEST(json_round_trip) {
   char path[512], *json = NULL;
@@ -382,7 +421,7 @@ int main(void) {
     return 77;
   }
   static const TestCase cases[] = {T(diamond_by_hand), T(subgraph_reads_are_inputs), T(tiny_cnn_as_in_the_file), T(tiny_cnn_folded_int8),
-                                   T(resnet18), T(exports_match_the_bundled_networks), T(transformers_as_torch_writes_them), T(weight_only_ops_are_params), T(symbolic_dims), T(json_round_trip), T(malformed_files),
+                                   T(resnet18), T(exports_match_the_bundled_networks), T(transformers_as_torch_writes_them), T(weight_only_ops_are_params), T(symbolic_dims), T(value_option), T(json_round_trip), T(malformed_files),
                                    T(truncations)};
   return Test_run(cases, (int)(sizeof cases / sizeof cases[0]), "import_onnx");
 }

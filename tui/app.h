@@ -146,7 +146,7 @@ typedef struct App {
   PolicyMenu menu;
   bool mouse;             /* report mouse clicks (term.c follows it) */
   void *layer_view;       /* the layer view (layer_view.c), NULL when closed */
-  ImportOptions import;   /* --dtype/--fold/--dim: every model opened in this session */
+  ImportOptions import;   /* --dtype/--fold/--dim/--value: every model opened in this session */
   bool mono;              /* no colours: the map tells blocks apart by their fills */
   bool offchip_map;       /* the off-chip (DRAM) map instead of the on-chip one (offchip_view.c) */
   struct OffchipView *offchip; /* its model and allocation, rebuilt when the network or budget change */

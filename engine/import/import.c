@@ -33,6 +33,52 @@ Status ImportOptions_addDim(ImportOptions *o, const char *text, SpError *err) {
   return SP_OK;
 }
 
+/* One integer of a --value list: the whole token, within int64. */
+static bool ImportOptions_int(const char *s, int64_t *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (errno || end == s || *end) return false;
+  *v = x;
+  return true;
+}
+
+Status ImportOptions_addValues(ImportOptions *o, const char *text, SpError *err) {
+  char buf[1024];
+  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+    return SpError_set(err, SP_ERR_ARG, "--value: the list is too long (at most %d characters)", (int)sizeof buf - 1);
+  int cur = -1; /* the value the next bare number belongs to */
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    const char *num = tok;
+    if (eq) {
+      size_t n = (size_t)(eq - tok);
+      if (n == 0) return SpError_set(err, SP_ERR_ARG, "--value \"%.80s\": expected NAME=V[,V...], e.g. --value size=10", text);
+      if (n >= sizeof o->values[0].name)
+        return SpError_set(err, SP_ERR_ARG, "--value: the name \"%.80s\" is too long", tok);
+      for (int i = 0; i < o->nvalues; i++)
+        if (strlen(o->values[i].name) == n && memcmp(o->values[i].name, tok, n) == 0)
+          return SpError_set(err, SP_ERR_ARG, "--value: \"%.*s\" is given twice", (int)n, tok);
+      if (o->nvalues >= IMPORT_MAX_VALUES)
+        return SpError_set(err, SP_ERR_ARG, "--value: at most %d graph inputs", IMPORT_MAX_VALUES);
+      cur = o->nvalues++;
+      memcpy(o->values[cur].name, tok, n);
+      o->values[cur].name[n] = '\0';
+      o->values[cur].n = 0;
+      num = eq + 1;
+    }
+    if (cur < 0) return SpError_set(err, SP_ERR_ARG, "--value \"%.80s\": expected NAME=V[,V...], e.g. --value size=10", text);
+    int64_t v;
+    if (!ImportOptions_int(num, &v))
+      return SpError_set(err, SP_ERR_ARG, "--value %.60s: \"%.40s\" is not an integer", o->values[cur].name, num);
+    if (o->values[cur].n >= IMPORT_MAX_VALUE_ELEMS)
+      return SpError_set(err, SP_ERR_ARG, "--value %.60s: at most %d elements", o->values[cur].name, IMPORT_MAX_VALUE_ELEMS);
+    o->values[cur].v[o->values[cur].n++] = v;
+  }
+  if (cur < 0) return SpError_set(err, SP_ERR_ARG, "--value \"%.80s\": expected NAME=V[,V...], e.g. --value size=10", text);
+  return SP_OK;
+}
+
 const char *ImportFormat_name(ImportFormat f) {
   switch (f) {
   case IMPORT_ONNX: return "onnx";
@@ -115,6 +161,15 @@ char *Import_recordJson(ImportFormat f, const char *path, const ImportOptions *o
   else cJSON_AddNullToObject(r, "dtype");
   for (int i = 0; i < o->ndims; i++) cJSON_AddItemToObject(dims, o->dims[i].name, Json_createInt(o->dims[i].value));
   cJSON_AddItemToObject(r, "dims", dims);
+  if (o->nvalues > 0) { /* only when given: records written before --value read the same */
+    cJSON *values = cJSON_CreateObject();
+    for (int i = 0; i < o->nvalues; i++) {
+      cJSON *list = cJSON_CreateArray();
+      for (int k = 0; k < o->values[i].n; k++) cJSON_AddItemToArray(list, Json_createInt(o->values[i].v[k]));
+      cJSON_AddItemToObject(values, o->values[i].name, list);
+    }
+    cJSON_AddItemToObject(r, "values", values);
+  }
   char *text = cJSON_PrintUnformatted(r);
   cJSON_Delete(r);
   if (!text) return NULL;
@@ -130,7 +185,8 @@ Status Import_recordOptions(const char *record_json, ImportOptions *o, ImportFor
   Status st = Json_parse(record_json, strlen(record_json), "import record", &r, err);
   if (st) return st;
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(r, "format"), *fold = cJSON_GetObjectItemCaseSensitive(r, "fold"),
-              *dtype = cJSON_GetObjectItemCaseSensitive(r, "dtype"), *dims = cJSON_GetObjectItemCaseSensitive(r, "dims");
+              *dtype = cJSON_GetObjectItemCaseSensitive(r, "dtype"), *dims = cJSON_GetObjectItemCaseSensitive(r, "dims"),
+              *values = cJSON_GetObjectItemCaseSensitive(r, "values");
   if (!cJSON_IsObject(r) || !cJSON_IsString(fmt)) st = SpError_set(err, SP_ERR_FORMAT, "import: expected an object with a \"format\" string");
   else if (strcmp(fmt->valuestring, "onnx") == 0) *format = IMPORT_ONNX;
   else if (strcmp(fmt->valuestring, "cosma-dag") == 0) *format = IMPORT_DAG;
@@ -153,6 +209,34 @@ Status Import_recordOptions(const char *record_json, ImportOptions *o, ImportFor
       }
       snprintf(text, sizeof text, "%.80s=%lld", d->string, (long long)v);
       if ((st = ImportOptions_addDim(o, text, err))) break;
+    }
+  if (!st && values && !cJSON_IsObject(values))
+    st = SpError_set(err, SP_ERR_FORMAT, "import.values: expected an object (NAME: [V, ...])");
+  if (!st && values)
+    cJSON_ArrayForEach(d, values) {
+      char text[1024];
+      size_t k = (size_t)snprintf(text, sizeof text, "%.60s=", d->string);
+      const cJSON *e;
+      int n = 0;
+      if (!cJSON_IsArray(d) || cJSON_GetArraySize(d) < 1) {
+        st = SpError_set(err, SP_ERR_FORMAT, "import.values.%.60s: expected a list of integers", d->string);
+        break;
+      }
+      cJSON_ArrayForEach(e, d) {
+        int64_t v;
+        if (!Json_exactInt(e, &v)) {
+          st = SpError_set(err, SP_ERR_FORMAT, "import.values.%.60s[%d]: expected an integer", d->string, n);
+          break;
+        }
+        if (k < sizeof text) k += (size_t)snprintf(text + k, sizeof text - k, "%s%lld", n ? "," : "", (long long)v);
+        n++;
+      }
+      if (st) break;
+      if (strchr(d->string, '=') || strchr(d->string, ',')) {
+        st = SpError_set(err, SP_ERR_FORMAT, "import.values.%.60s: a name with '=' or ','", d->string);
+        break;
+      }
+      if ((st = ImportOptions_addValues(o, text, err))) break;
     }
   cJSON_Delete(r);
   return st;
@@ -191,6 +275,11 @@ const char *ImportOptions_describe(const ImportOptions *o, char *buf, size_t n) 
   for (int i = 0; i < o->ndims && k < n; i++)
     k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", i ? "," : k ? " --dim " : "--dim ", o->dims[i].name,
                           (long long)o->dims[i].value);
+  for (int i = 0; i < o->nvalues && k < n; i++) {
+    k += (size_t)snprintf(buf + k, n - k, "%s%s=", i ? "," : k ? " --value " : "--value ", o->values[i].name);
+    for (int e = 0; e < o->values[i].n && k < n; e++)
+      k += (size_t)snprintf(buf + k, n - k, "%s%lld", e ? "," : "", (long long)o->values[i].v[e]);
+  }
   if (!buf[0]) snprintf(buf, n, "no options");
   return buf;
 }
@@ -202,6 +291,14 @@ bool ImportOptions_equal(const ImportOptions *a, const ImportOptions *b) {
     int j = 0;
     while (j < b->ndims && (strcmp(a->dims[i].name, b->dims[j].name) != 0 || a->dims[i].value != b->dims[j].value)) j++;
     if (j == b->ndims) return false;
+  }
+  if (a->nvalues != b->nvalues) return false;
+  for (int i = 0; i < a->nvalues; i++) {
+    int j = 0;
+    while (j < b->nvalues && (strcmp(a->values[i].name, b->values[j].name) != 0 || a->values[i].n != b->values[j].n ||
+                              memcmp(a->values[i].v, b->values[j].v, (size_t)a->values[i].n * sizeof(int64_t)) != 0))
+      j++;
+    if (j == b->nvalues) return false;
   }
   return true;
 }

@@ -20,7 +20,7 @@
 
 typedef enum { IMPORT_SPADMAP, IMPORT_ONNX, IMPORT_DAG } ImportFormat;
 
-enum { IMPORT_MAX_DIMS = 16 };
+enum { IMPORT_MAX_DIMS = 16, IMPORT_MAX_VALUES = 8, IMPORT_MAX_VALUE_ELEMS = 16 };
 
 typedef struct {
   const char *dtype;   /* a static string (ImportOptions_dtype's) or NULL */   /* NULL: sizes from each value's element type; else every tensor
@@ -28,12 +28,19 @@ typedef struct {
   bool fold;           /* fold BatchNorm and elementwise activations into their producer */
   struct { char name[64]; int64_t value; } dims[IMPORT_MAX_DIMS]; /* --dim N=1 */
   int ndims;
+  /* --value NAME=V[,V...]: a graph input's value, for the shapes that follow from it
+   * (a window's length, a Range's bounds); its elements in file order */
+  struct { char name[64]; int64_t v[IMPORT_MAX_VALUE_ELEMS]; int n; } values[IMPORT_MAX_VALUES];
+  int nvalues;
 } ImportOptions;
 
 void ImportOptions_init(ImportOptions *o);
 /* Adds "NAME=VALUE" (a symbolic ONNX dimension and its positive value) to o;
  * SP_ERR_ARG naming what is wrong. */
 Status ImportOptions_addDim(ImportOptions *o, const char *text, SpError *err);
+/* Reads "NAME=V[,V...][,NAME2=V...]" (graph inputs' values, integers) into o: a token
+ * without '=' is one more element of the value before it. SP_ERR_ARG naming what is wrong. */
+Status ImportOptions_addValues(ImportOptions *o, const char *text, SpError *err);
 
 const char *ImportFormat_name(ImportFormat f); /* "spadmap-network", "onnx", "cosma-dag" */
 
@@ -53,7 +60,7 @@ Status Import_dagJson(const char *text, size_t len, const char *label, const Imp
                       char **json, size_t *json_len, SpError *err);
 /* The import record: how a model file became a network, kept in the network JSON
  * that `import` writes and in every plan made from it ("import": {"format": "onnx",
- * "file": "resnet18.onnx", "fold": false, "dtype": null, "dims": {"N": 1}}), so that
+ * "file": "resnet18.onnx", "fold": false, "dtype": null, "dims": {"N": 1}}; "values": {"size": [10]} when --value was given), so that
  * `validate`, `tui --plan` and the explorer re-import the model the same way. */
 /* The record of opening a file of format f with o, as compact JSON (malloc'd; NULL
  * when out of memory). */
@@ -65,10 +72,10 @@ Status Import_recordOptions(const char *record_json, ImportOptions *o, ImportFor
 Status Import_planRecord(const char *plan_path, ImportOptions *o, bool *found, SpError *err);
 /* The static name of a contract dtype ("int8", ...), or NULL for another string. */
 const char *ImportOptions_dtype(const char *name);
-/* The options as the command line spells them ("--fold --dtype int8 --dim N=1"; "no
+/* The options as the command line spells them ("--fold --dtype int8 --dim N=1 --value size=10"; "no
  * options" when none), into buf. */
 const char *ImportOptions_describe(const ImportOptions *o, char *buf, size_t n);
-/* Are a and b the same import options (dims compared as sets)? */
+/* Are a and b the same import options (dims and values compared as sets)? */
 bool ImportOptions_equal(const ImportOptions *a, const ImportOptions *b);
 
 /* Is ONNX support compiled in (libonnx-dev and libprotobuf-dev at build time)? */

@@ -858,7 +858,8 @@ void Shapes(const onnx::GraphProto &g, std::unordered_map<std::string, std::vect
 
 } // namespace
 
-int OnnxConst_fold(onnx::ModelProto &m, const OnnxConstLimits &limits, OnnxConstReport &report) {
+int OnnxConst_fold(onnx::ModelProto &m, const OnnxConstLimits &limits, OnnxConstReport &report,
+                   const OnnxConstGiven *given) {
   onnx::GraphProto *g = m.mutable_graph();
   int opset = 1;
   for (const auto &o : m.opset_import())
@@ -867,6 +868,8 @@ int OnnxConst_fold(onnx::ModelProto &m, const OnnxConstLimits &limits, OnnxConst
   Shapes(*g, shapes);
   std::unordered_map<std::string, const TensorProto *> inits;
   for (const auto &t : g->initializer()) inits.emplace(t.name(), &t);
+  if (given)
+    for (const auto &kv : *given) inits.emplace(kv.first, &kv.second);
   std::unordered_set<std::string> outputs;
   for (const auto &o : g->output()) outputs.insert(o.name());
   std::unordered_map<std::string, CT> known; // values read or evaluated this pass

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include <onnx/onnx_pb.h>
 
@@ -28,8 +29,13 @@ struct OnnxConstReport {
   std::string error;     // set when a node's constant inputs are invalid for it
 };
 
+// Graph inputs whose values the user gave (--value), by name: known to the
+// evaluator like initializers, while the inputs stay inputs.
+using OnnxConstGiven = std::unordered_map<std::string, onnx::TensorProto>;
+
 // One pass over m's main graph (its shapes already inferred). Returns the number of
 // nodes removed (0: nothing more to do), or -1 with report.error set.
-int OnnxConst_fold(onnx::ModelProto &m, const OnnxConstLimits &limits, OnnxConstReport &report);
+int OnnxConst_fold(onnx::ModelProto &m, const OnnxConstLimits &limits, OnnxConstReport &report,
+                   const OnnxConstGiven *given = nullptr);
 
 #endif

@@ -51,6 +51,7 @@ typedef struct {
   OnnxNode *nodes;    /* in file order */
   int nnodes;
   int nevaluated;     /* nodes the import-time evaluator (onnx_const.cc) replaced by their values */
+  int nsequence;      /* sequence nodes lowered to tensor ops (onnx_seq.cc) */
   char *eval_note;    /* the first value it left to the graph for a cap, and why; or NULL */
 } OnnxGraph;
 
@@ -59,10 +60,18 @@ typedef struct {
   int64_t value;
 } OnnxDim;
 
+typedef struct {
+  const char *name;   /* a graph input ("size") */
+  const int64_t *v;   /* its elements in row-major order */
+  int n;
+} OnnxGiven;
+
 /* Parses an ONNX model held in memory (label names it in messages), gives each
- * symbolic dimension listed in dims its value, and runs shape inference. */
+ * symbolic dimension listed in dims its value and each graph input listed in given
+ * its value (for the shape arithmetic only: the input stays an input), lowers
+ * sequences of known length to tensors (onnx_seq.cc) and runs shape inference. */
 Status OnnxGraph_parse(const void *bytes, size_t len, const char *label, const OnnxDim *dims,
-                       int ndims, OnnxGraph **out, SpError *err);
+                       int ndims, const OnnxGiven *given, int ngiven, OnnxGraph **out, SpError *err);
 void OnnxGraph_free(OnnxGraph *g);
 /* Is ONNX support compiled in (libonnx-dev found at build time)? */
 int OnnxGraph_available(void);

@@ -133,15 +133,92 @@ static Status Onnx_define(Onnx *x, const char *name, TensorKind kind, const char
   return SP_OK;
 }
 
+/* When the unknown size of value `name` may follow from the value of a graph
+ * input (a window's length, a Range's bounds): the small integer inputs (at most
+ * IMPORT_MAX_VALUE_ELEMS elements) it is computed from, as a --value hint, into
+ * buf; "" when there are none or the user gave them already. */
+typedef struct {
+  const char *name;
+  int who; /* the node that writes it (>= 0), or -1 - the graph input's index */
+} OnnxDef;
+
+static int Onnx_defCompare(const void *a, const void *b) {
+  return strcmp(((const OnnxDef *)a)->name, ((const OnnxDef *)b)->name);
+}
+
+static const char *Onnx_valueHint(const Onnx *x, const int *sorted, const char *name, char *buf, size_t n) {
+  const OnnxGraph *g = x->g;
+  buf[0] = '\0';
+  if (x->opts->nvalues > 0) return buf; /* given: the value is not the missing piece */
+  size_t ndefs = (size_t)g->ninputs;
+  for (int k = 0; k < g->nnodes; k++) ndefs += (size_t)g->nodes[k].noutputs;
+  bool *need = calloc((size_t)g->nnodes + 1, sizeof *need);
+  int *queue = malloc(((size_t)g->nnodes + 1) * sizeof *queue);
+  bool *reads = calloc((size_t)g->ninputs + 1, sizeof *reads);
+  OnnxDef *defs = malloc((ndefs + 1) * sizeof *defs);
+  if (!need || !queue || !reads || !defs) goto done;
+  /* who defines each name, sorted for bsearch: the walk is O(E log V), not O(V^2) */
+  size_t m = 0;
+  for (int i = 0; i < g->ninputs; i++) defs[m++] = (OnnxDef){g->inputs[i], -1 - i};
+  for (int k = 0; k < g->nnodes; k++)
+    for (int o = 0; o < g->nodes[k].noutputs; o++)
+      if (g->nodes[k].outputs[o][0]) defs[m++] = (OnnxDef){g->nodes[k].outputs[o], k};
+  qsort(defs, m, sizeof *defs, Onnx_defCompare);
+  int head = 0, tail = 0;
+  /* `name`'s definition, then what its producer reads, and so on back to the inputs */
+  OnnxDef key = {name, 0}, *d = m ? bsearch(&key, defs, m, sizeof *defs, Onnx_defCompare) : NULL;
+  if (d && d->who < 0) reads[-1 - d->who] = true; /* several definitions: an error said elsewhere */
+  else if (d) need[d->who] = true, queue[tail++] = d->who;
+  while (head < tail) {
+    const OnnxNode *nd = &g->nodes[queue[head++]];
+    for (int j = 0; j < nd->ninputs + nd->nimplicit; j++) {
+      const char *in = j < nd->ninputs ? nd->inputs[j] : nd->implicit[j - nd->ninputs];
+      if (!in[0]) continue;
+      key.name = in;
+      d = bsearch(&key, defs, m, sizeof *defs, Onnx_defCompare);
+      if (!d) continue;
+      if (d->who < 0) reads[-1 - d->who] = true;
+      else if (!need[d->who]) need[d->who] = true, queue[tail++] = d->who;
+    }
+  }
+  char names[256] = "", opt[256] = "";
+  size_t un = 0, uo = 0;
+  int found = 0;
+  for (int i = 0; i < g->ninputs && un < sizeof names && uo < sizeof opt; i++) {
+    int v = reads[i] ? Onnx_findValue(g, sorted, g->inputs[i]) : -1;
+    if (v < 0) continue;
+    const OnnxValue *val = &g->values[v];
+    if (val->rank < 0 || val->rank > 1) continue;
+    int64_t elems = val->rank == 1 ? val->dims[0] : 1;
+    int t = val->elem_type; /* UINT8..INT64, UINT32, UINT64 */
+    bool integer = (t >= 2 && t <= 7) || t == 12 || t == 13;
+    if (!integer || elems < 1 || elems > IMPORT_MAX_VALUE_ELEMS) continue;
+    un += (size_t)snprintf(names + un, sizeof names - un, "%s\"%.60s\"", found ? ", " : "", val->name);
+    uo += (size_t)snprintf(opt + uo, sizeof opt - uo, "%s%.60s=%s", found ? "," : "", val->name, elems == 1 ? "V" : "V,V,...");
+    found++;
+  }
+  if (found && un < sizeof names && uo < sizeof opt)
+    snprintf(buf, n, "; if it follows from the value of graph input%s %s, give %s: --value %s", found > 1 ? "s" : "",
+             names, found > 1 ? "them" : "it", opt);
+done:
+  free(need);
+  free(queue);
+  free(reads);
+  free(defs);
+  return buf;
+}
+
 /* Shape, dtype and bytes of tensor t from its ONNX value. */
 static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
   ImpTensor *it = &x->ig.t[t];
+  char hint[512];
   int v = Onnx_findValue(x->g, sorted, it->name);
   if (v < 0 || x->g->values[v].rank < 0)
     return SpError_set(x->err, SP_ERR_FORMAT,
                        "%s: value \"%.120s\" (%s): its shape is unknown (ONNX shape inference could not determine "
-                       "it)%s%.300s",
-                       x->label, it->name, where, x->g->eval_note ? "; " : "", x->g->eval_note ? x->g->eval_note : "");
+                       "it)%.400s%s%.300s",
+                       x->label, it->name, where, Onnx_valueHint(x, sorted, it->name, hint, sizeof hint),
+                       x->g->eval_note ? "; " : "", x->g->eval_note ? x->g->eval_note : "");
   const OnnxValue *val = &x->g->values[v];
   if (val->elem_type <= 0 || val->elem_type >= ONNX_NTYPES || !Onnx_types[val->elem_type].onnx) {
     if (val->elem_type == 0)
@@ -167,9 +244,9 @@ static Status Onnx_size(Onnx *x, int t, const int *sorted, const char *where) {
     if (dim < 0 && val->dim_params[d] && strncmp(val->dim_params[d], "unk__", 5) == 0)
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d depends on the data (ONNX shape inference "
-                         "could not compute it)%s%.300s",
-                         x->label, it->name, where, d, x->g->eval_note ? "; " : "",
-                         x->g->eval_note ? x->g->eval_note : "");
+                         "could not compute it)%.400s%s%.300s",
+                         x->label, it->name, where, d, Onnx_valueHint(x, sorted, it->name, hint, sizeof hint),
+                         x->g->eval_note ? "; " : "", x->g->eval_note ? x->g->eval_note : "");
     if (dim < 0 && val->dim_params[d])
       return SpError_set(x->err, SP_ERR_FORMAT,
                          "%s: value \"%.120s\" (%s): dimension %d is the symbolic \"%.60s\"; give its size with "
@@ -474,8 +551,11 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
                        label);
   OnnxDim dims[IMPORT_MAX_DIMS];
   for (int i = 0; i < opts->ndims; i++) dims[i].name = opts->dims[i].name, dims[i].value = opts->dims[i].value;
+  OnnxGiven given[IMPORT_MAX_VALUES];
+  for (int i = 0; i < opts->nvalues; i++)
+    given[i].name = opts->values[i].name, given[i].v = opts->values[i].v, given[i].n = opts->values[i].n;
   OnnxGraph *g;
-  Status st = OnnxGraph_parse(bytes, len, label, dims, opts->ndims, &g, err);
+  Status st = OnnxGraph_parse(bytes, len, label, dims, opts->ndims, given, opts->nvalues, &g, err);
   if (st) return st;
   char stem[256], source[1024];
   const char *base = strrchr(label, '/');
@@ -513,6 +593,9 @@ Status Import_onnxJson(const void *bytes, size_t len, const char *label, const I
     if (g->nevaluated > 0 && used < sizeof source)
       used += (size_t)snprintf(source + used, sizeof source - used, ", %d shape op%s evaluated at import",
                                g->nevaluated, g->nevaluated == 1 ? "" : "s");
+    if (g->nsequence > 0 && used < sizeof source)
+      used += (size_t)snprintf(source + used, sizeof source - used, ", %d sequence op%s lowered to tensors",
+                               g->nsequence, g->nsequence == 1 ? "" : "s");
     if (weight_only > 0 && used < sizeof source)
       used += (size_t)snprintf(source + used, sizeof source - used, ", %d weight-only op%s folded into params",
                                weight_only, weight_only == 1 ? "" : "s");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "onnx_const.h"
+#include "onnx_seq.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -222,8 +223,6 @@ void Copy(const onnx::ModelProto &m, OnnxGraph *g) {
   }
 }
 
-} // namespace
-
 extern "C" int OnnxGraph_available(void) { return 1; }
 
 extern "C" void OnnxGraph_free(OnnxGraph *g) {
@@ -250,8 +249,61 @@ extern "C" void OnnxGraph_free(OnnxGraph *g) {
   std::free(g);
 }
 
+// The user's value for graph input vi (--value) as a tensor of the input's type and
+// shape (a scalar holds one element; an unknown dimension of a 1-D input takes the
+// count); the input's declared shape becomes that shape. "" or why not.
+std::string GivenTensor(onnx::ValueInfoProto &vi, const OnnxGiven &gv, onnx::TensorProto &t) {
+  using onnx::TensorProto;
+  if (!vi.type().has_tensor_type()) return "it is not a tensor";
+  auto *tt = vi.mutable_type()->mutable_tensor_type();
+  int type = tt->elem_type();
+  switch (type) {
+  case TensorProto::UINT8: case TensorProto::INT8: case TensorProto::UINT16: case TensorProto::INT16:
+  case TensorProto::INT32: case TensorProto::INT64: case TensorProto::UINT32: case TensorProto::UINT64:
+  case TensorProto::FLOAT: case TensorProto::DOUBLE: break;
+  default: return "its element type (" + std::to_string(type) + ") is not an integer or float type";
+  }
+  std::vector<int64_t> shape;
+  if (!tt->has_shape()) {
+    if (gv.n != 1) shape.push_back(gv.n);
+  } else {
+    int r = tt->shape().dim_size();
+    int64_t known = 1;
+    int unknown = -1;
+    for (int d = 0; d < r; d++) {
+      const auto &dim = tt->shape().dim(d);
+      if (dim.has_dim_value() && (dim.dim_value() < 0 || dim.dim_value() > gv.n)) // also keeps `known` small
+        return "its declared shape does not hold the " + std::to_string(gv.n) + " element" + (gv.n == 1 ? "" : "s") +
+               " given (dimension " + std::to_string(d) + " is " + std::to_string(dim.dim_value()) + ")";
+      if (dim.has_dim_value()) known *= dim.dim_value(), shape.push_back(dim.dim_value());
+      else if (unknown < 0) unknown = d, shape.push_back(-1);
+      else return "its shape has more than one unknown dimension";
+    }
+    if (unknown >= 0 && known > 0 && gv.n % known == 0) shape[size_t(unknown)] = gv.n / known, known = gv.n;
+    if (known != gv.n || (unknown >= 0 && shape[size_t(unknown)] < 0))
+      return "it holds " + (unknown >= 0 ? std::string("a multiple of ") + std::to_string(known) : std::to_string(known)) +
+             " element" + (known == 1 && unknown < 0 ? "" : "s") + ", " + std::to_string(gv.n) + " given";
+  }
+  auto *sh = tt->mutable_shape();
+  sh->clear_dim();
+  for (int64_t d : shape) sh->add_dim()->set_dim_value(d);
+  t.set_name(vi.name());
+  t.set_data_type(type);
+  for (int64_t d : shape) t.add_dims(d);
+  for (int k = 0; k < gv.n; k++) {
+    if (type == TensorProto::FLOAT) t.add_float_data(float(gv.v[k]));
+    else if (type == TensorProto::DOUBLE) t.add_double_data(double(gv.v[k]));
+    else if (type == TensorProto::INT64) t.add_int64_data(gv.v[k]);
+    else if (type == TensorProto::UINT32 || type == TensorProto::UINT64) t.add_uint64_data(uint64_t(gv.v[k]));
+    else t.add_int32_data(int32_t(gv.v[k]));
+  }
+  return "";
+}
+
+} // namespace
+
 extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *label, const OnnxDim *dims,
-                                  int ndims, OnnxGraph **out, SpError *err) {
+                                  int ndims, const OnnxGiven *given, int ngiven, OnnxGraph **out, SpError *err) {
   *out = nullptr;
   OnnxGraph *g = nullptr;
   try {
@@ -269,6 +321,20 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
     for (auto &vi : *graph->mutable_input()) FixDims(&vi, fixed);
     for (auto &vi : *graph->mutable_value_info()) FixDims(&vi, fixed);
     for (auto &vi : *graph->mutable_output()) FixDims(&vi, fixed);
+    OnnxConstGiven values; // --value: graph inputs the shape arithmetic may read
+    for (int i = 0; i < ngiven; i++) {
+      onnx::ValueInfoProto *vi = nullptr;
+      for (auto &in : *graph->mutable_input())
+        if (in.name() == given[i].name) vi = &in;
+      bool init = false;
+      for (const auto &t : graph->initializer()) init |= t.name() == given[i].name;
+      if (!vi || init)
+        return SpError_set(err, SP_ERR_FORMAT, "%s: --value %.60s: the model has no graph input of that name%s", label,
+                           given[i].name, init ? " (it is an initializer: its value is in the file)" : "");
+      std::string why = GivenTensor(*vi, given[i], values[given[i].name]);
+      if (!why.empty())
+        return SpError_set(err, SP_ERR_FORMAT, "%s: --value %.60s: %.200s", label, given[i].name, why.c_str());
+    }
     // Shape inference, then the shape arithmetic it leaves (onnx_const.cc) evaluated
     // into initializers, and again until nothing changes. Each round starts from
     // the file's own value_info, so no shape a removed node implied lingers.
@@ -297,7 +363,10 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
     // A first pass before any inference, on the declared shapes: a chain from
     // Shape(input) to an absurd Reshape/Expand is refused here, by name, before
     // libonnx 1.12's inference would try to build a tensor of rank 2^63.
-    if (OnnxConst_fold(m, limits, report) < 0)
+    std::string seq_why, seq_error;
+    int nsequence = OnnxSeq_lower(m, &values, seq_why, seq_error);
+    if (nsequence < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, seq_error.c_str());
+    if (OnnxConst_fold(m, limits, report, &values) < 0)
       return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
     for (int round = 0;; round++) {
       try {
@@ -310,15 +379,22 @@ extern "C" Status OnnxGraph_parse(const void *bytes, size_t len, const char *lab
         return SpError_set(err, SP_ERR_FORMAT, "%s: ONNX shape inference failed: %.600s", label, e.what());
       }
       if (round >= 1000) break; // each round removes a node; a bound all the same
-      int removed = OnnxConst_fold(m, limits, report);
+      // sequences whose lengths and positions inference has made known
+      int lowered = seq_why.empty() ? 0 : OnnxSeq_lower(m, &values, seq_why, seq_error);
+      if (lowered < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, seq_error.c_str());
+      nsequence += lowered;
+      int removed = OnnxConst_fold(m, limits, report, &values);
       if (removed < 0) return SpError_set(err, SP_ERR_FORMAT, "%s: %.600s", label, report.error.c_str());
-      if (removed == 0) break;
+      if (removed == 0 && lowered == 0) break;
       *graph->mutable_value_info() = declared;
     }
     g = Alloc<OnnxGraph>(1);
     Copy(m, g);
     g->nevaluated = report.removed;
-    if (!report.capped.empty()) g->eval_note = Dup(report.capped);
+    g->nsequence = nsequence;
+    std::string note = report.capped;
+    if (!seq_why.empty()) note += (note.empty() ? "" : "; ") + std::string("its sequences stay sequences: ") + seq_why;
+    if (!note.empty()) g->eval_note = Dup(note);
   } catch (const std::bad_alloc &) {
     OnnxGraph_free(g);
     return SpError_set(err, SP_ERR_NOMEM, "%s: out of memory reading the ONNX model", label);

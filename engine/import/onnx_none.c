@@ -5,8 +5,8 @@
 int OnnxGraph_available(void) { return 0; }
 
 Status OnnxGraph_parse(const void *bytes, size_t len, const char *label, const OnnxDim *dims, int ndims,
-                       OnnxGraph **out, SpError *err) {
-  (void)bytes, (void)len, (void)dims, (void)ndims;
+                       const OnnxGiven *given, int ngiven, OnnxGraph **out, SpError *err) {
+  (void)bytes, (void)len, (void)dims, (void)ndims, (void)given, (void)ngiven;
   *out = NULL;
   return SpError_set(err, SP_ERR_ARG, "%s: built without ONNX support", label);
 }

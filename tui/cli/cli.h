@@ -86,10 +86,11 @@ void Cli_netError(const char *cmd, const char *arg, const char *text);
 #define CLI_MODEL_OPTIONS                                                                                          \
   {"--dtype", "TYPE", "models: price every tensor as TYPE (int8, uint8, int16, fp16, bf16, int32, fp32)"},        \
       {"--fold", NULL, "models: fold BatchNorm and elementwise activations into their producer"},                  \
-      {"--dim", "NAME=N", "models: give a symbolic ONNX dimension its size (several: --dim a=1,b=2)"}
+      {"--dim", "NAME=N", "models: give a symbolic ONNX dimension its size (several: --dim a=1,b=2)"},              \
+      {"--value", "NAME=V", "models: give a graph input's value where sizes follow from it (--value size=10,b=1,2)"}
 int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o);
 /* -1 when the model options given (if any) apply to the file at path, else the
- * usage exit code after saying so: --dtype, --fold and --dim read ONNX models
+ * usage exit code after saying so: --dtype, --fold, --dim and --value read ONNX models
  * only, and a network or DAG file ignored them. */
 int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *path);
 /* -1 when the command's --dir (a folder of inputs) is absent or a directory,

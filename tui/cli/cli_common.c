@@ -171,6 +171,7 @@ int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *pat
   const char *given = Cli_value(cmd, a, "--dtype")  ? "--dtype"
                       : Cli_value(cmd, a, "--fold") ? "--fold"
                       : Cli_value(cmd, a, "--dim")  ? "--dim"
+                      : Cli_value(cmd, a, "--value") ? "--value"
                                                     : NULL;
   ImportFormat f;
   SpError err;
@@ -206,6 +207,12 @@ int Cli_modelOptions(const CliCommand *cmd, const CliArgs *a, ImportOptions *o) 
         return EXIT_USAGE;
       }
     }
+  }
+  const char *values = Cli_value(cmd, a, "--value");
+  SpError err;
+  if (values && ImportOptions_addValues(o, values, &err)) {
+    fprintf(stderr, "spadmap %s: %s\n", cmd->name, Cli_safe(err.text));
+    return EXIT_USAGE;
   }
   return -1;
 }
@@ -247,7 +254,8 @@ int Cli_planModelOptions(const CliCommand *cmd, const CliArgs *a, const char *ne
     return EXIT_INVALID;
   }
   if (!found) return -1;
-  bool given = Cli_value(cmd, a, "--dtype") || Cli_value(cmd, a, "--fold") || Cli_value(cmd, a, "--dim");
+  bool given = Cli_value(cmd, a, "--dtype") || Cli_value(cmd, a, "--fold") || Cli_value(cmd, a, "--dim") ||
+               Cli_value(cmd, a, "--value");
   char want[256], got[256];
   ImportOptions_describe(&rec, want, sizeof want);
   ImportOptions none;

@@ -169,7 +169,7 @@ static int Tui_run(int argc, char **argv) {
   return rc;
 }
 
-const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--arch F] [--dim N=1 --dtype T --fold]",
+const CliCommand Cli_tui = {"tui", "[NET] [--plan F.json] [--budget B] [--schedule S] [--replacement R] [--allocator A] [--params] [--time-limit S] [--arch F] [--dim N=1 --value X=V --dtype T --fold]",
                             "The interactive explorer (also `spadmap NET`; `spadmap` alone opens resnet50).",
                             Tui_options, Tui_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_ARCH)};
 

@@ -70,7 +70,7 @@ static int Validate_run(int argc, char **argv) {
   return st == SP_OK ? EXIT_OK : EXIT_INVALID;
 }
 
-const CliCommand Cli_validate = {"validate", "NET PLAN [--fold --dtype T --dim N=1]",
+const CliCommand Cli_validate = {"validate", "NET PLAN [--fold --dtype T --dim N=1 --value X=V]",
                                  "Checks PLAN against NET and every validity rule of the plan format. A model file (ONNX) is "
                                  "opened with the import options the plan records, unless others are given.",
                                  Validate_options, Validate_run, CLI_IN_NET | CLI_IN(FILE_PLAN) | CLI_IN(FILE_OFFCHIP)};
