@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "bitset.h"
 #include "figures.h"
+#include "testhook.h"
 
 typedef struct {
   int64_t cost;       /* best peak of an order reaching this set (not floored) */
@@ -426,6 +427,7 @@ Status Figures_minPeak(const Net *net, bool params, const MinPeakOptions *opt, i
       res->peak = Search_floor(&s, cur.cost);
       goto done;
     }
+    Testhook_at("minpeak", opt->cancel);
     if (opt->cancel && *opt->cancel) {
       st = SpError_set(err, SP_ERR_CANCELLED, "M_P search cancelled after %ld states: best peak %lld, lower bound %lld",
                        s.nst, (long long)s.upper, (long long)Search_floor(&s, cur.cost));

@@ -5,6 +5,7 @@
 
 #include "policy.h"
 #include "solve.h"
+#include "testhook.h"
 
 void SweepOptions_init(SweepOptions *o) {
   memset(o, 0, sizeof *o);
@@ -64,6 +65,7 @@ Status Sweep_fill(const Net *net, const SweepOptions *o, Sweep *sw, SpError *err
   Status st = SP_OK;
   for (int b = 0; b < sw->nbudgets && !st; b++)
     for (int c = 0; c < sw->ncombos && !st; c++) {
+      Testhook_at("sweep", o->cancel);
       if (o->cancel && atomic_load(o->cancel)) {
         st = SpError_set(err, SP_ERR_CANCELLED, "sweep cancelled");
         break;

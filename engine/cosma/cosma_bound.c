@@ -41,6 +41,7 @@
 #include "clock.h"
 #include "cosma.h"
 #include "ilp.h"
+#include "testhook.h"
 
 enum { MAX_MUST = 12 };
 #define FLOW_INF ((int64_t)1 << 60)
@@ -180,6 +181,7 @@ static bool Cb_spills(const Cb *c, int t) { return c->net->tensors[t].kind == TK
 
 static bool Cb_over(Cb *c) {
   if (c->stopped) return true;
+  Testhook_at("cosma.bound", c->cancel);
   if ((c->deadline > 0 && Clock_now() > c->deadline) || (c->cancel && atomic_load(c->cancel))) c->stopped = true;
   return c->stopped;
 }

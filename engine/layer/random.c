@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "layer_map.h"
+#include "testhook.h"
 
 static uint64_t Rng_next(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -88,6 +89,7 @@ Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, 
   long n = o->samples > 0 ? o->samples : 5;
   double best = INFINITY;
   for (long s = 0; s < n; s++) {
+    Testhook_at("layer.random", o->cancel);
     if (o->cancel && atomic_load(o->cancel)) return SpError_set(err, SP_ERR_CANCELLED, "random: cancelled");
     if (o->time_limit > 0 && Clock_now() - t0 > o->time_limit && r->valid > 0) break;
     Mapping m;

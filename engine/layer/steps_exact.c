@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "steps_internal.h"
+#include "testhook.h"
 
 enum { EX_PW = 4, EX_QW = 2, EX_THREADS_MAX = 8 };
 
@@ -441,6 +442,7 @@ static void Ex_found(Ex *e, int loaded) {
 static bool Ex_checkpoint(Ex *e) {
   ExShared *sh = e->sh;
   atomic_fetch_add(&sh->nodes, 4096);
+  Testhook_at("steps.exact", e->cancel);
   double now = Clock_now();
   if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) atomic_store(&sh->stopped, true);
   if (atomic_load(&sh->stopped)) e->stopped = true;
