@@ -72,8 +72,10 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   const double t0 = Clock_now();
   ExecPoll poll = {o->cancel, EXEC_POLL, o->time_limit > 0 ? t0 + o->time_limit : 0, false,
                  "steps.check.start"}; /* the first call reads the flag */
-  if (Exec_cancelled(&poll, 0))
-    return SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
+  if (Exec_cancelled(&poll, 0)) /* a time limit already past is no cancel (it said "cancelled", exit 3) */
+    return poll.timed_out ? SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s before step 1 of %d)",
+                                        o->time_limit, p->nsteps)
+                          : SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
   /* a simulation of every element: past the cap it would take gigabytes and hours */
   int64_t elements = Exec_elements(p, nslots, max_group);
   if (elements < 0)
@@ -223,7 +225,10 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   }
   goto done;
 cancelled:
-  if (poll.timed_out)
+  if (poll.timed_out && step == 0)
+    st = SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s before step 1 of %d)",
+                     o->time_limit, p->nsteps);
+  else if (poll.timed_out)
     st = SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s %s %d of %d)",
                      o->time_limit, step > p->nsteps ? "comparing, after step" : "at step",
                      step > p->nsteps ? p->nsteps : step, p->nsteps);
