@@ -110,7 +110,8 @@ static int BenchSteps_run(int argc, char **argv) {
       for (int s = 0; s < STEPS_STRATEGIES; s++) {
         st[s] = Steps_plan(&l, &o, (StepsStrategy)s, &p[s], &err);
         if (st[s] != SP_OK) {
-          fprintf(stderr, "%dx%d G=%d %s: %s\n", hin, hin, g, Steps_strategyName((StepsStrategy)s), err.text);
+          fprintf(stderr, "spadmap bench steps: %dx%d G=%d %s: %s\n", hin, hin, g,
+                  Steps_strategyName((StepsStrategy)s), err.text);
           /* the heuristics take the same layer and options: SP_ERR_ARG from the ILP alone is
            * its refusal of a model past the columns it allows, a limit like a timeout */
           if (s == STEPS_ILP && st[s] == SP_ERR_ARG) too_large = true;
@@ -119,8 +120,8 @@ static int BenchSteps_run(int argc, char **argv) {
         }
         Status cs = Steps_execute(&l, &o, &p[s], 1234 + (uint64_t)s, &err);
         if (cs != SP_OK) {
-          fprintf(stderr, "%dx%d G=%d %s: functional check: %s\n", hin, hin, g, Steps_strategyName((StepsStrategy)s),
-                  err.text);
+          fprintf(stderr, "spadmap bench steps: %dx%d G=%d %s: functional check: %s\n", hin, hin, g,
+                  Steps_strategyName((StepsStrategy)s), err.text);
           /* a check skipped (the time limit, or too large to simulate) gives no verdict: it
            * was counted as failed, exit 1 (found by the test hook's deadline, issue 32) */
           if (cs == SP_ERR_LIMIT) skipped = true;
