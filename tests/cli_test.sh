@@ -118,7 +118,6 @@ if hook_usable; then
 else
   echo "note: the Ctrl-C and deadline cases are not checked (no mkfifo, timeout or env --default-signal)"
 fi
-expect 0 "solver         not proven (time limit)" "$bin" solve "$data/networks/nasnet_a.json" --budget M_R --schedule cosma --time-limit 0.01
 # options that do not apply to the chosen policies
 expect 2 "--break-nodes applies to --schedule dnc only" "$bin" solve "$net" --budget M_R --break-nodes a1
 expect 2 "--model applies to --schedule cosma or dnc only" "$bin" solve "$net" --budget M_R --model paper
