@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "figures.h"
 #include "minpeak_split.h"
+#include "testhook.h"
 #include "workclock.h"
 
 /* Nominal seconds (workclock.h) per unit of an expansion's work: a guess of 4 ns
@@ -475,6 +476,7 @@ static Status Search_segment(Search *s, const MinPeakOptions *opt, double deadli
       res->states += s->nst;
       return SP_OK;
     }
+    Testhook_at("minpeak", opt->cancel);
     bool cancelled = opt->cancel && *opt->cancel;
     /* an expansion offers a state per ready op, each copying the bitset words */
     WorkClock_add(MINPEAK_UNIT_SECONDS * (double)cur.nready * (double)(s->words + 16));

@@ -7,6 +7,7 @@
 #include "netcost/netcost.h"
 #include "policy.h"
 #include "solve.h"
+#include "testhook.h"
 
 void SweepOptions_init(SweepOptions *o) {
   memset(o, 0, sizeof *o);
@@ -97,6 +98,7 @@ Status Sweep_fill(const Net *net, const SweepOptions *o, Sweep *sw, SpError *err
     if (sst || stage.tiled || staged_tiled) Sweep_freeOrders(orders, ns); /* orders of other ops */
     staged_tiled = !sst && stage.tiled;
     for (int c = 0; c < sw->ncombos && !st; c++) {
+      Testhook_at("sweep", o->cancel);
       if (o->cancel && atomic_load(o->cancel)) {
         st = SpError_set(err, SP_ERR_CANCELLED, "sweep cancelled");
         break;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "clock.h"
+#include "testhook.h"
 #include "test.h"
 
 static Layer Ts_layer(int cin, int cout, int k, int hout, int wout, int stride) {
@@ -466,17 +466,20 @@ TEST(ilp_infeasible_memory) {
   CHECK_HAS(err.text, "no grouping");
 }
 
-/* Sets *arg 20 ms after it starts: a Ctrl-C in the middle of a check. */
-static void *Ts_cancelSoon(void *arg) {
-  struct timespec ts = {0, 20 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+/* Sets *arg once the check is paused inside its step (the test hook's second
+ * poll of steps.check: the first is where step 1 begins); a hang guard of 300 s
+ * (then it sets the flag anyway, and the check's message shows where it was). */
+static void *Ts_cancelInStep(void *arg) {
+  Testhook_waitReached("steps.check", 300);
   atomic_store((atomic_int *)arg, 1);
   return NULL;
 }
 
 /* A cancel stops the check within its step: one step of all 9216 patches of a
  * 256-channel layer is 5e9 multiply-adds (seconds), the flag is read about every
- * millisecond. The check read it only between steps, which let this run 3 s. */
+ * millisecond. The check read it only between steps, which let this run 3 s.
+ * The test hook holds the check at a poll inside the step until the flag is set:
+ * no timing (it set the flag 20 ms after the start, and wanted the end in 1 s). */
 TEST(executor_cancel_within_a_step) {
   Layer l = Ts_layer(256, 256, 3, 96, 96, 1);
   StepsOptions o;
@@ -491,23 +494,21 @@ TEST(executor_cancel_within_a_step) {
   CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED); /* set before: at once */
   CHECK_HAS(err.text, "cancelled before step 1 of 1");
   atomic_store(&stop, 0);
+  Testhook_arm(TESTHOOK_PAUSE, "steps.check#2");
   pthread_t t;
-  double t0 = Clock_now();
-  CHECK_EQ(pthread_create(&t, NULL, Ts_cancelSoon, &stop), 0);
+  CHECK_EQ(pthread_create(&t, NULL, Ts_cancelInStep, &stop), 0);
   CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_CANCELLED);
-  double took = Clock_now() - t0;
   pthread_join(t, NULL);
-  CHECK_HAS(err.text, "cancelled"); /* in step 1, or before it under valgrind (the inputs are drawn first) */
-  if (!Test_underValgrind()) { /* 20 ms + a poll; valgrind may run the setter late (its unfair scheduling) */
-    if (took >= 1.0) printf("  the check took %.2f s to stop\n", took);
-    CHECK(took < 1.0);
-  }
+  Testhook_arm(TESTHOOK_OFF, NULL);
+  CHECK_HAS(err.text, "cancelled at step 1 of 1");
   StepsPlan_free(&p);
 }
 
 /* The time limit bounds the check as it bounds the search (the check of this
  * one-step plan, 5e9 multiply-adds, ran for seconds past --time-limit 0.05):
- * it stops within a step and says it was skipped, no verdict on the plan. */
+ * it stops within a step and says it was skipped, no verdict on the plan. The
+ * test hook makes the deadline pass at a poll inside the step (it wanted the
+ * end within 1 s of a 0.05 s limit). */
 TEST(executor_time_limit_within_a_step) {
   Layer l = Ts_layer(256, 256, 3, 96, 96, 1);
   StepsOptions o;
@@ -516,15 +517,12 @@ TEST(executor_time_limit_within_a_step) {
   StepsPlan p;
   SpError err;
   CHECK_EQ(Steps_plan(&l, &o, STEPS_ROW, &p, &err), SP_OK);
-  o.time_limit = 0.05;
-  double t0 = Clock_now();
+  o.time_limit = 1000;
+  Testhook_arm(TESTHOOK_DEADLINE, "steps.check#2");
   CHECK_EQ(Steps_execute(&l, &o, &p, 3, &err), SP_ERR_LIMIT);
-  double took = Clock_now() - t0;
-  CHECK_HAS(err.text, "skipped (the check passed the time limit of 0.05 s");
-  if (!Test_underValgrind()) {
-    if (took >= 1.0) printf("  the check took %.2f s to stop\n", took);
-    CHECK(took < 1.0);
-  }
+  CHECK(Testhook_waitReached("steps.check", 0));
+  Testhook_arm(TESTHOOK_OFF, NULL);
+  CHECK_HAS(err.text, "skipped (the check passed the time limit of 1000 s at step 1 of 1)");
   StepsPlan_free(&p);
 }
 

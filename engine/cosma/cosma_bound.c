@@ -42,6 +42,7 @@
 #include "workclock.h"
 #include "cosma.h"
 #include "ilp.h"
+#include "testhook.h"
 
 enum { MAX_MUST = 12 };
 #define FLOW_INF ((int64_t)1 << 60)
@@ -192,6 +193,7 @@ static bool Cb_spills(const Cb *c, int t) { return c->net->tensors[t].kind == TK
  * units) and each flow: the work clock, its budget, the wall clock, cancel. */
 static bool Cb_over(Cb *c) {
   if (c->stopped) return true;
+  Testhook_at("cosma.bound", c->cancel);
   c->flow.work += c->n;
   WorkClock_add((double)(c->flow.work - c->metered) * CB_UNIT_SECONDS);
   c->metered = c->flow.work;

@@ -53,6 +53,7 @@
 #include "clock.h"
 #include "workclock.h"
 #include "figures.h"
+#include "testhook.h"
 
 /* Segment size of the automatic break nodes. The joint ILP of a 60-op segment
  * (two NAS cells) is solved or nearly so within a second or two; at M_R with 30 s,
@@ -177,6 +178,7 @@ static void Dnc_autoBreaks(const Dag *d, const Net *net, int max_segment, int *n
   int prev = -1, lo = (max_segment + 1) / 2;
   *count = 0;
   while (d->n - (prev >= 0 ? d->nup[prev] : 0) > max_segment) {
+    if (s) Testhook_at("dnc.breaks", s->cancel);
     if (s && ((s->cancel && atomic_load(s->cancel)) || Dnc_segmentsDone(s, w0))) break;
     WorkClock_add(2e-8 * d->n); /* a pick scans every op (up to three times): about 10 ns each, doubled */
     int v = Dnc_pick(d, net, prev, lo, max_segment, false);
@@ -463,6 +465,7 @@ static double Dnc_segmentLimit(const SolveSettings *s, double w0, int cnt, int l
  * their file order (each would otherwise still take Dnc_minLimit: hundreds of
  * segments on a large network ran tens of seconds past the limit). */
 static bool Dnc_segmentsDone(const SolveSettings *s, double w0) {
+  Testhook_at("dnc.segments", s->cancel);
   return (s->time_limit > 0 && WorkClock_now() - w0 >= s->time_limit * (1 - Dnc_finalShare)) ||
          (s->deadline > 0 && Clock_now() >= s->deadline); /* the wall clock: the run stops (outer) */
 }

@@ -138,6 +138,7 @@ Status Cosma_minPeak(const Net *net, const SolveSettings *s, const int *warm_ord
    * ops): under the time limit and Ctrl-C, polled once per row group. */
   CosmaBuildLimit lim;
   CosmaBuildLimit_set(&lim, s->deadline, 0, s->cancel);
+  lim.stage = "cosma.minpeak";
   /* Eq. 7: every op once; and one op per step. */
   for (int v = 0; v < n; v++) {
     for (int q = m.asap[v]; q <= m.alap[v]; q++) Row_add(&row, Mp_c(&m, v, q), 1);

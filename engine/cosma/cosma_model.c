@@ -9,6 +9,7 @@
 #include "bitset.h"
 #include "clock.h"
 #include "sim.h"
+#include "testhook.h"
 
 int64_t Cosma_gcd(int64_t a, int64_t b) {
   while (b) {
@@ -170,9 +171,11 @@ void CosmaBuildLimit_set(CosmaBuildLimit *l, double deadline, double seconds, at
   l->max_nnz = seconds > 0 ? (long)(seconds / Ilp_estimateSeconds(1, 0, 0)) + 1 : 0;
   l->cancel = cancel;
   l->hit = false;
+  l->stage = "cosma.model";
 }
 
 bool CosmaBuildLimit_over(CosmaBuildLimit *l, const IlpModel *m) {
+  if (!l->hit) Testhook_at(l->stage, l->cancel);
   if (!l->hit)
     l->hit = (l->deadline > 0 && Clock_now() > l->deadline) || (l->max_nnz > 0 && IlpModel_nnz(m) > l->max_nnz) ||
              (l->cancel && atomic_load(l->cancel));

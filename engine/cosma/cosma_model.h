@@ -63,6 +63,7 @@ typedef struct {
   long max_nnz;       /* 0: none */
   atomic_int *cancel;
   bool hit;
+  const char *stage; /* the test hook's name (testhook.h): cosma.model, cosma.minpeak */
 } CosmaBuildLimit;
 
 /* Limits for a model built now that must be loaded within `seconds` (<= 0: none). */

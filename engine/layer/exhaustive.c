@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "layer_map.h"
+#include "testhook.h"
 
 typedef struct {
   const Arch *a;
@@ -38,6 +39,7 @@ static void Exhaustive_visit(Exhaustive *x) {
     return;
   }
   if ((x->r->tried & 4095) == 0) {
+    Testhook_at("layer.exhaustive", x->o->cancel);
     if (x->o->cancel && atomic_load(x->o->cancel)) x->stop = SP_ERR_CANCELLED;
     else if (x->o->time_limit > 0 && Clock_now() - x->t0 > x->o->time_limit) x->stop = SP_ERR_LIMIT;
     if (x->o->progress) x->o->progress("exhaustive", x->best, -1, -1, Clock_now() - x->t0, x->o->user);

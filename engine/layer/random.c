@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "layer_map.h"
+#include "testhook.h"
 
 static uint64_t Rng_next(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -89,6 +90,7 @@ Status LayerMap_random(const Arch *a, const Layer *l, const LayerMapOptions *o, 
   double best = INFINITY;
   bool stopped = false; /* the time limit (wall clock) ended the draws early: the note says so */
   for (long s = 0; s < n; s++) {
+    Testhook_at("layer.random", o->cancel);
     if (o->cancel && atomic_load(o->cancel)) return SpError_set(err, SP_ERR_CANCELLED, "random: cancelled");
     double wall = o->wall_limit > 0 ? o->wall_limit : o->time_limit;
     if (wall > 0 && (s & 255) == 0 && Clock_now() - t0 > wall && r->valid > 0) {

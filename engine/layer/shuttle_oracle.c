@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "testhook.h"
 
 static int64_t Oracle_lower(int64_t th, int64_t dim) { return th < dim ? th : dim; }
 
@@ -89,6 +90,7 @@ Status Shuttle_oracle(const Layer *l, const ShuttleOptions *o, ShuttleScheme s, 
   for (int64_t a = 0; a < nm && st == SP_OK; a++) {
     for (int64_t b = 0; b < nn && st == SP_OK; b++) {
       /* a (Tm, Tn) pair costs at most P * Q tilings: checked often enough on any layer */
+      Testhook_at("layer.oracle", o->cancel);
       if (o->cancel && atomic_load(o->cancel)) st = SpError_set(err, SP_ERR_CANCELLED, "oracle cancelled");
       else if (deadline && Clock_now() > deadline)
         st = SpError_set(err, SP_ERR_LIMIT, "%s: the %s oracle's time limit (%.3g s) passed after %lld tilings",

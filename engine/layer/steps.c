@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "steps_internal.h"
+#include "testhook.h"
 
 void StepsOptions_init(StepsOptions *o) {
   memset(o, 0, sizeof *o);
@@ -170,6 +171,7 @@ Status Steps_fromGroups(const Layer *l, const StepsOptions *o, const int *order,
   int at = 0;
   for (int k = 0; k < ngroups; k++) {
     /* a layer of millions of steps takes seconds: the caller may stop it */
+    if ((k & 0xfff) == 0xfff) Testhook_at("steps.plan", o->cancel);
     if ((k & 0xfff) == 0xfff && o->cancel && atomic_load(o->cancel)) {
       st = SpError_set(err, SP_ERR_CANCELLED, "step plan cancelled at step %d of %d", k + 1, ngroups);
       goto done;

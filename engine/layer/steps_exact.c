@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "steps_internal.h"
+#include "testhook.h"
 
 /* EX_LANES: fixed, not the machine's cores: the lanes' split of the work decides
  * what a node budget reaches. EX_NODES_PER_SECOND: the node budget per second of
@@ -486,6 +487,7 @@ static void Ex_found(Ex *e, int loaded) {
 static bool Ex_checkpoint(Ex *e) {
   ExShared *sh = e->sh;
   atomic_fetch_add(&sh->nodes, 4096);
+  Testhook_at("steps.exact", e->cancel);
   double now = Clock_now();
   if (now > e->deadline || (e->cancel && atomic_load(e->cancel))) atomic_store(&sh->stopped, true);
   if (atomic_load(&sh->stopped)) e->stopped = true;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "testhook.h"
 
 /* splitmix64: small, seedable, the same on every machine */
 static uint64_t Exec_next(uint64_t *s) {
@@ -29,6 +30,7 @@ typedef struct {
   int64_t work;    /* done since the flag was last read */
   double deadline; /* Clock_now() past which the check stops (0: none) */
   bool timed_out;
+  const char *stage; /* the test hook's name: steps.check.start before the steps, then steps.check */
 } ExecPoll;
 
 /* The cancel flag and the time limit, both read at the same rate (the check
@@ -36,6 +38,7 @@ typedef struct {
 static bool Exec_cancelled(ExecPoll *c, int64_t work) {
   if ((c->work += work) < EXEC_POLL) return false;
   c->work = 0;
+  Testhook_at(c->stage, c->cancel);
   if (c->deadline > 0 && Clock_now() > c->deadline) return c->timed_out = true;
   return c->cancel && atomic_load_explicit(c->cancel, memory_order_relaxed);
 }
@@ -67,9 +70,12 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   for (int k = 0; k < p->nsteps; k++)
     if (p->steps[k].npatches > max_group) max_group = p->steps[k].npatches;
   const double t0 = Clock_now();
-  ExecPoll poll = {o->cancel, EXEC_POLL, o->time_limit > 0 ? t0 + o->time_limit : 0, false}; /* the first call reads the flag */
-  if (Exec_cancelled(&poll, 0))
-    return SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
+  ExecPoll poll = {o->cancel, EXEC_POLL, o->time_limit > 0 ? t0 + o->time_limit : 0, false,
+                 "steps.check.start"}; /* the first call reads the flag */
+  if (Exec_cancelled(&poll, 0)) /* a time limit already past is no cancel (it said "cancelled", exit 3) */
+    return poll.timed_out ? SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s before step 1 of %d)",
+                                        o->time_limit, p->nsteps)
+                          : SpError_set(err, SP_ERR_CANCELLED, "cancelled before step 1 of %d", p->nsteps);
   /* a simulation of every element: past the cap it would take gigabytes and hours */
   int64_t elements = Exec_elements(p, nslots, max_group);
   if (elements < 0)
@@ -110,6 +116,7 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   bool ker_on_chip = false;
   int resident = 0, prev_n = 0;
   const int *prev_patches = NULL;
+  poll.stage = "steps.check";
   for (int k = 0; k < p->nsteps && st == SP_OK; k++) {
     const Step *sp = &p->steps[k];
     step = k + 1;
@@ -218,7 +225,10 @@ Status Steps_execute(const Layer *l, const StepsOptions *o, const StepsPlan *p, 
   }
   goto done;
 cancelled:
-  if (poll.timed_out)
+  if (poll.timed_out && step == 0)
+    st = SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s before step 1 of %d)",
+                     o->time_limit, p->nsteps);
+  else if (poll.timed_out)
     st = SpError_set(err, SP_ERR_LIMIT, "skipped (the check passed the time limit of %g s %s %d of %d)",
                      o->time_limit, step > p->nsteps ? "comparing, after step" : "at step",
                      step > p->nsteps ? p->nsteps : step, p->nsteps);

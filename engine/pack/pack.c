@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "workclock.h"
 #include "pack_internal.h"
+#include "testhook.h"
 
 static const char *const PackMethod_names[PACK_METHOD_COUNT] = {
   [PACK_EXACT] = "exact",
@@ -192,6 +193,7 @@ typedef struct {
 
 static bool Pack_heurStop(const PackHeurJob *j) {
   const PackOptions *o = j->o;
+  if (o) Testhook_at("pack.heuristic", o->cancel);
   return o && ((o->cancel && atomic_load(o->cancel)) || (o->time_limit > 0 && Clock_now() - j->start >= o->time_limit));
 }
 

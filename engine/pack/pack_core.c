@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "workclock.h"
 #include "pack_internal.h"
+#include "testhook.h"
 
 typedef struct {
   int64_t size;
@@ -103,6 +104,7 @@ Status Pack_infeasibleCore(const PackBuffer *b, int n, int64_t cap, const PackOp
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n; i++) {
       if (!core[i] || (keep && keep[i]) != (pass == 1)) continue;
+      Testhook_at("pack.core", o->cancel);
       if (o->time_limit > 0 && Clock_now() - start > o->time_limit) goto done;
       if (w_end > 0 && WorkClock_now() > w_end) goto done;
       if (o->cancel && atomic_load(o->cancel)) goto done;

@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "pack_internal.h"
+#include "testhook.h"
 
 enum { PACK_SWEEP_NODES = 16 };
 
@@ -106,6 +107,7 @@ static bool Search_shouldStop(PackSearch *s) {
   bool tick = (s->nodes & 255) == 0;
   if (!tick && (s->nodes & s->poll_mask) != 0) return false;
   const PackOptions *o = s->o;
+  Testhook_at("pack.exact", o->cancel);
   if (o->cancel && atomic_load(o->cancel)) s->stopped = s->cancelled = true;
   /* the node limit at the same nodes as ever (an allocator's plan depends on it) */
   if (tick && o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = true;
