@@ -136,6 +136,12 @@ TEST(the_keys_a_stage_invites_never_change_the_next_stage) {
     CHECK_EQ(st, SP_OK);
     CHECK_EQ(Lesson_load(paths[i], &ref, &err), SP_OK);
     free(paths[i]);
+    /* under valgrind (CI), every third lesson: the replay is for its memory there, the
+     * screens are compared in full natively and under ASan */
+    if (!st && ref && Test_underValgrind() && i % 3) {
+      Lesson_free(l), Lesson_free(ref);
+      continue;
+    }
     if (st || !ref) continue;
     /* the screens of every stage opened directly */
     App direct;
@@ -189,7 +195,7 @@ TEST(the_keys_a_stage_invites_never_change_the_next_stage) {
   free(paths);
   CHECK_EQ(differed, 0);
   printf("  %d screens compared\n", compared);
-  CHECK(compared >= 70);
+  CHECK(compared >= (Test_underValgrind() ? 15 : 70));
   Grid_free(g);
 }
 
