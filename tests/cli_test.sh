@@ -399,6 +399,10 @@ expect 0 "usage: spadmap pack" "$bin" pack --help
 expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --out "$tmp/p.out.csv"
 check "pack: solution CSV has offsets" '[ "$(head -n 1 "$tmp/p.out.csv")" = "id,lower,upper,size,offset" ]'
 expect 0 "valid: .*height 12" "$bin" pack --check "$tmp/p.out.csv"
+# a node limit decides the result (same nodes, same answer); a bad one is a usage error
+expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --node-limit 1000
+expect 2 '--node-limit "0": expected a node count' "$bin" pack "$tmp/p.csv" --node-limit 0
+expect 2 'does not apply to --check' "$bin" pack --check "$tmp/p.out.csv" --node-limit 5
 expect 1 "exceeds the capacity 11" "$bin" pack --check "$tmp/p.out.csv" --capacity 11
 expect 1 "status         infeasible" "$bin" pack "$tmp/p.csv" --capacity 11
 expect 0 "status         found" "$bin" pack "$tmp/p.csv" --capacity 12 --method so-size
