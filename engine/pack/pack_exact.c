@@ -715,7 +715,7 @@ static bool Search_minimise(PackSearch *s, int64_t *lo_io, int64_t *hi_io, const
   int64_t g = Search_grain(s), lo = *lo_io, hi = *hi_io;
   if (lo % g) lo += g - lo % g;
   bool known = true, out;
-  for (long budget = 64L * (s->n > 0 ? s->n : 1); lo < hi && known;
+  for (long budget = 16L * (s->n > 0 ? s->n : 1); lo < hi && known;
        budget = budget < LONG_MAX / 4 ? budget * 4 : budget) {
     while (lo < hi) {
       SearchResult res = Search_decideBudget(s, lo, budget, &out);
