@@ -403,6 +403,10 @@ expect 0 "valid: .*height 12" "$bin" pack --check "$tmp/p.out.csv"
 expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --node-limit 1000
 expect 2 '--node-limit "0": expected a node count' "$bin" pack "$tmp/p.csv" --node-limit 0
 expect 2 'does not apply to --check' "$bin" pack --check "$tmp/p.out.csv" --node-limit 5
+# bench pack --min-height: one row per CSV of a folder, the height minimised and checked
+mkdir -p "$tmp/mh" && cp "$tmp/p.csv" "$tmp/mh/p.20.csv"
+expect 0 '| p.20.csv | 4 | 12 | 12 | 12 | 0.0 % | optimal |' "$bin" bench pack --dir "$tmp/mh" --min-height --node-limit 1000
+expect 2 'go with --dir DIR of minimalloc CSVs' "$bin" bench pack --min-height
 expect 1 "exceeds the capacity 11" "$bin" pack --check "$tmp/p.out.csv" --capacity 11
 expect 1 "status         infeasible" "$bin" pack "$tmp/p.csv" --capacity 11
 expect 0 "status         found" "$bin" pack "$tmp/p.csv" --capacity 12 --method so-size
