@@ -161,6 +161,29 @@ TEST(min_height_matches_brute_force) {
     checked++;
     above_load += want > Pack_maxLoad(b, n);
   }
+  /* two parts apart in time with different steps (sizes 2x and 3x, or 1x and 4x):
+   * the later part's bound must not be rounded past the height the first forces */
+  int parts = 0;
+  for (int round = 0; round < 300; round++) {
+    int na = 2 + (int)Rand(4), nb = 2 + (int)Rand(4);
+    int64_t ga = round % 2 ? 2 : 1, gb = round % 2 ? 3 : 4;
+    RandomInstance(b, na, 5, 3);
+    RandomInstance(b + na, nb, 5, 2);
+    for (int i = 0; i < na; i++) b[i].size *= ga;
+    for (int i = na; i < na + nb; i++) b[i].size *= gb, b[i].lower += 100, b[i].upper += 100;
+    int64_t ha = Brute_minHeight(b, na), hb = Brute_minHeight(b + na, nb), want = ha > hb ? ha : hb;
+    PackOptions o;
+    PackOptions_init(&o);
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, na + nb, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, want);
+    CHECK_EQ(r.lower_bound, want);
+    CHECK(r.offsets && Pack_check(b, na + nb, r.offsets, want, &err) == SP_OK);
+    PackResult_free(&r);
+    parts++;
+  }
   /* allocator-like instances: packed at their capacity when generated, and
    * their load reaches it, so the optimum is the load */
   for (int round = 0; round < 40; round++) {
@@ -190,8 +213,8 @@ TEST(min_height_matches_brute_force) {
     PackResult_free(&r);
     PackResult_free(&again);
   }
-  printf("  min height: %d against the brute force (%d above the load), %d under a node limit (%d left open)\n",
-         checked, above_load, sandwiched, open);
+  printf("  min height: %d against the brute force (%d above the load), %d in two parts, %d under a node limit "
+         "(%d left open)\n", checked, above_load, parts, sandwiched, open);
   CHECK(above_load >= 40);
   CHECK(open > 0);
 }

@@ -703,44 +703,51 @@ static int64_t Search_grain(const PackSearch *s) {
   return g > 0 ? g : 1;
 }
 
-/* Minimising one part between lo (proven) and hi (a packing in offsets): rounds
- * with a node budget per decision, four times larger each round. Each round
- * first tries to prove lo, lo + g, ... infeasible from below (until one runs out
- * of budget), then bisects from above over what is left, a budget run-out
- * counting as "not found" for the rest of the round (the next round tries again
- * with more). Node budgets decide every step, so the result does not depend on
- * the clock; the time limit only stops it early (false: lo and hi are then what
- * was proven and found). */
-static bool Search_minimise(PackSearch *s, int64_t *lo_io, int64_t *hi_io, const int *ids, int64_t *offsets) {
-  int64_t g = Search_grain(s), lo = *lo_io, hi = *hi_io;
-  if (lo % g) lo += g - lo % g;
+/* Minimising one part: plb is its load, target the height the other parts
+ * already force (nothing below it is worth deciding), hi a packing's height
+ * (its offsets in offsets). Rounds with a node budget per decision, four times
+ * larger each round. Each round first decides from below (lo, lo + g, ... where
+ * lo starts at the larger of plb rounded up and target rounded down to the
+ * step g) until a decision runs out of budget, then bisects from above over
+ * what is left, a budget run-out counting as "not found" for the rest of the
+ * round (the next round tries again with more). *proof gets the part's proven
+ * bound: plb rounded up, raised past every capacity proven infeasible. Node
+ * budgets decide every step, so the result does not depend on the clock; the
+ * time limit only stops it early (false). */
+static bool Search_minimise(PackSearch *s, int64_t plb, int64_t target, int64_t *proof, int64_t *hi_io,
+                            const int *ids, int64_t *offsets) {
+  int64_t g = Search_grain(s), hi = *hi_io;
+  int64_t low = plb % g ? plb + (g - plb % g) : plb, lo = target / g * g;
+  if (lo < low) lo = low;
   bool known = true, out;
   for (long budget = 16L * (s->n > 0 ? s->n : 1); lo < hi && known;
        budget = budget < LONG_MAX / 4 ? budget * 4 : budget) {
     while (lo < hi) {
       SearchResult res = Search_decideBudget(s, lo, budget, &out);
       if (res == SEARCH_FOUND) hi = Search_keep(s, ids, offsets);
-      else if (res == SEARCH_EXHAUSTED) lo += g;
+      else if (res == SEARCH_EXHAUSTED) lo += g, low = lo > low ? lo : low;
       else {
         known = out;
         break;
       }
-      s->lower_bound = lo, s->best_height = hi;
+      s->best_height = hi;
+      if (low > s->lower_bound) s->lower_bound = low;
       Search_progress(s, "bisection");
     }
     for (int64_t ulo = lo; known && ulo < hi;) {
       int64_t mid = ulo + (hi - 1 - ulo) / g / 2 * g;
       SearchResult res = Search_decideBudget(s, mid, budget, &out);
       if (res == SEARCH_FOUND) hi = Search_keep(s, ids, offsets);
-      else if (res == SEARCH_EXHAUSTED) lo = mid + g, ulo = ulo > lo ? ulo : lo;
+      else if (res == SEARCH_EXHAUSTED) lo = mid + g, ulo = ulo > lo ? ulo : lo, low = lo > low ? lo : low;
       else if (out) ulo = mid + g;
       else known = false;
-      s->lower_bound = lo, s->best_height = hi;
+      s->best_height = hi;
+      if (low > s->lower_bound) s->lower_bound = low;
       Search_progress(s, "bisection");
     }
   }
-  if (lo > hi) lo = hi;
-  *lo_io = lo, *hi_io = hi;
+  *proof = low < hi ? low : hi;
+  *hi_io = hi;
   return known;
 }
 
@@ -841,10 +848,12 @@ Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackO
     for (int k = 0; k < m; k++) r->offsets[ids[k]] = heur[ids[k]];
     bool known = true, first = true;
     if (capacity <= 0) {
-      known = Search_minimise(&s, &lo, &hi, ids, r->offsets);
+      int64_t proof;
+      known = Search_minimise(&s, plb, target, &proof, &hi, ids, r->offsets);
       s.nodes_before += s.nodes;
       s.nodes = 0;
-      if (lo > proven) proven = lo;
+      if (proof > proven) proven = proof;
+      lo = proven;
     }
     while (capacity > 0 && lo < hi) {
       /* a capacity: one decision; minimising: the bound first (often tight), then bisection */
