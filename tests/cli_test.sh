@@ -435,6 +435,14 @@ expect 0 "usage: spadmap pack" "$bin" pack --help
 expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --out "$tmp/p.out.csv"
 check "pack: solution CSV has offsets" '[ "$(head -n 1 "$tmp/p.out.csv")" = "id,lower,upper,size,offset" ]'
 expect 0 "valid: .*height 12" "$bin" pack --check "$tmp/p.out.csv"
+# a node limit decides the result (same nodes, same answer); a bad one is a usage error
+expect 0 "status         optimal" "$bin" pack "$tmp/p.csv" --node-limit 1000
+expect 2 '--node-limit "0": expected a node count' "$bin" pack "$tmp/p.csv" --node-limit 0
+expect 2 'does not apply to --check' "$bin" pack --check "$tmp/p.out.csv" --node-limit 5
+# bench pack --min-height: one row per CSV of a folder, the height minimised and checked
+mkdir -p "$tmp/mh" && cp "$tmp/p.csv" "$tmp/mh/p.20.csv"
+expect 0 '| p.20.csv | 4 | 12 | 12 | 12 | 0.0 % | optimal |' "$bin" bench pack --dir "$tmp/mh" --min-height --node-limit 1000
+expect 2 'go with --dir DIR of minimalloc CSVs' "$bin" bench pack --min-height
 expect 1 "exceeds the capacity 11" "$bin" pack --check "$tmp/p.out.csv" --capacity 11
 expect 1 "status         infeasible" "$bin" pack "$tmp/p.csv" --capacity 11
 expect 0 "status         found" "$bin" pack "$tmp/p.csv" --capacity 12 --method so-size
@@ -474,8 +482,9 @@ expect 0 "status         optimal" "$bin" pack "$tmp/bom.csv"
 printf 'id,lower,upper,size\n' > "$tmp/big.csv"
 for i in 1 2 3 4 5; do echo "b$i,0,3,576460752303423488" >> "$tmp/big.csv"; done
 expect 1 "^spadmap pack: the summed sizes overflow" "$bin" pack "$tmp/big.csv"
-# Ctrl-C: the best packing so far is written, exit 130 (5,000 random buffers keep the search busy)
-awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 5000; i++) { l = int(rand() * 4000); printf "b%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 1 + int(rand() * 1000) } }' > "$tmp/many.csv"
+# Ctrl-C: the best packing so far is written, exit 130 (5,000 random buffers keep the search busy;
+# lifetimes up to 200: those up to 60 are proven optimal in 1.6 s since the min-height rounds)
+awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 5000; i++) { l = int(rand() * 4000); printf "b%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 200), 1 + int(rand() * 1000) } }' > "$tmp/many.csv"
 if hook_usable; then
   # (it was Ctrl-C after `sleep 2`, and the pack, proven optimal in 1.3 s, had ended: exit 0)
   expect_at int pack.exact 130 "stopped        by Ctrl-C: the best packing found is written" "$bin" pack "$tmp/many.csv" --time-limit 600 --out "$tmp/many.out.csv"

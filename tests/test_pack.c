@@ -127,6 +127,98 @@ TEST(every_heuristic_is_valid_on_random_instances) {
   }
 }
 
+/* Minimum height (capacity 0): the bound and the height equal the brute force,
+ * on sizes that share a factor (the search rounds its bound up to the step every
+ * height is a multiple of: the brute force does not know that); under node
+ * limits the bound stays at or below the brute force's height, the packing
+ * checks at its height, and the same limit gives the same answer twice. */
+TEST(min_height_matches_brute_force) {
+  PackBuffer b[40];
+  int checked = 0, above_load = 0, sandwiched = 0, open = 0;
+  /* every instance above its load, one in 64 of the rest (most random
+   * instances pack at the load, which proves nothing about the bound) */
+  for (int round = 0; round < 40000 && checked < 120; round++) {
+    int n = 3 + (int)Rand(4);
+    int64_t grain = 1 + Rand(2);
+    RandomInstance(b, n, 5, 3);
+    for (int i = 0; i < n; i++) {
+      b[i].size *= grain;
+      if (round % 5 == 0) b[i].align = grain * (1 + Rand(2));
+    }
+    int64_t want = Brute_minHeight(b, n), off[16];
+    if (want == Pack_maxLoad(b, n) && round % 64) continue;
+    PackOptions o;
+    PackOptions_init(&o);
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, want);
+    CHECK_EQ(r.lower_bound, want);
+    CHECK(r.offsets && Pack_check(b, n, r.offsets, want, &err) == SP_OK);
+    CHECK(!Brute_fits(b, n, r.lower_bound - 1, off, 0));
+    PackResult_free(&r);
+    checked++;
+    above_load += want > Pack_maxLoad(b, n);
+  }
+  /* two parts apart in time with different steps (sizes 2x and 3x, or 1x and 4x):
+   * the later part's bound must not be rounded past the height the first forces */
+  int parts = 0;
+  for (int round = 0; round < 300; round++) {
+    int na = 2 + (int)Rand(4), nb = 2 + (int)Rand(4);
+    int64_t ga = round % 2 ? 2 : 1, gb = round % 2 ? 3 : 4;
+    RandomInstance(b, na, 5, 3);
+    RandomInstance(b + na, nb, 5, 2);
+    for (int i = 0; i < na; i++) b[i].size *= ga;
+    for (int i = na; i < na + nb; i++) b[i].size *= gb, b[i].lower += 100, b[i].upper += 100;
+    int64_t ha = Brute_minHeight(b, na), hb = Brute_minHeight(b + na, nb), want = ha > hb ? ha : hb;
+    PackOptions o;
+    PackOptions_init(&o);
+    PackResult r;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, na + nb, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, PACK_OPTIMAL);
+    CHECK_EQ(r.height, want);
+    CHECK_EQ(r.lower_bound, want);
+    CHECK(r.offsets && Pack_check(b, na + nb, r.offsets, want, &err) == SP_OK);
+    PackResult_free(&r);
+    parts++;
+  }
+  /* allocator-like instances: packed at their capacity when generated, and
+   * their load reaches it, so the optimum is the load */
+  for (int round = 0; round < 40; round++) {
+    int n = 20 + (int)Rand(13);
+    if (!Pack_generateLive((uint64_t)(900 + round), n, 4096, 30, b, NULL)) {
+      CHECK(false);
+      continue;
+    }
+    int64_t want = Pack_maxLoad(b, n);
+    CHECK_EQ(want, 4096);
+    PackOptions o;
+    PackOptions_init(&o);
+    o.node_limit = 256;
+    PackResult r, again;
+    SpError err;
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &r, &err), SP_OK);
+    CHECK_EQ(Pack_solve(b, n, 0, &o, &again, &err), SP_OK);
+    CHECK(r.status == PACK_OPTIMAL || r.status == PACK_FOUND);
+    CHECK(r.offsets && Pack_check(b, n, r.offsets, r.height, &err) == SP_OK);
+    CHECK(r.lower_bound <= want && want <= r.height);
+    CHECK_EQ(r.status == PACK_OPTIMAL, r.height == r.lower_bound);
+    CHECK_EQ(again.height, r.height);
+    CHECK_EQ(again.lower_bound, r.lower_bound);
+    CHECK_EQ(again.nodes, r.nodes);
+    sandwiched++;
+    open += r.status != PACK_OPTIMAL;
+    PackResult_free(&r);
+    PackResult_free(&again);
+  }
+  printf("  min height: %d against the brute force (%d above the load), %d in two parts, %d under a node limit "
+         "(%d left open)\n", checked, above_load, parts, sandwiched, open);
+  CHECK(above_load >= 40);
+  CHECK(open > 0);
+}
+
 TEST(exact_matches_brute_force) {
   PackBuffer b[7];
   int checked = 0, above_load = 0;
@@ -878,7 +970,7 @@ TEST(csv_errors_name_line_column_and_expectation) {
   CHECK_HAS(err.text, "t.csv:2:8: expected an integer for 'size', found \"%s%s%s%s%n%n\"");
 }
 
-TEST_MAIN("pack", T(names_round_trip), T(canonical_search_matches_brute_force), T(heuristics_match_their_quadratic_definitions), T(allocator_like_instances_fit_their_capacity), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),
+TEST_MAIN("pack", T(names_round_trip), T(min_height_matches_brute_force), T(canonical_search_matches_brute_force), T(heuristics_match_their_quadratic_definitions), T(allocator_like_instances_fit_their_capacity), T(perfect_loads_match_brute_force), T(sweep_matches_brute_force_on_perfect_loads), T(guillotine_packs_cut_instances),
           T(sweep_packs_tight_instances), T(max_load_counts_half_open_lifetimes),
           T(check_finds_collisions_alignment_and_capacity), T(every_heuristic_is_valid_on_random_instances),
           T(exact_matches_brute_force), T(load_proof_names_a_time_over_capacity),

@@ -21,8 +21,10 @@
  *    equal buffers (same lifetime, size, alignment) are placed in
  *    index order only; placement order = (offset, index) removes the orders
  *    that give the same packing.
- * Height minimisation: per part, bisection between the proven lower bound and
- * the best heuristic's height. */
+ * Height minimisation: per part, between the proven lower bound (rounded up to
+ * the step every height is a multiple of) and the best heuristic's height, in
+ * rounds of decisions with a node budget growing each round: from below (prove
+ * the bound infeasible), then bisection from above (see Search_minimise). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,11 @@ typedef struct {
    * budget is a complete search, so the proofs stay proofs */
   long attempt_nodes, attempt_limit;
   bool restart;
+  /* minimising: one decision's node budget (0: none) from decide_base; when it
+   * runs out, stopped and budget_hit are set and the caller clears them (hard:
+   * the time limit, the node limit or cancel came, which nothing clears) */
+  long decide_limit, decide_base;
+  bool budget_hit, hard;
   uint64_t rng;
   /* perfect parts (see Search_perfect): per section, the candidates at the
    * lowest floor, and the node stamp when some buffer can still fill its
@@ -108,11 +115,12 @@ static bool Search_shouldStop(PackSearch *s) {
   if (!tick && (s->nodes & s->poll_mask) != 0) return false;
   const PackOptions *o = s->o;
   Testhook_at("pack.exact", o->cancel);
-  if (o->cancel && atomic_load(o->cancel)) s->stopped = s->cancelled = true;
+  if (o->cancel && atomic_load(o->cancel)) s->stopped = s->cancelled = s->hard = true;
   /* the node limit at the same nodes as ever (an allocator's plan depends on it) */
-  if (tick && o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = true;
+  if (tick && o->node_limit > 0 && s->nodes_before + s->nodes >= o->node_limit) s->stopped = s->hard = true;
+  if (tick && s->decide_limit > 0 && s->nodes - s->decide_base >= s->decide_limit) s->stopped = s->budget_hit = true;
   double now = Clock_now();
-  if (o->time_limit > 0 && now - s->start >= o->time_limit) s->stopped = true;
+  if (o->time_limit > 0 && now - s->start >= o->time_limit) s->stopped = s->hard = true;
   double every = o->progress_interval > 0 ? o->progress_interval : 0.2;
   if (now - s->last_progress >= every) {
     s->last_progress = now;
@@ -653,6 +661,98 @@ static SearchResult Search_decideRestarts(PackSearch *s, int64_t cap) {
   return r;
 }
 
+/* One decision under cap within budget nodes (0: none): found (s->off),
+ * exhausted (a proof), or stopped; *budget_out when only the budget stopped
+ * it (the caller may go on: the time limit, the node limit and cancel stay). */
+static SearchResult Search_decideBudget(PackSearch *s, int64_t cap, long budget, bool *budget_out) {
+  s->decide_limit = budget;
+  s->decide_base = s->nodes;
+  s->budget_hit = false;
+  SearchResult r = Search_decideRestarts(s, cap);
+  *budget_out = false;
+  if (s->budget_hit && !s->hard && !s->nomem) {
+    s->stopped = false;
+    *budget_out = r == SEARCH_STOPPED;
+  }
+  s->decide_limit = 0;
+  s->budget_hit = false;
+  return r;
+}
+
+/* The part's offsets from s->off into offsets[ids[k]]; returns their height. */
+static int64_t Search_keep(const PackSearch *s, const int *ids, int64_t *offsets) {
+  int64_t h = 0;
+  for (int k = 0; k < s->n; k++) {
+    offsets[ids[k]] = s->off[k];
+    if (s->off[k] + s->b[k].size > h) h = s->off[k] + s->b[k].size;
+  }
+  return h;
+}
+
+/* The step every height of the part is a multiple of: a packing pushed down
+ * has each offset 0 or an aligned end of another buffer, so with the sizes and
+ * alignments all multiples of g, so are its offsets and its height. */
+static int64_t Search_grain(const PackSearch *s) {
+  int64_t g = 0;
+  for (int i = 0; i < s->n; i++) {
+    int64_t v[2] = {s->b[i].size, s->b[i].align > 1 ? s->b[i].align : 0};
+    for (int j = 0; j < 2; j++)
+      for (int64_t a = v[j]; a;) {
+        int64_t t = g % a;
+        g = a, a = t;
+      }
+  }
+  return g > 0 ? g : 1;
+}
+
+/* Minimising one part: plb is its load, target the height the other parts
+ * already force (nothing below it is worth deciding), hi a packing's height
+ * (its offsets in offsets). Rounds with a node budget per decision, four times
+ * larger each round. Each round first decides from below (lo, lo + g, ... where
+ * lo starts at the larger of plb rounded up and target rounded down to the
+ * step g) until a decision runs out of budget, then bisects from above over
+ * what is left, a budget run-out counting as "not found" for the rest of the
+ * round (the next round tries again with more). *proof gets the part's proven
+ * bound: plb rounded up, raised past every capacity proven infeasible. Node
+ * budgets decide every step, so the result does not depend on the clock; the
+ * time limit only stops it early (false). */
+static bool Search_minimise(PackSearch *s, int64_t plb, int64_t target, int64_t *proof, int64_t *hi_io,
+                            const int *ids, int64_t *offsets) {
+  int64_t g = Search_grain(s), hi = *hi_io;
+  int64_t low = plb % g ? plb + (g - plb % g) : plb, lo = target / g * g;
+  if (lo < low) lo = low;
+  bool known = true, out;
+  for (long budget = 16L * (s->n > 0 ? s->n : 1); lo < hi && known;
+       budget = budget < LONG_MAX / 4 ? budget * 4 : budget) {
+    while (lo < hi) {
+      SearchResult res = Search_decideBudget(s, lo, budget, &out);
+      if (res == SEARCH_FOUND) hi = Search_keep(s, ids, offsets);
+      else if (res == SEARCH_EXHAUSTED) lo += g, low = lo > low ? lo : low;
+      else {
+        known = out;
+        break;
+      }
+      s->best_height = hi;
+      if (low > s->lower_bound) s->lower_bound = low;
+      Search_progress(s, "bisection");
+    }
+    for (int64_t ulo = lo; known && ulo < hi;) {
+      int64_t mid = ulo + (hi - 1 - ulo) / g / 2 * g;
+      SearchResult res = Search_decideBudget(s, mid, budget, &out);
+      if (res == SEARCH_FOUND) hi = Search_keep(s, ids, offsets);
+      else if (res == SEARCH_EXHAUSTED) lo = mid + g, ulo = ulo > lo ? ulo : lo, low = lo > low ? lo : low;
+      else if (out) ulo = mid + g;
+      else known = false;
+      s->best_height = hi;
+      if (low > s->lower_bound) s->lower_bound = low;
+      Search_progress(s, "bisection");
+    }
+  }
+  *proof = low < hi ? low : hi;
+  *hi_io = hi;
+  return known;
+}
+
 /* The parts: buffers sorted by lower, cut wherever no buffer spans. part_of[k]
  * lists buffer indices part by part; starts[p]..starts[p+1]. */
 static int Pack_parts(const PackBuffer *b, int n, int *order, int *starts) {
@@ -749,7 +849,15 @@ Status PackExact_solve(const PackBuffer *b, int n, int64_t capacity, const PackO
     int64_t lo = plb > target ? plb : target, hi = ph; /* hi is feasible (the heuristic) */
     for (int k = 0; k < m; k++) r->offsets[ids[k]] = heur[ids[k]];
     bool known = true, first = true;
-    while (lo < hi) {
+    if (capacity <= 0) {
+      int64_t proof;
+      known = Search_minimise(&s, plb, target, &proof, &hi, ids, r->offsets);
+      s.nodes_before += s.nodes;
+      s.nodes = 0;
+      if (proof > proven) proven = proof;
+      lo = proven;
+    }
+    while (capacity > 0 && lo < hi) {
       /* a capacity: one decision; minimising: the bound first (often tight), then bisection */
       int64_t mid = capacity > 0 || first ? lo : lo + (hi - lo) / 2;
       first = false;

@@ -38,6 +38,9 @@ static const CliOption BenchPack_options[] = {
                    "search's return under --time-limit"},
   {"--minimalloc", "BIN", "with a CSV folder: also run this google/minimalloc binary on each file, same limit, and "
                           "check its packing"},
+  {"--min-height", NULL, "with a CSV folder: minimise each file's height (the capacity in its name is minimalloc's "
+                         "ceiling: it bisects below it with --minimize_capacity)"},
+  {"--node-limit", "N", "with a CSV folder: spadmap's nodes per file (deterministic; the time limit only stops early)"},
   {"--pinwheel", "PERCENT", "also tight instances with this share of pinwheel cuts (not guillotine)"},
   {"--tight-only", NULL, "only the generated instances (tight rectangles and allocator-like)"},
   {"--nets-only", NULL, "only the networks"},
@@ -304,11 +307,14 @@ static int64_t BenchPack_capacityOf(const char *name) {
   return over ? -1 : v;
 }
 
-/* Runs the referee on one file under the same limit; its packing is checked
- * against our reading of the file. 1 solved and valid, 0 not solved in time,
- * -1 invalid output or a failure; *seconds its wall time. */
+/* Runs the referee on one file under the same limit (minimize: its own
+ * bisection on the capacity below cap, --minimize_capacity); its packing is
+ * checked against our reading of the file. 1 solved and valid (*height its
+ * height), 0 not solved in time, -1 invalid output or a failure; *seconds its
+ * wall time. */
 static int BenchPack_referee(const char *bin, const char *path, const PackInstance *in, int64_t cap, double tl,
-                             double *seconds) {
+                             bool minimize, int64_t *height, double *seconds) {
+  *height = -1;
   char out[] = "/tmp/spadmap-referee-XXXXXX";
   int fd = mkstemp(out);
   if (fd < 0) return -1;
@@ -323,7 +329,8 @@ static int BenchPack_referee(const char *bin, const char *path, const PackInstan
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, 2), dup2(null, 1);
-    execl(bin, bin, a_cap, a_in, a_out, a_to, (char *)NULL);
+    if (minimize) execl(bin, bin, a_cap, a_in, a_out, a_to, "--minimize_capacity", (char *)NULL);
+    else execl(bin, bin, a_cap, a_in, a_out, a_to, (char *)NULL);
     _exit(127);
   }
   int status = -1, rc = -1;
@@ -354,7 +361,12 @@ static int BenchPack_referee(const char *bin, const char *path, const PackInstan
         if (j < 0) ok = false;
         else off[i] = sol.offsets[j];
       }
-      if (ok && Pack_check(in->buffers, in->n, off, cap, &err) == SP_OK) rc = 1;
+      if (ok && Pack_check(in->buffers, in->n, off, cap, &err) == SP_OK) {
+        rc = 1;
+        *height = 0;
+        for (int i = 0; i < in->n; i++)
+          if (off[i] + in->buffers[i].size > *height) *height = off[i] + in->buffers[i].size;
+      }
       free(off);
       PackInstance_free(&sol);
     }
@@ -369,14 +381,21 @@ static int BenchPack_referee(const char *bin, const char *path, const PackInstan
 
 /* One row per CSV of dir: status, time, nodes and the proof; with a referee,
  * its time beside ours. Returns the count of invalid packings or errors. */
-static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const char *referee) {
+static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const char *referee, bool minimize,
+                            long node_limit) {
   char **names;
   int nn = BenchPack_listDir(dir, ".csv", NULL, &names);
   if (nn < 0) return -1;
-  printf("\n### minimalloc CSVs in %s (time limit %g s each)\n\n", dir, tl);
-  printf("| instance | buffers | capacity | status | time (s) | nodes | proof |%s\n",
-         referee ? " minimalloc | minimalloc (s) | ratio |" : "");
-  printf("|---|---|---|---|---|---|---|%s\n", referee ? "---|---|---|" : "");
+  printf("\n### minimalloc CSVs in %s (time limit %g s each%s)\n\n", dir, tl, minimize ? ", height minimised" : "");
+  if (minimize) {
+    printf("| instance | buffers | load | lower bound | height | gap | status | time (s) | nodes | proof |%s\n",
+           referee ? " minimalloc height | minimalloc (s) |" : "");
+    printf("|---|---|---|---|---|---|---|---|---|---|%s\n", referee ? "---|---|" : "");
+  } else {
+    printf("| instance | buffers | capacity | status | time (s) | nodes | proof |%s\n",
+           referee ? " minimalloc | minimalloc (s) | ratio |" : "");
+    printf("|---|---|---|---|---|---|---|%s\n", referee ? "---|---|---|" : "");
+  }
   int invalid = 0, solved = 0, ref_solved = 0, rows = 0;
   double total = 0, ref_total = 0;
   for (int i = 0; i < nn; i++) {
@@ -406,8 +425,9 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     PackOptions o;
     PackOptions_init(&o);
     o.time_limit = tl;
+    o.node_limit = node_limit;
     PackResult r;
-    if (Pack_solve(in.buffers, in.n, cap, &o, &r, &err)) {
+    if (Pack_solve(in.buffers, in.n, minimize ? 0 : cap, &o, &r, &err)) {
       fprintf(stderr, "spadmap bench pack: %s: %s\n", Cli_safe(path), Cli_safe(err.text));
       invalid++;
       PackInstance_free(&in);
@@ -415,7 +435,7 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     }
     const char *proof = "-";
     if (r.offsets) {
-      if (Pack_check(in.buffers, in.n, r.offsets, cap, &err)) {
+      if (Pack_check(in.buffers, in.n, r.offsets, minimize ? r.height : cap, &err)) {
         fprintf(stderr, "spadmap bench pack: %s: INVALID packing: %s\n", Cli_safe(path), Cli_safe(err.text));
         invalid++;
         proof = "INVALID";
@@ -428,12 +448,30 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     }
     rows++;
     total += r.seconds;
-    char c1[32], c2[32];
-    printf("| %s | %d | %s | %s | %.3f | %s | %s |", Cli_safe(names[i]), in.n, Cli_count(cap, c1, sizeof c1),
-           PackResultStatus_name(r.status), r.seconds, Cli_count(r.nodes, c2, sizeof c2), proof);
-    if (referee) {
+    char c1[32], c2[32], c3[32], c4[32], c5[32];
+    if (minimize) {
+      solved -= r.offsets && r.status != PACK_OPTIMAL; /* solved: proven */
+      printf("| %s | %d | %s | %s | %s | %.1f %% | %s | %.3f | %s | %s |", Cli_safe(names[i]), in.n,
+             Cli_count(Pack_maxLoad(in.buffers, in.n), c1, sizeof c1), Cli_count(r.lower_bound, c3, sizeof c3),
+             r.offsets ? Cli_count(r.height, c4, sizeof c4) : "-",
+             r.offsets && r.height > 0 ? 100.0 * (double)(r.height - r.lower_bound) / (double)r.height : 0.0,
+             PackResultStatus_name(r.status), r.seconds, Cli_count(r.nodes, c2, sizeof c2), proof);
+    } else {
+      printf("| %s | %d | %s | %s | %.3f | %s | %s |", Cli_safe(names[i]), in.n, Cli_count(cap, c1, sizeof c1),
+             PackResultStatus_name(r.status), r.seconds, Cli_count(r.nodes, c2, sizeof c2), proof);
+    }
+    if (referee && minimize) {
       double rs = 0;
-      int rr = BenchPack_referee(referee, path, &in, cap, tl, &rs);
+      int64_t rh;
+      int rr = BenchPack_referee(referee, path, &in, cap, tl, true, &rh, &rs);
+      if (rr < 0) invalid++;
+      ref_solved += rr > 0;
+      ref_total += rs;
+      printf(" %s | %.3f |", rr > 0 ? Cli_count(rh, c5, sizeof c5) : rr == 0 ? "no answer" : "FAILED or INVALID", rs);
+    } else if (referee) {
+      double rs = 0;
+      int64_t rh;
+      int rr = BenchPack_referee(referee, path, &in, cap, tl, false, &rh, &rs);
       if (rr < 0) invalid++;
       ref_solved += rr > 0;
       ref_total += rs;
@@ -446,8 +484,10 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
     PackInstance_free(&in);
   }
   BenchPack_freeNames(names, nn);
-  printf("\nspadmap: %d of %d solved, %.2f s in all", solved, rows, total);
-  if (referee) printf("; minimalloc: %d of %d solved, %.2f s in all", ref_solved, rows, ref_total);
+  printf("\nspadmap: %d of %d %s, %.2f s in all", solved, rows, minimize ? "proven optimal" : "solved", total);
+  if (referee)
+    printf("; minimalloc: %d of %d %s, %.2f s in all", ref_solved, rows, minimize ? "with a packing" : "solved",
+           ref_total);
   printf("\n");
   return invalid;
 }
@@ -554,12 +594,18 @@ static int BenchPack_run(int argc, char **argv) {
       fprintf(stderr, "spadmap bench pack: --minimalloc \"%s\": not an executable file\n", Cli_safe(referee));
       return EXIT_USAGE;
     }
-    int r = BenchPack_csvDir(csv_dir, tl, capacity, referee);
+    long long nl = 0;
+    if ((v = Cli_value(c, &a, "--node-limit")) && !Cli_int(v, 1, (long long)1 << 62, &nl)) {
+      fprintf(stderr, "spadmap bench pack: --node-limit \"%s\": expected a node count, 1..2^62\n", Cli_safe(v));
+      return EXIT_USAGE;
+    }
+    int r = BenchPack_csvDir(csv_dir, tl, capacity, referee, Cli_value(c, &a, "--min-height") != NULL, (long)nl);
     printf("invalid solutions or errors: %d\n", r < 0 ? 1 : r);
     return r != 0 ? EXIT_INVALID : EXIT_OK;
   }
-  if (referee || capacity) {
-    fprintf(stderr, "spadmap bench pack: --minimalloc and --capacity go with --dir DIR of minimalloc CSVs\n");
+  if (referee || capacity || Cli_value(c, &a, "--min-height") || Cli_value(c, &a, "--node-limit")) {
+    fprintf(stderr, "spadmap bench pack: --minimalloc, --capacity, --min-height and --node-limit go with --dir DIR of "
+                    "minimalloc CSVs\n");
     return EXIT_USAGE;
   }
   int invalid = 0;

@@ -20,6 +20,7 @@ static const CliOption Pack_options[] = {
   {"--method", "NAME", "exact (default), so-size, so-breadth, so-improved, offset-size, offset-breadth, conflict, "
                        "skyline, best-heuristic"},
   {"--time-limit", "SECONDS", "stop the exact search after this long (default 60)"},
+  {"--node-limit", "N", "stop the exact search after N nodes: the same N gives the same answer on any machine"},
   {"--out", "FILE", "write the solution (the input's columns and offset)"},
   {"--check", "FILE", "validate a solution CSV (with an offset column) instead of solving"},
   {NULL, NULL, NULL},
@@ -161,7 +162,8 @@ static int Pack_run(int argc, char **argv) {
       return EXIT_USAGE;
     }
     /* the check reads the capacity only: the rest was ignored */
-    static const char *const unused[] = {"--budget", "--schedule", "--params", "--method", "--time-limit", "--out"};
+    static const char *const unused[] = {"--budget", "--schedule", "--params", "--method", "--time-limit", "--node-limit",
+                                         "--out"};
     for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
       if (Cli_value(c, &a, unused[i])) {
         fprintf(stderr, "spadmap pack: %s does not apply to --check (which reads the offsets and --capacity)\n",
@@ -182,6 +184,13 @@ static int Pack_run(int argc, char **argv) {
     fprintf(stderr, "spadmap pack: --time-limit \"%s\": expected seconds, more than 0 and at most 1e7\n", Cli_safe(tl));
     return EXIT_USAGE;
   }
+  const char *nl = Cli_value(c, &a, "--node-limit");
+  long long nodes_max = 0;
+  if (nl && !Cli_int(nl, 1, (long long)1 << 62, &nodes_max)) {
+    fprintf(stderr, "spadmap pack: --node-limit \"%s\": expected a node count from 1 to 2^62\n", Cli_safe(nl));
+    return EXIT_USAGE;
+  }
+  o.node_limit = (long)nodes_max;
   const char *method = Cli_value(c, &a, "--method");
   if (method && !PackMethod_parse(method, &o.method)) {
     fprintf(stderr, "spadmap pack: --method \"%s\": expected one of exact, so-size, so-breadth, so-improved, "
@@ -260,7 +269,9 @@ static int Pack_run(int argc, char **argv) {
                                  !(capacity > 0 && r.status == PACK_FOUND));
   if (stopped) {
     /* say what stopped it and what the packing written is worth */
-    printf("stopped        %s", interrupted ? "by Ctrl-C" : "at the time limit");
+    printf("stopped        %s", interrupted                                         ? "by Ctrl-C"
+                                 : o.node_limit > 0 && r.nodes >= o.node_limit ? "at the node limit"
+                                                                               : "at the time limit");
     if (r.offsets && capacity <= 0 && r.height > 0)
       printf(": the best packing found is written, gap %.1f %% above the bound\n",
              100.0 * (double)(r.height - r.lower_bound) / (double)r.height);
