@@ -347,8 +347,9 @@ static void Ts_count(const IlpProgress *p, void *user) {
   if (p->has_bound && (!p->has_incumbent || p->bound <= p->incumbent)) ++*calls;
 }
 
-/* Stopped by the time limit (9x9, G = 3: not proven in 1 s), the search reports
- * progress, returns a plan no worse than its start with a bound between the trivial
+/* Stopped by its limit (9x9, G = 3: not proven in 1 nominal second of nodes, or
+ * by the wall clock on a slow machine: either way a timeout), the search reports
+ * progress (its first checkpoint always does), returns a plan no worse than its start with a bound between the trivial
  * one and the plan, and says it is not proven. */
 TEST(exact_search_time_limit) {
   Layer l = Ts_layer(1, 1, 3, 7, 7, 1);
@@ -364,7 +365,7 @@ TEST(exact_search_time_limit) {
   CHECK_EQ(Steps_plan(&l, &o, STEPS_ILP, &p, &err), SP_OK);
   CHECK_EQ(p.ilp_status, ILP_TIMEOUT);
   CHECK(p.proven_by == NULL);
-  CHECK(calls > 0);
+  CHECK(calls > 0); /* the first checkpoint reports, whatever the machine's speed */
   CHECK(p.warm_objective > 0 && p.objective <= p.warm_objective);
   CHECK(p.ilp_bound >= 81 + p.nsteps && p.ilp_bound < (double)p.objective);
   CHECK(p.max_loads <= 2);

@@ -723,7 +723,8 @@ Status Steps_exact(const StepsPlan *geo, const StepsOptions *o, int g, int n, in
   int bits = 10 + np / 7 < EX_SEEN_BITS ? 10 + np / 7 : EX_SEEN_BITS;
   e->nseen = (size_t)1 << bits;
   double t0 = Clock_now();
-  e->t0 = e->last_report = t0;
+  e->t0 = t0;
+  e->last_report = t0 - 1; /* the first checkpoint reports: a caller hears of every search, however fast */
   for (int i = 0; i < np; i++) {
     int pi = i / geo->wout, pj = i % geo->wout;
     for (int h = pi * geo->sh; h < pi * geo->sh + geo->hk; h++)
