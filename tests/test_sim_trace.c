@@ -10,7 +10,8 @@
 #include "solve.h"
 #include "test.h"
 
-static void Test_trace(const char *name, const char *repl, const char *alloc) {
+/* A bundled network and its default schedule at budget_factor x M_R (activations only). */
+static Net *Test_open(const char *name, double budget_factor, int64_t *budget, int **order) {
   char path[512];
   snprintf(path, sizeof path, SPADMAP_DATA_DIR "/networks/%s.json", name);
   Net *net;
@@ -18,14 +19,23 @@ static void Test_trace(const char *name, const char *repl, const char *alloc) {
   CHECK_EQ(Net_load(path, &net, &err), SP_OK);
   SolveSettings s;
   SolveSettings_init(&s);
-  s.budget = Figures_minRequired(net, false);
-  int *order = malloc(sizeof(int) * (size_t)net->nops);
-  CHECK_EQ(Solve_schedule(net, &s, order, NULL, &err), SP_OK);
+  s.budget = (int64_t)((double)Figures_minRequired(net, false) * budget_factor);
+  *budget = s.budget;
+  *order = malloc(sizeof(int) * (size_t)net->nops);
+  CHECK_EQ(Solve_schedule(net, &s, *order, NULL, &err), SP_OK);
+  return net;
+}
+
+static void Test_trace(const char *name, const char *repl, const char *alloc) {
+  int64_t budget;
+  int *order;
+  Net *net = Test_open(name, 1.0, &budget, &order);
+  SpError err;
   const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, repl), *al = Policy_find(POLICY_ALLOCATOR, alloc);
   Plan *plain, *traced;
   SimTrace tr = {0};
-  CHECK_EQ(Sim_run(net, false, s.budget, order, rp, al, &plain, &err), SP_OK);
-  CHECK_EQ(Sim_runTraced(net, false, s.budget, order, rp, al, &traced, &tr, &err), SP_OK);
+  CHECK_EQ(Sim_run(net, false, budget, order, rp, al, &plain, &err), SP_OK);
+  CHECK_EQ(Sim_runTraced(net, false, budget, order, rp, al, &traced, &tr, &err), SP_OK);
   CHECK_EQ(plain->nstays, traced->nstays);
   for (int i = 0; i < plain->nstays && i < traced->nstays; i++) { /* field by field: Stay has padding */
     const Stay *a = &plain->stays[i], *b = &traced->stays[i];
@@ -62,22 +72,15 @@ static void Test_trace(const char *name, const char *repl, const char *alloc) {
  * first left: "largest gap 1.53M" for a 784K block, resnet50 at M_R). Returns the
  * number of groups of two or more. */
 static int Test_groups(const char *name, const char *repl, double budget_factor) {
-  char path[512];
-  snprintf(path, sizeof path, SPADMAP_DATA_DIR "/networks/%s.json", name);
-  Net *net;
+  int64_t budget;
+  int *order;
+  Net *net = Test_open(name, budget_factor, &budget, &order);
   SpError err;
-  CHECK_EQ(Net_load(path, &net, &err), SP_OK);
-  SolveSettings s;
-  SolveSettings_init(&s);
-  int64_t mr = Figures_minRequired(net, false);
-  s.budget = (int64_t)((double)mr * budget_factor);
-  int *order = malloc(sizeof(int) * (size_t)net->nops);
-  CHECK_EQ(Solve_schedule(net, &s, order, NULL, &err), SP_OK);
   const PolicyInfo *rp = Policy_find(POLICY_REPLACEMENT, repl), *al = Policy_find(POLICY_ALLOCATOR, "linear");
   Plan *traced;
   SimTrace tr = {0};
   int groups = 0;
-  CHECK_EQ(Sim_runTraced(net, false, s.budget, order, rp, al, &traced, &tr, &err), SP_OK);
+  CHECK_EQ(Sim_runTraced(net, false, budget, order, rp, al, &traced, &tr, &err), SP_OK);
   for (int k = 0; k < tr.n;) {
     int j = k + 1;
     while (j < tr.n && tr.ev[j].step == tr.ev[k].step && tr.ev[j].for_tensor == tr.ev[k].for_tensor) j++;
