@@ -667,6 +667,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
   int *cand[NCAND] = {0};
   bool have[NCAND] = {false, false, true}, fs_done[NCAND] = {false, false, false};
+  bool fs_proven[NCAND] = {false, false, false}; /* COSMA FS proved its plan optimal for that order */
   Plan *best = NULL;
   Jm j;
   IlpModel *relax = NULL, *full = NULL;
@@ -702,9 +703,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
   /* 1b. the checkpoint bound over every order (max flows, no ILP): often exact
    * where the relaxation's LP is weak (transformers, parallel branches) */
+  CosmaBoundOptions bo;
+  CosmaBoundOptions_init(&bo);
   if (!opt->force_full) {
-    CosmaBoundOptions bo;
-    CosmaBoundOptions_init(&bo);
     bo.work = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
     bo.deadline = s->deadline;
     bo.cancel = s->cancel;
@@ -729,6 +730,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
       if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
                            err)))
         goto out;
+      fs_proven[c] = fs_done[c];
       if (Joint_cost(best) <= bound) goto proven;
     }
   }
@@ -768,6 +770,7 @@ fs:
     if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], tl, 0.15,
                          &relay, &best, stats, &proven_fs, err)))
       goto out;
+    fs_proven[c] = proven_fs;
     if (Joint_cost(best) <= bound) goto proven;
   }
   if (Joint_cancelled(s)) {
@@ -790,7 +793,7 @@ fs:
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses is too large to build "
              "and load in the time left");
-    goto done;
+    goto rest;
   }
   if (!full) {
     if (!too_big) {
@@ -800,7 +803,7 @@ fs:
     status = SOLVER_FEASIBLE; /* too large to build: the FS plan stands, with its gap */
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has over %d "
              "address-ordering pairs (too large for GLPK)", JOINT_MAX_PAIRS);
-    goto done;
+    goto rest;
   }
   stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
   if (stats->full_cols > JOINT_MAX_FULL_COLS) { /* measured: GLPK's node LPs there take minutes each and
@@ -808,7 +811,7 @@ fs:
     status = SOLVER_FEASIBLE;
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has %d columns (over %d: "
              "GLPK's node LPs take minutes)", stats->full_cols, JOINT_MAX_FULL_COLS);
-    goto done;
+    goto rest;
   }
   stats->full_ran = true;
   free(x);
@@ -859,6 +862,62 @@ fs:
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses reached the time limit%s",
              fr.work_limited ? "" : " (the wall clock: a slow or busy machine)");
   goto done;
+rest:
+  /* the joint model with addresses will not run: the work budget left goes to the
+   * stages that stopped on their share, until the bound meets the plan or it is spent
+   * (all on the work clock, so the answer is the same idle or under load) */
+  if (tl > 0 && !opt->force_full) {
+    IlpModel_free(full), full = NULL; /* its memory is not needed any more */
+    double rest_left = tl - (WorkClock_now() - w0);
+    bool ran_bound = false, ran_fs = false;
+    /* the checkpoint bound again, with half of what is left each round: where it stopped on
+     * its share, to finish; where it finished, with more checkpoints and a wider antichain
+     * (every such bound holds; the best stands) */
+    for (int round = 1; round <= 3 && bound < Joint_cost(best); round++) {
+      rest_left = tl - (WorkClock_now() - w0);
+      if (rest_left <= 0.02 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
+      if (!stats->order_bound_stopped) bo.max_checkpoints *= 2, bo.max_antichain += 1;
+      if (bo.max_checkpoints > 2 * n && !stats->order_bound_stopped) break; /* nothing more to consider */
+      bo.work = rest_left * 0.5;
+      bo.target = Joint_cost(best);
+      CosmaBoundResult br;
+      if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
+      ran_bound = true;
+      stats->order_bound_stopped = !br.complete;
+      stats->seconds_order_bound += br.seconds;
+      if (br.bound > stats->order_bound) stats->order_bound = br.bound;
+      if (br.bound > bound) bound = br.bound;
+      relay.bound = (double)(bound / j.g), relay.has_bound = true;
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    /* COSMA FS again on each distinct candidate order it did not prove, sharing the rest */
+    int todo = 0, which[NCAND];
+    for (int c = 0; c < NCAND; c++) {
+      bool dup = false;
+      for (int d = 0; d < c; d++)
+        dup |= have[d] && have[c] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+      if (have[c] && !dup && !fs_proven[c]) which[todo++] = c;
+    }
+    for (int i = 0; i < todo; i++) {
+      int c = which[i];
+      rest_left = tl - (WorkClock_now() - w0);
+      if (rest_left <= 0.01 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
+      bool proven_fs;
+      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], rest_left,
+                           1.0 / (todo - i), &relay, &best, stats, &proven_fs, err)))
+        goto out;
+      ran_fs = true;
+      fs_proven[c] = proven_fs;
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    if (ran_bound || ran_fs) {
+      size_t len = strlen(stats->stop_reason);
+      snprintf(stats->stop_reason + len, sizeof stats->stop_reason - len, "; the rest of the limit went to %s",
+               ran_bound && ran_fs ? "the checkpoint bound and COSMA FS" : ran_bound ? "the checkpoint bound" : "COSMA FS");
+    }
+    if (Joint_cancelled(s)) status = SOLVER_CANCELLED;
+  }
+  goto done;
 proven:
   status = SOLVER_OPTIMAL;
   bound = Joint_cost(best);
@@ -871,7 +930,7 @@ done:
                       : bound == stats->order_bound     ? "bound from the checkpoint bound"
                       : bound == stats->relax_bound     ? "bound from the joint relaxation"
                                                         : "bound from the joint model";
-    snprintf(best->solver.note, sizeof best->solver.note, "%.100s; %s (%lld bytes)",
+    snprintf(best->solver.note, sizeof best->solver.note, "%.140s; %s (%lld bytes)",
              stats->stop_reason[0] ? stats->stop_reason : "stopped", src, (long long)(bound > 0 ? bound : 0));
   }
   *out = best;
