@@ -512,6 +512,10 @@ static bool Jm_assign(const Jm *j, const IlpModel *m, const Plan *p, double *x) 
 
 static int64_t Joint_cost(const Plan *p) { return p->metrics.noncompulsory_bytes; }
 
+/* set while this thread runs DnC for the joint pipeline: DnC solves its segments with
+ * the joint pipeline, which must not start DnC again */
+static _Thread_local bool Joint_inDnc;
+
 /* Progress of a COSMA FS run, relayed with the joint pipeline's incumbent and bound. */
 typedef struct {
   Relay *relay;
@@ -869,16 +873,20 @@ rest:
   if (tl > 0 && !opt->force_full) {
     IlpModel_free(full), full = NULL; /* its memory is not needed any more */
     double rest_left = tl - (WorkClock_now() - w0);
-    bool ran_bound = false, ran_fs = false;
-    /* the checkpoint bound again, with half of what is left each round: where it stopped on
-     * its share, to finish; where it finished, with more checkpoints and a wider antichain
-     * (every such bound holds; the best stands) */
-    for (int round = 1; round <= 3 && bound < Joint_cost(best); round++) {
-      rest_left = tl - (WorkClock_now() - w0);
+    bool ran_bound = false, ran_fs = false, ran_dnc = false;
+    /* first the checkpoint bound again, with up to half of what is left: where it stopped
+     * on its share, to finish; where it finished, with more checkpoints and a wider antichain
+     * (every such bound holds; the best stands). Then COSMA FS, then DnC with the rest. */
+    double bound_end = WorkClock_now() + rest_left * 0.5;
+    for (int round = 1; round <= 8 && bound < Joint_cost(best); round++) {
+      rest_left = bound_end - WorkClock_now();
       if (rest_left <= 0.02 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
-      if (!stats->order_bound_stopped) bo.max_checkpoints *= 2, bo.max_antichain += 1;
-      if (bo.max_checkpoints > 2 * n && !stats->order_bound_stopped) break; /* nothing more to consider */
-      bo.work = rest_left * 0.5;
+      if (!stats->order_bound_stopped) { /* it finished: widen it, while there is more to consider */
+        if (bo.max_checkpoints >= n && bo.max_antichain >= 9) break;
+        bo.max_checkpoints = bo.max_checkpoints * 2 < n ? bo.max_checkpoints * 2 : n;
+        if (bo.max_antichain < 9) bo.max_antichain++;
+      }
+      bo.work = rest_left;
       bo.target = Joint_cost(best);
       CosmaBoundResult br;
       if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
@@ -898,9 +906,10 @@ rest:
         dup |= have[d] && have[c] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
       if (have[c] && !dup && !fs_proven[c]) which[todo++] = c;
     }
+    double fs_end = WorkClock_now() + (tl - (WorkClock_now() - w0)) * 0.5; /* up to half of what is left */
     for (int i = 0; i < todo; i++) {
       int c = which[i];
-      rest_left = tl - (WorkClock_now() - w0);
+      rest_left = fs_end - WorkClock_now();
       if (rest_left <= 0.01 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
       bool proven_fs;
       if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], rest_left,
@@ -910,10 +919,37 @@ rest:
       fs_proven[c] = proven_fs;
       if (Joint_cost(best) <= bound) goto proven;
     }
-    if (ran_bound || ran_fs) {
+    /* divide and conquer over break nodes: its segments reorder ops the candidate orders
+     * fix (on NAS cells it finds cheaper plans than COSMA FS on any of them) */
+    rest_left = tl - (WorkClock_now() - w0);
+    if (!Joint_inDnc && rest_left > 0.02 * tl && !Joint_cancelled(s) &&
+        !(s->deadline > 0 && Clock_now() >= s->deadline)) {
+      SolveSettings ds = *s;
+      ds.time_limit = rest_left; /* all that is left */
+      ds.progress = NULL, ds.progress_user = NULL;
+      ds.break_nodes = NULL; /* chosen automatically */
+      Plan *p = NULL;
+      SpError e3;
+      Joint_inDnc = true;
+      Status dst = Cosma_dncPlan(net, &ds, &p, &e3);
+      Joint_inDnc = false;
+      if (dst == SP_OK && p) { /* a DnC failure leaves the plan we have */
+        ran_dnc = true;
+        if (Joint_cost(p) < Joint_cost(best)) {
+          Plan_free(best);
+          best = p, p = NULL;
+          relay.incumbent = (double)(Joint_cost(best) / j.g);
+          snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "dnc");
+        }
+      }
+      Plan_free(p);
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    if (ran_bound || ran_fs || ran_dnc) {
       size_t len = strlen(stats->stop_reason);
-      snprintf(stats->stop_reason + len, sizeof stats->stop_reason - len, "; the rest of the limit went to %s",
-               ran_bound && ran_fs ? "the checkpoint bound and COSMA FS" : ran_bound ? "the checkpoint bound" : "COSMA FS");
+      snprintf(stats->stop_reason + len, sizeof stats->stop_reason - len, "; the rest of the limit went to %s%s%s%s%s",
+               ran_bound ? "the bound" : "", ran_bound && (ran_fs || ran_dnc) ? ", " : "", ran_fs ? "COSMA FS" : "",
+               ran_fs && ran_dnc ? ", " : "", ran_dnc ? "DnC" : "");
     }
     if (Joint_cancelled(s)) status = SOLVER_CANCELLED;
   }
