@@ -2,6 +2,7 @@
  * ILP against every heuristic, the validator and a brute force on tiny graphs. */
 #include <stdatomic.h>
 #include <math.h>
+#include <string.h>
 
 #include "bundled.h"
 #include "cosma/cosma.h"
@@ -12,6 +13,7 @@
 #include "solve.h"
 #include "test.h"
 #include "validate.h"
+#include "workclock.h"
 
 static const char *const teaching[] = {"fig1", "diamond", "skip", "chain"};
 
@@ -951,6 +953,46 @@ TEST(joint_without_a_proof_says_why) {
   Net_free(net);
 }
 
+/* A run whose joint model with addresses is too large to build spends the rest of its
+ * work budget (on the work clock) on the bound instead of stopping there: more of the
+ * limit is used, the bound is no weaker than the checkpoint bound alone, and two runs
+ * give the same answer. */
+TEST(joint_spends_the_rest_of_its_work_budget) {
+  Net *net = Bundled_load("nasnet_a");
+  if (!net) return;
+  int64_t b[3];
+  budgets_of(net, false, b);
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = b[0], s.time_limit = 3;
+  CosmaBoundResult alone;
+  SpError err;
+  CHECK_EQ(Cosma_orderBound(net, false, b[0], NULL, &alone, &err), SP_OK);
+  Plan *plan[2] = {NULL, NULL};
+  CosmaJointStats stats[2];
+  double used[2];
+  for (int k = 0; k < 2; k++) {
+    double w0 = WorkClock_now();
+    CHECK_EQ(Cosma_joint(net, &s, &plan[k], &stats[k], &err), SP_OK);
+    used[k] = WorkClock_now() - w0;
+  }
+  if (plan[0] && plan[1]) {
+    printf("  nasnet_a at M_R, limit %.0f: %.2f of it used; objective %.0f, bound %.0f\n", s.time_limit, used[0],
+           plan[0]->solver.objective, plan[0]->solver.bound);
+    CHECK_HAS(stats[0].stop_reason, "too large"); /* the early exit this is about */
+    CHECK_HAS(stats[0].stop_reason, "the rest of the limit went to");
+    CHECK(used[0] >= 0.25 * s.time_limit); /* before: 0.2 of 3 (the checkpoint bound's and FS's shares) */
+    CHECK(used[0] <= 1.05 * s.time_limit + 0.5);
+    CHECK(plan[0]->solver.bound >= (double)alone.bound);
+    CHECK(plan[0]->solver.objective == plan[1]->solver.objective);
+    CHECK(plan[0]->solver.bound == plan[1]->solver.bound);
+    CHECK(fabs(used[0] - used[1]) < 1e-9);
+    CHECK(strcmp(plan[0]->solver.note, plan[1]->solver.note) == 0);
+  }
+  Plan_free(plan[0]), Plan_free(plan[1]);
+  Net_free(net);
+}
+
 /* The bound on the bundled networks where the joint relaxation gives (almost)
  * nothing, or needs its whole time share: equal to the best plan's traffic, so
  * cosma proves these. */
@@ -987,5 +1029,5 @@ TEST_MAIN("cosma", T(minpeak_ilp_equals_exact_search_on_teaching_graphs), T(minp
           T(joint_on_random_dags_matches_brute_force), T(joint_reaches_zero_at_m_p_on_bundled_networks),
           T(paper_model_agrees_on_tiny_graphs), T(joint_through_solve_run_and_its_errors),
           T(order_bound_never_exceeds_brute_force_on_random_dags), T(order_bound_on_dense_blocks_matches_brute_force),
-          T(joint_with_a_wrong_bound_is_caught_by_brute_force), T(joint_without_a_proof_says_why),
+          T(joint_with_a_wrong_bound_is_caught_by_brute_force), T(joint_without_a_proof_says_why), T(joint_spends_the_rest_of_its_work_budget),
           T(order_bound_on_bundled_transformer_vit_deeplabv3))

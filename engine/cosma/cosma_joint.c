@@ -512,6 +512,10 @@ static bool Jm_assign(const Jm *j, const IlpModel *m, const Plan *p, double *x) 
 
 static int64_t Joint_cost(const Plan *p) { return p->metrics.noncompulsory_bytes; }
 
+/* set while this thread runs DnC for the joint pipeline: DnC solves its segments with
+ * the joint pipeline, which must not start DnC again */
+static _Thread_local bool Joint_inDnc;
+
 /* Progress of a COSMA FS run, relayed with the joint pipeline's incumbent and bound. */
 typedef struct {
   Relay *relay;
@@ -667,6 +671,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
   int *cand[NCAND] = {0};
   bool have[NCAND] = {false, false, true}, fs_done[NCAND] = {false, false, false};
+  bool fs_proven[NCAND] = {false, false, false}; /* COSMA FS proved its plan optimal for that order */
   Plan *best = NULL;
   Jm j;
   IlpModel *relax = NULL, *full = NULL;
@@ -702,9 +707,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
   /* 1b. the checkpoint bound over every order (max flows, no ILP): often exact
    * where the relaxation's LP is weak (transformers, parallel branches) */
+  CosmaBoundOptions bo;
+  CosmaBoundOptions_init(&bo);
   if (!opt->force_full) {
-    CosmaBoundOptions bo;
-    CosmaBoundOptions_init(&bo);
     bo.work = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
     bo.deadline = s->deadline;
     bo.cancel = s->cancel;
@@ -729,6 +734,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
       if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
                            err)))
         goto out;
+      fs_proven[c] = fs_done[c];
       if (Joint_cost(best) <= bound) goto proven;
     }
   }
@@ -768,6 +774,7 @@ fs:
     if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], tl, 0.15,
                          &relay, &best, stats, &proven_fs, err)))
       goto out;
+    fs_proven[c] = proven_fs;
     if (Joint_cost(best) <= bound) goto proven;
   }
   if (Joint_cancelled(s)) {
@@ -790,7 +797,7 @@ fs:
     status = Joint_cancelled(s) ? SOLVER_CANCELLED : SOLVER_TIMEOUT;
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses is too large to build "
              "and load in the time left");
-    goto done;
+    goto rest;
   }
   if (!full) {
     if (!too_big) {
@@ -800,7 +807,7 @@ fs:
     status = SOLVER_FEASIBLE; /* too large to build: the FS plan stands, with its gap */
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has over %d "
              "address-ordering pairs (too large for GLPK)", JOINT_MAX_PAIRS);
-    goto done;
+    goto rest;
   }
   stats->full_cols = IlpModel_ncols(full), stats->full_rows = IlpModel_nrows(full);
   if (stats->full_cols > JOINT_MAX_FULL_COLS) { /* measured: GLPK's node LPs there take minutes each and
@@ -808,7 +815,7 @@ fs:
     status = SOLVER_FEASIBLE;
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses has %d columns (over %d: "
              "GLPK's node LPs take minutes)", stats->full_cols, JOINT_MAX_FULL_COLS);
-    goto done;
+    goto rest;
   }
   stats->full_ran = true;
   free(x);
@@ -859,6 +866,94 @@ fs:
     snprintf(stats->stop_reason, sizeof stats->stop_reason, "the joint model with addresses reached the time limit%s",
              fr.work_limited ? "" : " (the wall clock: a slow or busy machine)");
   goto done;
+rest:
+  /* the joint model with addresses will not run: the work budget left goes to the
+   * stages that stopped on their share, until the bound meets the plan or it is spent
+   * (all on the work clock, so the answer is the same idle or under load) */
+  if (tl > 0 && !opt->force_full) {
+    IlpModel_free(full), full = NULL; /* its memory is not needed any more */
+    double rest_left = tl - (WorkClock_now() - w0);
+    bool ran_bound = false, ran_fs = false, ran_dnc = false;
+    /* first the checkpoint bound again, with up to half of what is left: where it stopped
+     * on its share, to finish; where it finished, with more checkpoints and a wider antichain
+     * (every such bound holds; the best stands). Then COSMA FS, then DnC with the rest. */
+    double bound_end = WorkClock_now() + rest_left * 0.5;
+    for (int round = 1; round <= 8 && bound < Joint_cost(best); round++) {
+      rest_left = bound_end - WorkClock_now();
+      if (rest_left <= 0.02 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
+      if (!stats->order_bound_stopped) { /* it finished: widen it, while there is more to consider */
+        if (bo.max_checkpoints >= n && bo.max_antichain >= 9) break;
+        bo.max_checkpoints = bo.max_checkpoints * 2 < n ? bo.max_checkpoints * 2 : n;
+        if (bo.max_antichain < 9) bo.max_antichain++;
+      }
+      bo.work = rest_left;
+      bo.target = Joint_cost(best);
+      CosmaBoundResult br;
+      if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
+      ran_bound = true;
+      stats->order_bound_stopped = !br.complete;
+      stats->seconds_order_bound += br.seconds;
+      if (br.bound > stats->order_bound) stats->order_bound = br.bound;
+      if (br.bound > bound) bound = br.bound;
+      relay.bound = (double)(bound / j.g), relay.has_bound = true;
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    /* COSMA FS again on each distinct candidate order it did not prove, sharing the rest */
+    int todo = 0, which[NCAND];
+    for (int c = 0; c < NCAND; c++) {
+      bool dup = false;
+      for (int d = 0; d < c; d++)
+        dup |= have[d] && have[c] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+      if (have[c] && !dup && !fs_proven[c]) which[todo++] = c;
+    }
+    double fs_end = WorkClock_now() + (tl - (WorkClock_now() - w0)) * 0.5; /* up to half of what is left */
+    for (int i = 0; i < todo; i++) {
+      int c = which[i];
+      rest_left = fs_end - WorkClock_now();
+      if (rest_left <= 0.01 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
+      bool proven_fs;
+      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], c == CAND_RELAX ? "relaxation" : cand_name[c], rest_left,
+                           1.0 / (todo - i), &relay, &best, stats, &proven_fs, err)))
+        goto out;
+      ran_fs = true;
+      fs_proven[c] = proven_fs;
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    /* divide and conquer over break nodes: its segments reorder ops the candidate orders
+     * fix (on NAS cells it finds cheaper plans than COSMA FS on any of them) */
+    rest_left = tl - (WorkClock_now() - w0);
+    if (!Joint_inDnc && rest_left > 0.02 * tl && !Joint_cancelled(s) &&
+        !(s->deadline > 0 && Clock_now() >= s->deadline)) {
+      SolveSettings ds = *s;
+      ds.time_limit = rest_left; /* all that is left */
+      ds.progress = NULL, ds.progress_user = NULL;
+      ds.break_nodes = NULL; /* chosen automatically */
+      Plan *p = NULL;
+      SpError e3;
+      Joint_inDnc = true;
+      Status dst = Cosma_dncPlan(net, &ds, &p, &e3);
+      Joint_inDnc = false;
+      if (dst == SP_OK && p) { /* a DnC failure leaves the plan we have */
+        ran_dnc = true;
+        if (Joint_cost(p) < Joint_cost(best)) {
+          Plan_free(best);
+          best = p, p = NULL;
+          relay.incumbent = (double)(Joint_cost(best) / j.g);
+          snprintf(stats->fs_schedule, sizeof stats->fs_schedule, "dnc");
+        }
+      }
+      Plan_free(p);
+      if (Joint_cost(best) <= bound) goto proven;
+    }
+    if (ran_bound || ran_fs || ran_dnc) {
+      size_t len = strlen(stats->stop_reason);
+      snprintf(stats->stop_reason + len, sizeof stats->stop_reason - len, "; the rest of the limit went to %s%s%s%s%s",
+               ran_bound ? "the bound" : "", ran_bound && (ran_fs || ran_dnc) ? ", " : "", ran_fs ? "COSMA FS" : "",
+               ran_fs && ran_dnc ? ", " : "", ran_dnc ? "DnC" : "");
+    }
+    if (Joint_cancelled(s)) status = SOLVER_CANCELLED;
+  }
+  goto done;
 proven:
   status = SOLVER_OPTIMAL;
   bound = Joint_cost(best);
@@ -871,7 +966,7 @@ done:
                       : bound == stats->order_bound     ? "bound from the checkpoint bound"
                       : bound == stats->relax_bound     ? "bound from the joint relaxation"
                                                         : "bound from the joint model";
-    snprintf(best->solver.note, sizeof best->solver.note, "%.100s; %s (%lld bytes)",
+    snprintf(best->solver.note, sizeof best->solver.note, "%.140s; %s (%lld bytes)",
              stats->stop_reason[0] ? stats->stop_reason : "stopped", src, (long long)(bound > 0 ? bound : 0));
   }
   *out = best;
