@@ -58,8 +58,9 @@ static void LayerView_progress(const char *stage, double inc, double bound, doub
   LayerView *v = user;
   char fig[64] = "", b[32] = "";
   bool has_inc = isfinite(inc), has_bound = isfinite(bound) && gap >= 0; /* random, exhaustive: -1 */
-  if (has_bound) snprintf(b, sizeof b, "bound %.4g", bound);
-  if (has_inc) snprintf(fig, sizeof fig, "best %.4g%s%s", inc, b[0] ? ", " : "", b);
+  char f1[24], f2[24];
+  if (has_bound) snprintf(b, sizeof b, "bound %s", Words_figure(bound, f1, sizeof f1));
+  if (has_inc) snprintf(fig, sizeof fig, "best %s%s%s", Words_figure(inc, f2, sizeof f2), b[0] ? ", " : "", b);
   else snprintf(fig, sizeof fig, "%s", b);
   pthread_mutex_lock(&v->lock);
   Words_progress(el, fig, has_inc ? gap : -1, stage, v->stage, sizeof v->stage);

@@ -209,7 +209,10 @@ static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Pla
     else if (strcmp(pol, "belady") == 0) snprintf(line, sizeof line, " %s: %s, the furthest", pol, nu);
     else if (strcmp(pol, "lru") == 0)
       snprintf(line, sizeof line, " %s: least recently used (step %.0f); %s", pol, -e->weight, nu);
-    else snprintf(line, sizeof line, " %s: highest score %.3g; %s", pol, e->weight, nu);
+    else {
+      char sc[24];
+      snprintf(line, sizeof line, " %s: highest score %s; %s", pol, Words_figure(e->weight, sc, sizeof sc), nu);
+    }
     used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DIM, 0, line);
   }
   if (used < rows) {
