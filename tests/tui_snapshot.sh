@@ -128,6 +128,14 @@ case_ densenet121_long_names densenet121 160x45 "xx"
 case_ diamond_click_stay     diamond  120x40 "x<Click:90,34>"
 # teaching: the legend, help pages at 80x24, monochrome fills
 case_ diamond_legend         diamond  80x24  "l"
+# the legend lists every mark and word the map uses (issue 33): half blocks, the cursor's and
+# the peak's marks, and the words a stay starts and ends with (create/load/retrieve, free/spill/drop/store)
+shows diamond_legend         "▀  and ▄: half blocks"
+shows diamond_legend         "marks it too"
+shows diamond_legend         "on the budget line"
+shows diamond_legend         "(evicted; the host has a copy)"
+shows diamond_legend         "store (an output"
+shows diamond_legend         "sizes: B bytes"
 case_ diamond_help_page2     diamond  80x24  "?<PgDn>"
 case_ diamond_mono           diamond  100x30 "x" --mono
 # what-if: flip to the pinned plan, typed budgets in printed forms, settings from the command line
