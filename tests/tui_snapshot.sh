@@ -225,6 +225,23 @@ if "$bin" snapshot "$data/networks/fig1.json" --size 80x24 --out "$tmp/s.svg" &&
 else
   echo "FAIL svg output"; fail=$((fail + 1))
 fi
+# names measured by display width (issue 33): CJK characters take two columns, combining marks
+# none, so a long name is cut at its column budget and never spills into the next view or row
+# (tests/data/wide_names.json: diamond with a CJK + combining-mark op/tensor and an emoji)
+for keys in "" "<Right><Tab>"; do
+  name=wide_names$( [ -n "$keys" ] && echo _selected )
+  if "$bin" snapshot "$3/data/wide_names.json" --size 80x24 --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
+    compare "$name" "keys \"$keys\", 80x24"
+    # every row within 80 display columns (wc -L measures them under a UTF-8 locale, where there is one)
+    if cols=$(LC_ALL=C.UTF-8 wc -L <"$tmp/$name.txt" 2>/dev/null) && [ "$(LC_ALL=C.UTF-8 printf '中' | LC_ALL=C.UTF-8 wc -L)" = 2 ]; then
+      if [ "$cols" -le 80 ]; then pass=$((pass + 1)); else echo "FAIL $name: a row is $cols columns wide at 80x24"; fail=$((fail + 1)); fi
+    fi
+  else
+    echo "FAIL $name: spadmap snapshot failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1))
+  fi
+done
+shows wide_names_selected "…onv_名前がとても長いテンソル_tail"
+shows wide_names_selected "step 1/5  左分支_l1_🙂 (op)"
 # bad key names are usage errors
 "$bin" snapshot "$data/networks/fig1.json" --keys "<Nope>" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q "unknown key name" "$tmp/err"; then pass=$((pass + 1)); else echo "FAIL <Nope>"; fail=$((fail + 1)); fi
