@@ -242,6 +242,16 @@ for keys in "" "<Right><Tab>"; do
 done
 shows wide_names_selected "…onv_名前がとても長いテンソル_tail"
 shows wide_names_selected "step 1/5  左分支_l1_🙂 (op)"
+# 80x24 defects (issue 33): the layer view's box covers the map to both edges (one map column
+# showed at each side), and a message owns the bottom line (the panel's "Tab: select a tensor
+# at the cursor" ran on after "... (the menu m has the ILP ones)")
+case_ resnet50_layer_80x24  resnet50 80x24  "I"
+if awk 'NR > 1 && NR < 24 { if (substr($0, 1, 1) != " ") bad = 1 }
+        END { exit bad }' "$tmp/resnet50_layer_80x24.txt"; then pass=$((pass + 1))
+else echo "FAIL resnet50_layer_80x24: a map column shows left of the layer view's box"; fail=$((fail + 1)); fi
+case_ diamond_message_80x24 diamond  80x24  "ce"
+if [ "$(tail -1 "$tmp/diamond_message_80x24.txt")" = " replacement policy: lru (the menu m has the ILP ones)" ]; then pass=$((pass + 1))
+else echo "FAIL diamond_message_80x24: the message line carries other text"; fail=$((fail + 1)); fi
 # bad key names are usage errors
 "$bin" snapshot "$data/networks/fig1.json" --keys "<Nope>" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q "unknown key name" "$tmp/err"; then pass=$((pass + 1)); else echo "FAIL <Nope>"; fail=$((fail + 1)); fi

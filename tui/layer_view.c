@@ -376,6 +376,9 @@ void LayerView_draw(App *app, Grid *g) {
   LayerView *v = LayerView_of(app);
   if (!v) return;
   int w = g->w - 2, h = g->h - 2, x0 = 1, y0 = 1;
+  /* the columns beside the box are blank: a map column left at each edge read as part of the view */
+  Grid_fill(g, 0, y0, 1, h, ' ', ROLE_DEFAULT, 0);
+  Grid_fill(g, g->w - 1, y0, 1, h, ' ', ROLE_DEFAULT, 0);
   Grid_box(g, x0, y0, w, h);
   char name[64];
   Layer_cosaName(&v->layer, name, sizeof name);

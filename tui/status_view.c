@@ -149,6 +149,7 @@ void StatusView_drawBottom(App *app, Grid *g, int y) {
     Grid_put(g, n, y, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);
     return;
   }
+  Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_DEFAULT, 0); /* the line is its own: no other view's text shows after it */
   if (app->message[0]) {
     Grid_printf(g, 0, y, g->w, app->message_warn ? ROLE_WARN : ROLE_OK, 0, " %s", app->message);
     return;
