@@ -43,7 +43,7 @@ fi
 expect 0 "below it, the tiled network" "$bin" cost "$fs" --budget M_R/4 --method random
 expect 0 "5 ops: 0 by the layer mapper cosa-plus, 5 by the roofline" "$bin" cost "$data/networks/chain.json" --budget M_R
 # the text's total row is the JSON's
-expect 0 "^total  *716  *26  *26  *704  *11264" "$bin" cost "$data/networks/chain.json" --budget M_R
+expect 0 "^total  *716  *26  *26  *704  *11,264" "$bin" cost "$data/networks/chain.json" --budget M_R
 expect 2 "needs --budget" "$bin" cost "$fs"
 expect 2 'budget "lots"' "$bin" cost "$fs" --budget lots
 expect 2 "expected a positive divisor after '/'" "$bin" cost "$fs" --budget M_R/0

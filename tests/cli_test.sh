@@ -176,7 +176,7 @@ if hook_usable; then
   done
 fi
 # bench scale: generated DAGs through the real commands (small sizes here; the README has 1k-50k)
-expect 0 "| 110 | .* s, .* MB | .* s, .* MB | .* s, .* MB | .* s, .* MB |" "$bin" bench scale --sizes 100 --csv "$tmp/scale.csv"
+expect 0 "| 110 | .* s, .* MiB | .* s, .* MiB | .* s, .* MiB | .* s, .* MiB |" "$bin" bench scale --sizes 100 --csv "$tmp/scale.csv"
 check "bench scale: CSV rows, every command exit 0" '[ "$(awk -F, "NR > 1 && \$5 == 0" "$tmp/scale.csv" | wc -l)" -eq 4 ]'
 expect 2 "--sizes \"x\": expected op counts" "$bin" bench scale --sizes x
 # solve --budget M_R needs no M_P search (it ran one first: 18 s on this 20k-op graph)

@@ -202,7 +202,7 @@ TEST(layer_progress_in_the_words_of_the_status_line) {
   /* the random mapper: a best, no bound (-1), under a second; then none drawn yet */
   LayerView_report(&app, "random", 1.25e6, -1, -1, 0.25);
   t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "solving 250 ms, best 1.25e+06: random");
+  CHECK_HAS(t, "solving 250 ms, best 1,250,000: random");
   free(t);
   LayerView_report(&app, "random", INFINITY, -1, -1, 0.25);
   t = Test_screen(&app, 120, 40);

@@ -128,6 +128,14 @@ case_ densenet121_long_names densenet121 160x45 "xx"
 case_ diamond_click_stay     diamond  120x40 "x<Click:90,34>"
 # teaching: the legend, help pages at 80x24, monochrome fills
 case_ diamond_legend         diamond  80x24  "l"
+# the legend lists every mark and word the map uses (issue 33): half blocks, the cursor's and
+# the peak's marks, and the words a stay starts and ends with (create/load/retrieve, free/spill/drop/store)
+shows diamond_legend         "▀  and ▄: half blocks"
+shows diamond_legend         "marks it too"
+shows diamond_legend         "on the budget line"
+shows diamond_legend         "(evicted; the host has a copy)"
+shows diamond_legend         "store (an output"
+shows diamond_legend         "sizes: B bytes"
 case_ diamond_help_page2     diamond  80x24  "?<PgDn>"
 case_ diamond_mono           diamond  100x30 "x" --mono
 # what-if: flip to the pinned plan, typed budgets in printed forms, settings from the command line
@@ -217,6 +225,33 @@ if "$bin" snapshot "$data/networks/fig1.json" --size 80x24 --out "$tmp/s.svg" &&
 else
   echo "FAIL svg output"; fail=$((fail + 1))
 fi
+# names measured by display width (issue 33): CJK characters take two columns, combining marks
+# none, so a long name is cut at its column budget and never spills into the next view or row
+# (tests/data/wide_names.json: diamond with a CJK + combining-mark op/tensor and an emoji)
+for keys in "" "<Right><Tab>"; do
+  name=wide_names$( [ -n "$keys" ] && echo _selected )
+  if "$bin" snapshot "$3/data/wide_names.json" --size 80x24 --keys "$keys" --out "$tmp/$name.txt" 2>"$tmp/err"; then
+    compare "$name" "keys \"$keys\", 80x24"
+    # every row within 80 display columns (wc -L measures them under a UTF-8 locale, where there is one)
+    if cols=$(LC_ALL=C.UTF-8 wc -L <"$tmp/$name.txt" 2>/dev/null) && [ "$(LC_ALL=C.UTF-8 printf '中' | LC_ALL=C.UTF-8 wc -L)" = 2 ]; then
+      if [ "$cols" -le 80 ]; then pass=$((pass + 1)); else echo "FAIL $name: a row is $cols columns wide at 80x24"; fail=$((fail + 1)); fi
+    fi
+  else
+    echo "FAIL $name: spadmap snapshot failed"; sed 's/^/  | /' "$tmp/err"; fail=$((fail + 1))
+  fi
+done
+shows wide_names_selected "…onv_名前がとても長いテンソル_tail"
+shows wide_names_selected "step 1/5  左分支_l1_🙂 (op)"
+# 80x24 defects (issue 33): the layer view's box covers the map to both edges (one map column
+# showed at each side), and a message owns the bottom line (the panel's "Tab: select a tensor
+# at the cursor" ran on after "... (the menu m has the ILP ones)")
+case_ resnet50_layer_80x24  resnet50 80x24  "I"
+if awk 'NR > 1 && NR < 24 { if (substr($0, 1, 1) != " ") bad = 1 }
+        END { exit bad }' "$tmp/resnet50_layer_80x24.txt"; then pass=$((pass + 1))
+else echo "FAIL resnet50_layer_80x24: a map column shows left of the layer view's box"; fail=$((fail + 1)); fi
+case_ diamond_message_80x24 diamond  80x24  "ce"
+if [ "$(tail -1 "$tmp/diamond_message_80x24.txt")" = " replacement policy: lru (the menu m has the ILP ones)" ]; then pass=$((pass + 1))
+else echo "FAIL diamond_message_80x24: the message line carries other text"; fail=$((fail + 1)); fi
 # bad key names are usage errors
 "$bin" snapshot "$data/networks/fig1.json" --keys "<Nope>" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q "unknown key name" "$tmp/err"; then pass=$((pass + 1)); else echo "FAIL <Nope>"; fail=$((fail + 1)); fi

@@ -1,3 +1,4 @@
+#include "words.h"
 #include "actions.h"
 
 #include <stdio.h>
@@ -559,7 +560,8 @@ static int Actions_enter(App *app) {
       return ACT_REDRAW;
     }
     app->set.time_limit = v;
-    if (v > 0) App_setMessage(app, false, "ILP time limit: %g s", v);
+    char tl[24];
+    if (v > 0) App_setMessage(app, false, "ILP time limit: %s s", Words_figure(v, tl, sizeof tl));
     else App_setMessage(app, false, "ILP time limit: none (C cancels)");
     /* only a searching policy uses it: re-solve then */
     const AppSettings *s = &app->set;

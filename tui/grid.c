@@ -1,6 +1,9 @@
 #include "grid.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <wchar.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,9 @@ void Grid_fill(Grid *g, int x, int y, int w, int h, uint32_t ch, Role fg, int at
     for (int i = x; i < x + w; i++) Grid_put(g, i, j, ch, fg, attr);
 }
 
+static uint32_t Grid_decode(const unsigned char **p);
+static uint32_t Grid_decodePeek(const unsigned char *p) { return Grid_decode(&p); }
+
 /* Decodes one UTF-8 sequence; invalid bytes read as U+FFFD, one byte each. */
 static uint32_t Grid_decode(const unsigned char **p) {
   const unsigned char *s = *p;
@@ -79,34 +85,90 @@ static uint32_t Grid_decode(const unsigned char **p) {
   return c;
 }
 
+/* wcwidth needs an LC_CTYPE that knows UTF-8: the process's own when it does (the explorer
+ * calls setlocale), else C.UTF-8 for this call only (snapshot and tests run under any locale). */
+static locale_t Grid_utf8Locale;
+static void Grid_localeInit(void) {
+  if (wcwidth(0x4E2D) != 2) Grid_utf8Locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+int Grid_width(uint32_t ch) {
+  if (ch < 0x80) return 1;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, Grid_localeInit);
+  locale_t old = Grid_utf8Locale ? uselocale(Grid_utf8Locale) : (locale_t)0;
+  int w = wcwidth((wchar_t)ch);
+  if (old) uselocale(old);
+  return w == 0 ? 0 : w == 2 ? 2 : 1; /* unprintable (-1) keeps one column, as U+FFFD would */
+}
+
+uint32_t Grid_shown(const Grid *g, int x, int y) {
+  const Cell *row = &g->cells[y * g->w];
+  uint32_t c = row[x].ch;
+  if (c == GRID_WIDE_TAIL) return x > 0 && row[x - 1].ch != GRID_WIDE_TAIL && Grid_width(row[x - 1].ch) == 2 ? 0 : ' ';
+  if (c >= 0x80 && Grid_width(c) == 2 && (x + 1 >= g->w || row[x + 1].ch != GRID_WIDE_TAIL)) return '?';
+  return c; /* 0: nothing to draw (the tail of the character before) */
+}
+
 int Grid_text(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8) {
   char safe[2048]; /* names from files: control bytes and bad UTF-8 drawn visibly ("x\x1b[2J") */
   const unsigned char *p = (const unsigned char *)Text_escape(utf8, safe, sizeof safe);
   int n = 0;
+  bool wide_last = false;
+  /* columns by display width: a CJK character takes two, a combining mark none (it has no cell of
+   * its own and is left out), so a name never runs past maxw into the next view or row */
   while (*p && n < maxw) {
+    const unsigned char *at = p;
     uint32_t c = Grid_decode(&p);
     if (c < 0x20) c = ' ';
+    int cw = g && g->unicode ? Grid_width(c) : 1;
+    if (cw == 0) continue;
+    if (cw == 2) {
+      if (n + 2 > maxw) {
+        p = at;
+        break;
+      }
+      Grid_put(g, x + n, y, c, fg, attr);
+      Grid_put(g, x + n + 1, y, GRID_WIDE_TAIL, fg, attr);
+      n += 2, wide_last = true;
+      continue;
+    }
     Grid_put(g, x + n, y, c, fg, attr);
-    n++;
+    n++, wide_last = false;
   }
   /* cut text says so: the last column becomes an ellipsis (text that ended
    * mid-word, "read b", or mid-number, "step 1" for 14, read as whole) */
   while (*p == ' ') p++;
-  if (*p && n > 0) Grid_put(g, x + n - 1, y, 0x2026, fg, attr);
+  while (*p && Grid_width(Grid_decodePeek(p)) == 0 && g && g->unicode) Grid_decode(&p); /* trailing marks */
+  if (*p && n > 0) {
+    if (wide_last) Grid_put(g, x + n - 2, y, ' ', fg, attr);
+    Grid_put(g, x + n - 1, y, 0x2026, fg, attr);
+  }
+  return n;
+}
+
+/* Display columns of utf8 as Grid_text draws it on a Unicode grid. */
+static int Grid_columns(const char *utf8) {
+  int n = 0;
+  for (const unsigned char *p = (const unsigned char *)utf8; *p;) {
+    uint32_t c = Grid_decode(&p);
+    n += c < 0x20 ? 1 : Grid_width(c);
+  }
   return n;
 }
 
 int Grid_tail(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *utf8) {
-  int len = 0; /* codepoints */
-  for (const char *p = utf8; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
+  int len = g && g->unicode ? Grid_columns(utf8) : 0; /* columns */
+  if (!(g && g->unicode))
+    for (const char *p = utf8; *p; p++) len += ((unsigned char)*p & 0xC0) != 0x80;
   if (len <= maxw || maxw < 4) return Grid_text(g, x, y, maxw, fg, attr, utf8);
-  const char *p = utf8;
-  for (int skip = len - (maxw - 1); *p && skip > 0; skip--) {
-    p++;
-    while (((unsigned char)*p & 0xC0) == 0x80) p++;
+  const unsigned char *p = (const unsigned char *)utf8;
+  for (int skip = len - (maxw - 1); *p && skip > 0;) {
+    uint32_t c = Grid_decode(&p);
+    skip -= g && g->unicode ? (c < 0x20 ? 1 : Grid_width(c)) : 1;
   }
   Grid_put(g, x, y, 0x2026, ROLE_DIM, 0);
-  return 1 + Grid_text(g, x + 1, y, maxw - 1, fg, attr, p);
+  return 1 + Grid_text(g, x + 1, y, maxw - 1, fg, attr, (const char *)p);
 }
 
 int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *fmt, ...) {
@@ -168,7 +230,8 @@ char *Grid_toText(const Grid *g) {
   for (int y = 0; y < g->h; y++) {
     size_t line = n, last = n; /* last: end of the line's last non-blank */
     for (int x = 0; x < g->w; x++) {
-      uint32_t c = g->cells[y * g->w + x].ch;
+      uint32_t c = Grid_shown(g, x, y);
+      if (!c) continue; /* the second column of a double-width character */
       n += (size_t)Grid_utf8(c, out + n);
       if (c != ' ') last = n;
     }

@@ -34,8 +34,12 @@ typedef enum {
 
 enum { ATTR_BOLD = 1, ATTR_REVERSE = 2 };
 
+/* The second column of a double-width character (beyond Unicode, never drawn). */
+#define GRID_WIDE_TAIL 0x110000u
+
 typedef struct {
-  uint32_t ch;   /* Unicode codepoint; always one column wide */
+  uint32_t ch;   /* Unicode codepoint, one column wide; a double-width one (CJK) fills its cell and the
+                  * next, which holds GRID_WIDE_TAIL (renderers skip it) */
   uint8_t fg;    /* Role */
   uint8_t bg;    /* Role whose foreground color paints the background, or ROLE_DEFAULT */
   uint8_t attr;
@@ -69,6 +73,10 @@ int Grid_printf(Grid *g, int x, int y, int maxw, Role fg, int attr, const char *
 uint32_t Grid_glyph(const Grid *g, uint32_t uni);
 /* ASCII stand-in for a Unicode codepoint ('?' for unknown ones). */
 char Grid_ascii(uint32_t ch);
+/* The columns ch takes on a terminal (wcwidth under a UTF-8 locale): 0 combining, 2 CJK, else 1. */
+int Grid_width(uint32_t ch);
+/* What a cell shows: ' ' for a tail whose head was overwritten, the head alone when its tail was. */
+uint32_t Grid_shown(const Grid *g, int x, int y);
 /* Whole grid as UTF-8 text, one line per row, trailing blanks trimmed (free()). */
 char *Grid_toText(const Grid *g);
 /* Encodes ch as UTF-8 into out (>= 5 bytes); returns the length. */

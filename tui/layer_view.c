@@ -58,8 +58,9 @@ static void LayerView_progress(const char *stage, double inc, double bound, doub
   LayerView *v = user;
   char fig[64] = "", b[32] = "";
   bool has_inc = isfinite(inc), has_bound = isfinite(bound) && gap >= 0; /* random, exhaustive: -1 */
-  if (has_bound) snprintf(b, sizeof b, "bound %.4g", bound);
-  if (has_inc) snprintf(fig, sizeof fig, "best %.4g%s%s", inc, b[0] ? ", " : "", b);
+  char f1[24], f2[24];
+  if (has_bound) snprintf(b, sizeof b, "bound %s", Words_figure(bound, f1, sizeof f1));
+  if (has_inc) snprintf(fig, sizeof fig, "best %s%s%s", Words_figure(inc, f2, sizeof f2), b[0] ? ", " : "", b);
   else snprintf(fig, sizeof fig, "%s", b);
   pthread_mutex_lock(&v->lock);
   Words_progress(el, fig, has_inc ? gap : -1, stage, v->stage, sizeof v->stage);
@@ -375,6 +376,9 @@ void LayerView_draw(App *app, Grid *g) {
   LayerView *v = LayerView_of(app);
   if (!v) return;
   int w = g->w - 2, h = g->h - 2, x0 = 1, y0 = 1;
+  /* the columns beside the box are blank: a map column left at each edge read as part of the view */
+  Grid_fill(g, 0, y0, 1, h, ' ', ROLE_DEFAULT, 0);
+  Grid_fill(g, g->w - 1, y0, 1, h, ' ', ROLE_DEFAULT, 0);
   Grid_box(g, x0, y0, w, h);
   char name[64];
   Layer_cosaName(&v->layer, name, sizeof name);

@@ -15,18 +15,24 @@ typedef struct {
   const char *text;
 } LegendRow;
 
+/* Every mark and word the map draws (map_view.c), and the words of a stay's ends that the
+ * panel and find use; at 80x24 it all fits one box, so each row keeps to one line where it can. */
 static const LegendRow Legend_map[] = {
   {0x2588, ROLE_TENSOR0, "a tensor's stay on chip: steps across, addresses up (one colour per tensor; "
                          "without colour, alternating solid and shaded fills)"},
+  {0x2580, ROLE_TENSOR0 + 1, "and \u2584: half blocks, two address bands a cell, one block each"},
   {0x2592, ROLE_SELECT, "the selected tensor (shaded: visible without colour)"},
-  {0x25BC, ROLE_SPILL, "spill: the tensor leaves the chip after this step (copied to the host)"},
+  {0x25BC, ROLE_SPILL, "spill: it leaves the chip after this step (copied to the host)"},
   {0x25B2, ROLE_RETRIEVE, "retrieve: it comes back from the host for this step"},
   {0x2195, ROLE_WARN, "spill row: spills and retrieves on the same step"},
   {0x00B7, ROLE_FREE, "free bytes below the column's highest block (fragmentation)"},
-  {0x2502, ROLE_CURSOR, "the cursor's step (and the mark under the step axis)"},
-  {0x25C6, ROLE_PEAK, "the peak step (most bytes resident), also on the budget line"},
+  {0x2502, ROLE_CURSOR, "the cursor's step; \u25B2 under the step axis marks it too"},
+  {0x25C6, ROLE_PEAK, "peak: the step with most bytes resident; \u252C on the budget line"},
   {0x2500, ROLE_BUDGET, "the budget (dashed when the addresses are zoomed)"},
   {0x2026, ROLE_DIM, "text cut to fit; a long name keeps its distinctive end"},
+  {0, ROLE_DEFAULT, "a stay starts: create (its op writes it), load (from DRAM), retrieve (from the host); "
+                    "ends: free (read for the last time), spill, drop (evicted; the host has a copy), "
+                    "store (an output, to DRAM)"},
 };
 
 static const LegendRow Legend_offchip[] = {
@@ -112,8 +118,7 @@ static void Legend_box(App *app, Grid *g, const char *title, const LegendRow *ro
 #define LEGEND(rows) rows, (int)(sizeof rows / sizeof rows[0])
 
 void LegendView_draw(App *app, Grid *g) {
-  static const char *bytes = "sizes: B bytes, K KiB (1024 B), M MiB, G GiB, as the CLI prints them; "
-                             "the address axis counts bytes from 0 up";
+  static const char *bytes = "sizes: B bytes, K KiB, M MiB, G GiB; addresses count bytes from 0 up";
   if (LayerView_isOpen(app)) {
     const char *method = LayerView_methodShown(app);
     if (strncmp(method, "steps", 5) == 0) Legend_box(app, g, "the steps map", LEGEND(Legend_steps), NULL);

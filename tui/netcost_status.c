@@ -1,4 +1,5 @@
 /* netcost_status: the network's cycles on the status line (netcost_status.h). */
+#include "words.h"
 #include "netcost_status.h"
 
 #include <pthread.h>
@@ -134,12 +135,9 @@ bool NetStatus_poll(App *app) {
 }
 
 void NetStatus_format(const NetCost *c, const char *arch, char *out, size_t n) {
-  double v = (double)c->cycles, e = c->energy_pj;
-  const char *cu = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
-  v /= v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
-  const char *eu = e >= 1e9 ? "mJ" : e >= 1e6 ? "uJ" : e >= 1e3 ? "nJ" : "pJ";
-  e /= e >= 1e9 ? 1e9 : e >= 1e6 ? 1e6 : e >= 1e3 ? 1e3 : 1;
-  snprintf(out, n, "%.4g%s cycles, %.3g %s on %s (cosa)", v, cu, e, eu, arch);
+  char cy[48], en[32];
+  snprintf(out, n, "%s cycles, %s on %s (cosa)", Words_count((double)c->cycles, cy, sizeof cy),
+           Words_energy(c->energy_pj, en, sizeof en), arch);
 }
 
 void NetStatus_text(App *app, char *out, size_t n) {

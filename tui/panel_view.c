@@ -209,7 +209,10 @@ static int Panel_why(App *app, Grid *g, int x, int y, int w, int rows, const Pla
     else if (strcmp(pol, "belady") == 0) snprintf(line, sizeof line, " %s: %s, the furthest", pol, nu);
     else if (strcmp(pol, "lru") == 0)
       snprintf(line, sizeof line, " %s: least recently used (step %.0f); %s", pol, -e->weight, nu);
-    else snprintf(line, sizeof line, " %s: highest score %.3g; %s", pol, e->weight, nu);
+    else {
+      char sc[24];
+      snprintf(line, sizeof line, " %s: highest score %s; %s", pol, Words_figure(e->weight, sc, sizeof sc), nu);
+    }
     used += Panel_wrap(g, x + 1, y + used, w - 1, rows - used, ROLE_DIM, 0, line);
   }
   if (used < rows) {
@@ -245,15 +248,22 @@ static const Stay *Panel_spillHere(const App *app, const Plan *p) {
 }
 
 static void Panel_tensor(App *app, Grid *g, int x, int y, int w, int rows) {
+  app->stay_geom.valid = false;
+  if (rows < 0) return; /* no room left under the schedule: nothing past the panel's last row */
   Panel_title(g, x, y, w, "tensor");
+  if (rows == 0) return;
   const Plan *p = App_shownPlan(app);
   int t = app->selected, yy = y + 1, end = y + 1 + rows;
   app->stay_geom.valid = false;
   if (!p || t < 0 || t >= app->net->ntensors) {
     char k1[16], k2[16], k3[16];
-    Grid_printf(g, x + 1, yy, w - 1, ROLE_DIM, 0, "%s: select a tensor at the cursor",
-                Key_name(Actions_keyOf("next_tensor"), k1, sizeof k1));
-    Grid_printf(g, x + 1, yy + 1, w - 1, ROLE_DIM, 0, "%s: the next spill, %s: search names",
+    /* within the section's rows only: with no row left it ran onto the message line below the panel
+     * ("... (the menu m has the ILP ones)ect a tensor at the cursor") */
+    if (yy < end)
+      Grid_printf(g, x + 1, yy, w - 1, ROLE_DIM, 0, "%s: select a tensor at the cursor",
+                  Key_name(Actions_keyOf("next_tensor"), k1, sizeof k1));
+    if (yy + 1 < end)
+      Grid_printf(g, x + 1, yy + 1, w - 1, ROLE_DIM, 0, "%s: the next spill, %s: search names",
                 Key_name(Actions_keyOf("next_spill"), k2, sizeof k2), Key_name(Actions_keyOf("search"), k3, sizeof k3));
     return;
   }

@@ -30,6 +30,7 @@ void Snapshot_writeText(const Grid *g, FILE *f) {
 }
 
 static void Svg_escape(FILE *f, uint32_t c) {
+  if (c == GRID_WIDE_TAIL) return; /* a double-width character's second column */
   if (c == '&') fputs("&amp;", f);
   else if (c == '<') fputs("&lt;", f);
   else if (c == '>') fputs("&gt;", f);

@@ -82,8 +82,11 @@ void StatusView_drawTop(App *app, Grid *g, int y) {
   bool wide = g->w >= 110;
   if (wide) snprintf(ops, sizeof ops, " (%d ops)", app->net->nops);
   if (Status_searching(s)) { /* the limit is in force for searching policies only */
-    if (s->time_limit > 0) snprintf(lim, sizeof lim, "%slimit %gs", sep, s->time_limit);
-    else snprintf(lim, sizeof lim, "%sno limit", sep);
+    {
+      char tl[24];
+      if (s->time_limit > 0) snprintf(lim, sizeof lim, "%slimit %ss", sep, Words_figure(s->time_limit, tl, sizeof tl));
+      else snprintf(lim, sizeof lim, "%sno limit", sep);
+    }
   }
   char pol[96];
   /* a tiled network's name ends in "@BYTES" (engine/tiles): the budget beside it already says so, in K/M */
@@ -146,6 +149,7 @@ void StatusView_drawBottom(App *app, Grid *g, int y) {
     Grid_put(g, n, y, g->unicode ? 0x2588 : '_', ROLE_PROMPT, 0);
     return;
   }
+  Grid_fill(g, 0, y, g->w, 1, ' ', ROLE_DEFAULT, 0); /* the line is its own: no other view's text shows after it */
   if (app->message[0]) {
     Grid_printf(g, 0, y, g->w, app->message_warn ? ROLE_WARN : ROLE_OK, 0, " %s", app->message);
     return;

@@ -86,7 +86,9 @@ static void Term_blit(TermColors *tc, const Grid *g) {
       const Cell *c = &g->cells[y * g->w + x];
       /* the bottom-right cell scrolls some terminals: skip it */
       if (y == g->h - 1 && x == g->w - 1) continue;
-      wchar_t wc[2] = {(wchar_t)c->ch, 0};
+      uint32_t shown = Grid_shown(g, x, y);
+      if (!shown) continue; /* the tail of a double-width character: curses drew both columns */
+      wchar_t wc[2] = {(wchar_t)shown, 0};
       cchar_t cc;
       attr_t a = Term_attrs(tc, c);
       setcchar(&cc, wc, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);

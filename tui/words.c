@@ -90,3 +90,27 @@ const char *Words_energy(double pj, char *buf, size_t n) {
   snprintf(buf, n, "%.1f %s", pj, unit[u]);
   return buf;
 }
+
+const char *Words_bytes(double b, char *buf, size_t n) {
+  double a = b < 0 ? -b : b;
+  if (a < 1023.5) snprintf(buf, n, "%.0f B", b);
+  else if (a < 1024.0 * 1024) snprintf(buf, n, "%.1f KiB", b / 1024);
+  else if (a < 1024.0 * 1024 * 1024) snprintf(buf, n, "%.2f MiB", b / (1024.0 * 1024));
+  else snprintf(buf, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+const char *Words_figure(double v, char *buf, size_t n) {
+  if (v != v) return snprintf(buf, n, "-"), buf;
+  if (v >= 999.5 || v <= -999.5) return Words_count(v, buf, n);
+  double a = v < 0 ? -v : v;
+  int decimals = a == 0 ? 0 : a >= 99.995 ? 1 : a >= 9.9995 ? 2 : a >= 0.99995 ? 3 : 4;
+  if (a > 0 && a < 0.00005) decimals = 8; /* a tiny weight keeps a digit instead of reading 0 */
+  snprintf(buf, n, "%.*f", decimals, v);
+  if (decimals && strchr(buf, '.')) { /* "0.500" -> "0.5", "15.0" -> "15" */
+    char *e = buf + strlen(buf) - 1;
+    while (*e == '0') *e-- = '\0';
+    if (*e == '.') *e = '\0';
+  }
+  return buf;
+}

@@ -23,6 +23,11 @@ const char *Words_result(const SolverInfo *si, double seconds, double limit, cha
 
 /* A count in groups of three: "1,680,941" (cycles; rounded). */
 const char *Words_count(double v, char *buf, size_t n);
+/* Bytes in binary units, one decimal below a MiB, two above: "512 B", "44.0 KiB", "2.53 MiB", "1.20 GiB". */
+const char *Words_bytes(double bytes, char *buf, size_t n);
+/* Any other figure (a limit, a weight, a factor) without an exponent: grouped from 1,000 on
+ * ("1,290,690"), else four significant digits with trailing zeros dropped ("15", "0.5", "0.8172"). */
+const char *Words_figure(double v, char *buf, size_t n);
 /* Energy from picojoules in the unit that keeps it short: "581.7 µJ", "3.2 nJ", "12.0 pJ". */
 const char *Words_energy(double pj, char *buf, size_t n);
 

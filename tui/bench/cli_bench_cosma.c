@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "words.h"
 #include "datadir.h"
 #include "cli.h"
 #include "fileio.h"
@@ -593,8 +594,9 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
   bool inexact = false;
   for (int i = 0; i < b->nrows; i++) inexact |= b->rows[i].budget >= 0 && !b->rows[i].mp_exact;
   if (inexact) printf("- M_P*: the exact search hit its state limit; this M_P is an upper bound\n");
-  printf("- slowest solve: %.2f s (%s); time limit %g s per ILP solve; total %.1f s\n", b->slowest,
-         b->slowest_what[0] ? b->slowest_what : "-", b->time_limit, total_s);
+  char tls[24];
+  printf("- slowest solve: %.2f s (%s); time limit %s s per ILP solve; total %.1f s\n", b->slowest,
+         b->slowest_what[0] ? b->slowest_what : "-", Words_figure(b->time_limit, tls, sizeof tls), total_s);
   printf("- plans: %d validated (%d valid, %d INVALID); errors: %d; n/a: %d%s%s%s\n", b->valid + b->invalid, b->valid,
          b->invalid, b->errors, b->na, b->missing[0] ? " (policies not in this build: " : "", b->missing,
          b->missing[0] ? ")" : "");

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include "words.h"
 #include "datadir.h"
 #include "cli.h"
 #include "cli_layer.h"
@@ -122,10 +123,14 @@ static void BenchLayer_net(const Arch *arch, const char *path, const LayerMapOpt
       printf("%s,%s,%s,%d,%.3f,%.3f,%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g\n", net->name, arch->name, name, count[i], rc.seconds,
              cpu, rc.cost.latency, r5.cost.latency, rn.cost.latency, rc.cost.utilization, rc.cost.energy_pj,
              rc.cost.dram_bytes, rn.cost.dram_bytes);
-    else
-      printf("%-18s %3d %7.2f %7.2f %12.4g %12.4g %12.4g %6.2fx %6.2fx %4.0f%% %11.3f %11.4g %11.4g\n", name, count[i],
-             rc.seconds, cpu, rc.cost.latency, r5.cost.latency, rn.cost.latency, v5 / v, vn / v,
-             100 * rc.cost.utilization, rc.cost.energy_pj / rc.cost.macs, rc.cost.dram_bytes, rn.cost.dram_bytes);
+    else {
+      char f[5][32];
+      printf("%-18s %3d %7.2f %7.2f %12s %12s %12s %6.2fx %6.2fx %4.0f%% %11.3f %11s %11s\n", name, count[i],
+             rc.seconds, cpu, Words_count(rc.cost.latency, f[0], sizeof f[0]), Words_count(r5.cost.latency, f[1], sizeof f[1]),
+             Words_count(rn.cost.latency, f[2], sizeof f[2]), v5 / v, vn / v, 100 * rc.cost.utilization,
+             rc.cost.energy_pj / rc.cost.macs, Words_bytes(rc.cost.dram_bytes, f[3], sizeof f[3]),
+             Words_bytes(rn.cost.dram_bytes, f[4], sizeof f[4]));
+    }
     fflush(stdout);
   }
   free(u);
@@ -242,12 +247,13 @@ static void BenchLayer_compare(const Arch *arch, const char *path, const LayerMa
                rv[k].cost.energy_pj, rv[k].cost.dram_bytes);
     }
     if (!csv) {
-      char c[2][16];
+      char c[2][40], l5[32], ln[32], cc[32];
       for (int k = 0; k < 2; k++)
         if (sv[k]) snprintf(c[k], sizeof c[k], "failed");
         else /* * : the paper's MIP stopped at its work or time limit, not proven optimal */
-          snprintf(c[k], sizeof c[k], "%.4g%s", rv[k].cost.latency, k == BL_COSA && !strstr(rv[k].note, "MIP optimal") ? "*" : "");
-      printf("%-18s %3d %11s %11s %11.4g %11.4g", name, count[i], c[0], c[1], r5.cost.latency, rn.cost.latency);
+          snprintf(c[k], sizeof c[k], "%s%s", Words_count(rv[k].cost.latency, cc, sizeof cc), k == BL_COSA && !strstr(rv[k].note, "MIP optimal") ? "*" : "");
+      printf("%-18s %3d %11s %11s %11s %11s", name, count[i], c[0], c[1], Words_count(r5.cost.latency, l5, sizeof l5),
+             Words_count(rn.cost.latency, ln, sizeof ln));
       for (int k = 0; k < BL_VARIANTS; k++) {
         if (sv[k]) printf(" %7s", "-");
         else printf(" %6.2fx", ratio[k]);
@@ -343,9 +349,11 @@ static int BenchLayer_run(int argc, char **argv) {
       if (var[BL_COSA].ok && var[BL_STAT].ok)
         printf("cosa-stationary (the stationary-operand variant) proven optimal on %d of %d layers\n", var[BL_STAT].proven,
                var[BL_STAT].ok);
-      printf("(N = %ld; cosa's Eq. 12 weights %g,%g,%g; cosa-plus adds L = %g and the vectors 0,1,1,L and 0,0,0,1; "
-             "--time-limit %g s, --mip-limit %ld, GLPK %s)\n", big, o.w_util, o.w_comp, o.w_traf, o.w_lat, o.time_limit,
-             o.mip_limit, Ilp_version());
+      char w[5][24];
+      printf("(N = %ld; cosa's Eq. 12 weights %s,%s,%s; cosa-plus adds L = %s and the vectors 0,1,1,L and 0,0,0,1; "
+             "--time-limit %s s, --mip-limit %ld, GLPK %s)\n", big, Words_figure(o.w_util, w[0], sizeof w[0]),
+             Words_figure(o.w_comp, w[1], sizeof w[1]), Words_figure(o.w_traf, w[2], sizeof w[2]),
+             Words_figure(o.w_lat, w[3], sizeof w[3]), Words_figure(o.time_limit, w[4], sizeof w[4]), o.mip_limit, Ilp_version());
     }
     int invalid = 0;
     for (int k = 0; k < BL_VARIANTS; k++) invalid += var[k].invalid;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "words.h"
 #include "datadir.h"
 #include "cli.h"
 #include "pack/pack.h"
@@ -386,7 +387,8 @@ static int BenchPack_csvDir(const char *dir, double tl, int64_t capacity, const 
   char **names;
   int nn = BenchPack_listDir(dir, ".csv", NULL, &names);
   if (nn < 0) return -1;
-  printf("\n### minimalloc CSVs in %s (time limit %g s each%s)\n\n", dir, tl, minimize ? ", height minimised" : "");
+  char tls[24];
+  printf("\n### minimalloc CSVs in %s (time limit %s s each%s)\n\n", dir, Words_figure(tl, tls, sizeof tls), minimize ? ", height minimised" : "");
   if (minimize) {
     printf("| instance | buffers | load | lower bound | height | gap | status | time (s) | nodes | proof |%s\n",
            referee ? " minimalloc height | minimalloc (s) |" : "");
@@ -498,8 +500,9 @@ static int BenchPack_scale(int n, double tl) {
   PackBuffer *b = malloc(sizeof *b * (size_t)n);
   if (!b) return 1;
   int invalid = 0;
-  printf("\n### %d buffers (time limit %g s for exact)\n\n", n, tl);
-  printf("| instance | method | height | seconds | peak RSS so far (MB) |\n|---|---|---|---|---|\n");
+  char tls[24];
+  printf("\n### %d buffers (time limit %s s for exact)\n\n", n, Words_figure(tl, tls, sizeof tls));
+  printf("| instance | method | height | seconds | peak RSS so far (MiB) |\n|---|---|---|---|---|\n");
   for (int family = 0; family < 2; family++) {
     const char *name = family == 0 ? "cut rectangle" : "allocator-like";
     bool ok = family == 0 ? Pack_generateTight(1, n, 2 * (int64_t)n, 1000000, b) : Pack_generateLive(1, n, 1048576, 30, b, NULL);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "words.h"
 #include "cli.h"
 #include "clock.h"
 #include "fileio.h"
@@ -189,7 +190,7 @@ static int BenchScale_run(int argc, char **argv) {
   }
   printf("# spadmap bench scale: generated transformer-like DAGs; each command a child process\n");
   printf("# (wall time, user + system CPU time, peak resident memory); targets at 50k ops: under %.0f s\n"
-         "# (wall) and %.0f MB each; on a loaded machine the CPU time says more than the wall time\n\n",
+         "# (wall) and %.0f MiB each; on a loaded machine the CPU time says more than the wall time\n\n",
          BenchScale_targetSeconds, BenchScale_targetMiB);
   printf("| ops | file | info | info --time-limit 0.5 | solve (M_R, default/belady/linear) | validate |\n"
          "|---:|---:|---|---|---|---|\n");
@@ -223,13 +224,14 @@ static int BenchScale_run(int argc, char **argv) {
       bool ok = r.status == 0;
       bool fast = r.seconds < BenchScale_targetSeconds && r.mib < BenchScale_targetMiB;
       if (!ok) failures++;
-      snprintf(cells[k], sizeof cells[k], "%.3f s, %.3f s CPU, %.0f MB%s%s", r.seconds, r.cpu, r.mib,
+      snprintf(cells[k], sizeof cells[k], "%.3f s, %.3f s CPU, %.0f MiB%s%s", r.seconds, r.cpu, r.mib,
                ok ? "" : r.status >= 128 ? ", killed" : ", FAILED", ok && !fast ? " (over target)" : "");
       if (!ok) snprintf(cells[k] + strlen(cells[k]), sizeof cells[k] - strlen(cells[k]), " (exit %d)", r.status);
       if (csv.f) fprintf(csv.f, "%d,%s,%.4f,%.1f,%d,%.4f\n", sizes[i], BenchScale_steps[k], r.seconds, r.mib, r.status, r.cpu);
       fprintf(stderr, "scale %d: %s %s\n", sizes[i], BenchScale_steps[k], cells[k]);
     }
-    printf("| %d | %.1f MB | %s | %s | %s | %s |\n", sizes[i], (double)bytes / 1e6, cells[0], cells[1], cells[2],
+    char fb[32];
+    printf("| %d | %s | %s | %s | %s | %s |\n", sizes[i], Words_bytes((double)bytes, fb, sizeof fb), cells[0], cells[1], cells[2],
            cells[3]);
     fflush(stdout);
     if (!Cli_value(c, &a, "--keep")) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "words.h"
 #include "cli.h"
 #include "layer/steps.h"
 
@@ -83,9 +84,10 @@ static int BenchSteps_run(int argc, char **argv) {
   if (csv) printf("input,group,steps,s1,row,zigzag,ilp,status,proven_by,seconds,bound,gain_pct,max_loads_row,max_loads_zigzag,functional\n");
   else {
     printf("# Offloading steps: duration delta = sum |I_slice| + n (tl = tacc = 1), 3x3 kernel, stride 1\n");
-    printf("# ILP (%s): GLPK %s, %g s per solve, n = Kmin groups, at most %d loads per pixel%s\n\n",
+    char tls[24];
+    printf("# ILP (%s): GLPK %s, %s s per solve, n = Kmin groups, at most %d loads per pixel%s\n\n",
            model == STEPS_MODEL_PAPER ? "the paper's MIP alone" : "trivial bound, exact search, then the paper's MIP",
-           Ilp_version(), limit, max_loads, max_loads ? "" : " (no bound)");
+           Ilp_version(), Words_figure(limit, tls, sizeof tls), max_loads, max_loads ? "" : " (no bound)");
     printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | proven by | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
@@ -175,9 +177,10 @@ static int BenchSteps_run(int argc, char **argv) {
   if (!csv) {
     printf("\n* the heuristic loads some pixel more than %d times (breaks Eq. 9; the ILP may not)\n", max_loads);
     printf("MIP start: the best of Row-by-Row, ZigZag and the strip snakes that keeps Eq. 9 (-1: none does)\n");
-    printf("\nproven optimal: %d of %d within %g s (slowest solve %.2f s); ILP better than both heuristics on %d; "
+    char tls[24];
+    printf("\nproven optimal: %d of %d within %s s (slowest solve %.2f s); ILP better than both heuristics on %d; "
            "largest gain %.1f %%; functional check failed on %d",
-           optimal, total, limit, worst, better, best_gain, failed);
+           optimal, total, Words_figure(limit, tls, sizeof tls), worst, better, best_gain, failed);
     if (unchecked) printf("; functional check skipped (time limit or too large) on %d", unchecked);
     if (refused) printf("; ILP refused (too large) on %d", refused);
     if (errors) printf("; no plan (error) on %d", errors);

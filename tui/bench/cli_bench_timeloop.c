@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "words.h"
 #include "cli.h"
 #include "cli_bench_timeloop.h"
 #include "clock.h"
@@ -304,8 +305,10 @@ int BenchLayer_timeloop(const Arch *arch, const char *net_path, const char *ops,
       sum.cpu[k] += cpu[k];
       if (cpu[k] > sum.max_cpu[k]) sum.max_cpu[k] = cpu[k];
     }
-    printf("%-18s %3d %11.4g %11.4g %11.4g %7.2fx %7.2fx %7.2fx %7.2fx %7.1f%s %7.2f %7.2f\n", name, count[i], th.cycles,
-           ts[TL_COSA].cycles, ts[TL_PLUS].cycles, x[TL_COSA], x[TL_PLUS], xe[TL_COSA], xe[TL_PLUS], secs,
+    char cy[3][32];
+    printf("%-18s %3d %11s %11s %11s %7.2fx %7.2fx %7.2fx %7.2fx %7.1f%s %7.2f %7.2f\n", name, count[i],
+           Words_count(th.cycles, cy[0], sizeof cy[0]), Words_count(ts[TL_COSA].cycles, cy[1], sizeof cy[1]),
+           Words_count(ts[TL_PLUS].cycles, cy[2], sizeof cy[2]), x[TL_COSA], x[TL_PLUS], xe[TL_COSA], xe[TL_PLUS], secs,
            capped ? "*" : fixed ? "o" : " ", cpu[TL_COSA], cpu[TL_PLUS]);
     fflush(stdout);
   }

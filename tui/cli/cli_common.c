@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "datadir.h"
+#include "words.h"
 #include "clock.h"
 #include "cli.h"
 #include "import.h"
@@ -281,13 +282,8 @@ Net *Cli_loadNet(const char *path) {
   return net;
 }
 
-const char *Cli_bytes(int64_t b, char *buf, int n) {
-  if (b < 1024) snprintf(buf, (size_t)n, "%lld B", (long long)b);
-  else if (b < 1024 * 1024) snprintf(buf, (size_t)n, "%.1f KiB", (double)b / 1024);
-  else if (b < 1024LL * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", (double)b / (1024.0 * 1024));
-  else snprintf(buf, (size_t)n, "%.2f GiB", (double)b / (1024.0 * 1024 * 1024));
-  return buf;
-}
+/* The one vocabulary's binary sizes (words.c). */
+const char *Cli_bytes(int64_t b, char *buf, int n) { return Words_bytes((double)b, buf, (size_t)n); }
 
 bool Cli_int(const char *s, long long lo, long long hi, long long *out) {
   if (!s) return false;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "words.h"
 #include "cli.h"
 #include "cli_layer.h"
 #include "cli_sweep.h"
@@ -112,12 +113,13 @@ static void Cost_print(const Net *net, const NetCostMapper *m, const SolveSettin
                        const Plan *plan, const NetCost *nc) {
   const Arch *arch = NetCostMapper_arch(m);
   const ArchLevel *dram = &arch->level[arch->nlevels - 1];
-  char b1[32], b2[32], b3[32];
+  char b1[32], b2[32], b3[32], b4[32];
   printf("network   %s (%d ops: %d by the layer mapper %s, %d by the roofline)\n", Cli_safe(net->name), net->nops,
          nc->mapped, NetCostMapper_method(m), nc->roofline);
-  printf("arch      %s (%lld MACs; %s: %g bytes/cycle, %g/%g pJ per byte read/written)\n", Cli_safe(arch->name),
-         (long long)arch->macs, Cli_safe(dram->name), dram->bandwidth * (double)dram->instances, dram->read_pj,
-         dram->write_pj);
+  printf("arch      %s (%lld MACs; %s: %s/cycle, %s/%s pJ per byte read/written)\n", Cli_safe(arch->name),
+         (long long)arch->macs, Cli_safe(dram->name), Words_bytes(dram->bandwidth * (double)dram->instances, b1, sizeof b1),
+         Words_figure(dram->read_pj, b2, sizeof b2), Words_figure(dram->write_pj, b3, sizeof b3));
+  (void)b4;
   printf("budget    %s bytes (%s), M_R %s", Cli_count(s->budget, b1, sizeof b1), Cli_bytes(s->budget, b2, sizeof b2),
          Cli_bytes(stage->m_r, b3, sizeof b3));
   if (stage->tiled) printf(": below it, the tiled network (%d sub-steps)\n", stage->tiled->nops);
@@ -127,18 +129,23 @@ static void Cost_print(const Net *net, const NetCostMapper *m, const SolveSettin
          s->params ? "params in the scratchpad" : "weights from DRAM");
   printf("mappings  %d distinct layer shape%s, each mapped once\n\n", NetCostMapper_count(m),
          NetCostMapper_count(m) == 1 ? "" : "s");
-  printf("%-28s %12s %12s %12s %12s %-8s %14s %16s\n", "op", "cycles", "compute", "on chip", "dram", "bound",
-         "dram bytes", "energy pJ");
+  /* the one vocabulary (words.c): cycles and bytes grouped, energy in its unit */
+  printf("%-28s %13s %13s %13s %13s %-8s %14s %10s\n", "op", "cycles", "compute", "on chip", "dram", "bound",
+         "dram bytes", "energy");
+  char f[6][48];
   for (int i = 0; i < nc->nops; i++) {
     const NetCostOp *c = &nc->ops[i];
-    printf("%-28.28s %12lld %12lld %12lld %12lld %-8s %14lld %16.1f%s\n", Cli_safe(c->name), (long long)c->cycles,
-           (long long)c->compute_cycles, (long long)c->onchip_cycles, (long long)c->dram_cycles,
+    printf("%-28.28s %13s %13s %13s %13s %-8s %14s %10s%s\n", Cli_safe(c->name), Words_count((double)c->cycles, f[0], sizeof f[0]),
+           Words_count((double)c->compute_cycles, f[1], sizeof f[1]), Words_count((double)c->onchip_cycles, f[2], sizeof f[2]),
+           Words_count((double)c->dram_cycles, f[3], sizeof f[3]),
            c->dram_cycles > c->onchip_cycles ? "DRAM" : c->onchip_cycles > c->compute_cycles ? "on chip" : "compute",
-           (long long)c->dram_bytes, c->energy_pj, c->mapped ? "" : "  (roofline)");
+           Words_count((double)c->dram_bytes, f[4], sizeof f[4]), Words_energy(c->energy_pj, f[5], sizeof f[5]),
+           c->mapped ? "" : "  (roofline)");
   }
-  printf("%-28s %12lld %12lld %12lld %12lld %-8s %14lld %16.1f\n", "total", (long long)nc->cycles,
-         (long long)nc->compute_cycles, (long long)nc->onchip_cycles, (long long)nc->dram_cycles, "",
-         (long long)nc->dram_bytes, nc->energy_pj);
+  printf("%-28s %13s %13s %13s %13s %-8s %14s %10s\n", "total", Words_count((double)nc->cycles, f[0], sizeof f[0]),
+         Words_count((double)nc->compute_cycles, f[1], sizeof f[1]), Words_count((double)nc->onchip_cycles, f[2], sizeof f[2]),
+         Words_count((double)nc->dram_cycles, f[3], sizeof f[3]), "", Words_count((double)nc->dram_bytes, f[4], sizeof f[4]),
+         Words_energy(nc->energy_pj, f[5], sizeof f[5]));
   printf("\nDRAM bytes: %s of the plan (loads, retrievals, spills, stores), %s of weights read from DRAM\n",
          Cli_count(nc->plan_bytes, b1, sizeof b1), Cli_count(nc->weight_bytes, b2, sizeof b2));
 }

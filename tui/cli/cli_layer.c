@@ -13,6 +13,7 @@
 
 #include "datadir.h"
 #include "cli.h"
+#include "words.h"
 #include "cli_layer.h"
 #include "cli_layer_shuttle.h"
 #include "shuttle_methods.h"
@@ -208,15 +209,17 @@ static void Layer_onSigint(int sig) {
 
 void CliLayer_progress(const char *stage, double inc, double bound, double gap, double el, void *user) {
   (void)user;
+  char bi[32], bb[32];
   if (gap >= 0 && inc == inc && bound == bound)
-    fprintf(stderr, "\r%-40.40s incumbent %-10.4g bound %-10.4g gap %5.1f%% %6.1f s", stage, inc, bound, 100 * gap, el);
+    fprintf(stderr, "\r%-40.40s incumbent %-10s bound %-10s gap %5.1f%% %6.1f s", stage, Words_figure(inc, bi, sizeof bi),
+            Words_figure(bound, bb, sizeof bb), 100 * gap, el);
   else fprintf(stderr, "\r%-40.40s %6.1f s%40s", stage, el, "");
   fflush(stderr);
 }
 
 static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapResult *r) {
   const Cost *c = &r->cost;
-  char b1[32], b2[32];
+  char b1[32], b2[32], b3[32], b4[32];
   printf("\n%-10s %12s %12s %12s %12s %10s %14s %12s\n", "level", "W tile", "I tile", "O tile", "used", "capacity",
          "bytes moved", "cycles");
   for (int i = arch->nlevels - 1; i >= 0; i--) {
@@ -225,18 +228,18 @@ static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapRes
       if (Arch_holds(arch, i, (Operand)v)) snprintf(tiles[v], sizeof tiles[v], "%lld", (long long)c->tile[i][v]);
       else snprintf(tiles[v], sizeof tiles[v], "-");
     }
-    printf("%-10s %12s %12s %12s %12s %10s %14.4g %12.4g%s\n", arch->level[i].name, tiles[0], tiles[1], tiles[2],
+    printf("%-10s %12s %12s %12s %12s %10s %14s %12s%s\n", arch->level[i].name, tiles[0], tiles[1], tiles[2],
            Cli_bytes(c->used[i], b1, sizeof b1),
            arch->level[i].capacity ? Cli_bytes(arch->level[i].capacity, b2, sizeof b2) : "unbounded",
-           c->level_bytes[i], c->transfer_cycles[i], c->bound_by == i ? "  <- bound" : "");
+           Words_bytes(c->level_bytes[i], b3, sizeof b3), Words_count(c->transfer_cycles[i], b4, sizeof b4), c->bound_by == i ? "  <- bound" : "");
   }
   (void)l;
-  printf("\nlatency      %.6g cycles (%s-bound)\n", c->latency,
+  printf("\nlatency      %s cycles (%s-bound)\n", Words_count(c->latency, b1, sizeof b1),
          c->bound_by < 0 ? "compute" : arch->level[c->bound_by].name);
-  printf("compute      %.6g cycles, utilisation %.1f%% of %lld MACs\n", c->compute_cycles, 100 * c->utilization,
-         (long long)arch->macs);
-  printf("energy       %.6g pJ (%.3f pJ/MAC)\n", c->energy_pj, c->energy_pj / c->macs);
-  printf("DRAM traffic %.6g bytes\n", c->dram_bytes);
+  printf("compute      %s cycles, utilisation %.1f%% of %lld MACs\n", Words_count(c->compute_cycles, b1, sizeof b1),
+         100 * c->utilization, (long long)arch->macs);
+  printf("energy       %s (%.3f pJ/MAC)\n", Words_energy(c->energy_pj, b1, sizeof b1), c->energy_pj / c->macs);
+  printf("DRAM traffic %s\n", Words_bytes(c->dram_bytes, b1, sizeof b1));
 }
 
 cJSON *CliLayer_resultJSON(const Arch *arch, const Layer *l, const char *method, const LayerMapResult *r) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "words.h"
 #include "cli.h"
 #include "clock.h"
 #include "fileio.h"
@@ -122,8 +123,9 @@ static int Offchip_run(int argc, char **argv) {
     exit_code = Cli_exitFor(st, false);
     goto out;
   }
+  char tls[24];
   if (r.stopped)
-    fprintf(stderr, "spadmap offchip: the time limit (%g s) stopped TAA after %d of %d tensors: the plan is %s's\n", limit,
+    fprintf(stderr, "spadmap offchip: the time limit (%s s) stopped TAA after %d of %d tensors: the plan is %s's\n", Words_figure(limit, tls, sizeof tls),
             r.taa_placed, m->ntensors, OffchipMethod_name(r.method));
   const char *tiled_path = Cli_value(c, &a, "--tiled-net");
   if (tiled_path) { /* the on-chip side of a budget below M_R: the tiles staged by the usual solver */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "words.h"
 #include "cli.h"
 #include "cli_sweep.h"
 #include "netcost/netcost.h"
@@ -193,7 +194,7 @@ static int Sweep_runCli(int argc, char **argv) {
     char tb[64], x[32];
     if (o.only > 0) snprintf(tb, sizeof tb, "%s", Cli_bytes(o.only, x, sizeof x));
     else if (o.to > 0) snprintf(tb, sizeof tb, "%s", Cli_bytes(o.to, x, sizeof x));
-    else snprintf(tb, sizeof tb, "M_P x %g", o.past_mp);
+    else snprintf(tb, sizeof tb, "M_P x %s", Words_figure(o.past_mp, x, sizeof x));
     Sweep_table(net, &f, sw, &o, tb);
   }
 out:
