@@ -4,19 +4,7 @@
 # through the tiled network, and bad input as one clear line.
 # usage: cli_cost.sh SPADMAP DATA_DIR
 bin=$1; data=$2
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-expect() { # expect CODE PATTERN CMD...
-  code=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then bad "exit $rc, wanted $code: $*"; sed 's/^/  | /' "$tmp/out" | head -5
-  elif ! grep -q -- "$pattern" "$tmp/out"; then bad "no \"$pattern\": $*"; sed 's/^/  | /' "$tmp/out" | head -5
-  else ok; fi
-}
+. "$(dirname "$0")/expect.sh"
 # jq reads the JSON (Debian's jq); without it the JSON checks are skipped, said so
 have_jq=1; command -v jq >/dev/null || { have_jq=0; echo "cli_cost: jq missing, JSON checks skipped"; }
 fs=$data/networks/fsrcnn.json

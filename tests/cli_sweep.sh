@@ -4,19 +4,7 @@
 #   cli_sweep.sh SPADMAP DATA_DIR jobs     --jobs run by GNU parallel, merged: byte-identical to
 #                                          the serial --csv (exit 77, skipped, without parallel)
 bin=$1; data=$2; mode=${3:-}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-expect() { # expect CODE PATTERN CMD...
-  code=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then bad "exit $rc, wanted $code: $*"; sed 's/^/  | /' "$tmp/out" | head -5
-  elif ! grep -q -- "$pattern" "$tmp/out"; then bad "no \"$pattern\": $*"; sed 's/^/  | /' "$tmp/out" | head -5
-  else ok; fi
-}
+. "$(dirname "$0")/expect.sh"
 fs=$data/networks/fsrcnn.json
 dia=$data/networks/diamond.json
 # fsrcnn: M_R = M_P = 3,411,968 bytes
