@@ -5,6 +5,7 @@
  * search it replaced (MinPeakOptions.whole) wherever that one finishes. */
 #include "bundled.h"
 #include "figures.h"
+#include "order_check.h"
 #include "test.h"
 
 static Net *load(const char *name) {
@@ -16,22 +17,6 @@ static Net *load(const char *name) {
   return net;
 }
 
-static bool is_topological(const Net *net, const int *order) {
-  int n = net->nops, *pos = malloc(sizeof(int) * (size_t)n);
-  bool ok = pos != NULL;
-  for (int v = 0; ok && v < n; v++) pos[v] = -1;
-  for (int q = 0; ok && q < n; q++) {
-    ok = order[q] >= 0 && order[q] < n && pos[order[q]] < 0;
-    if (ok) pos[order[q]] = q;
-  }
-  for (int v = 0; ok && v < n; v++)
-    for (int k = 0; k < net->ops[v].ninputs; k++) {
-      int p = net->tensors[net->ops[v].inputs[k]].producer;
-      if (p >= 0 && pos[p] >= pos[v]) ok = false;
-    }
-  free(pos);
-  return ok;
-}
 
 TEST(unfolded_exports_are_proven_within_ten_thousand_states) {
   /* M_P as first proven by this search (bytes, fp32 tensors as exported);
@@ -65,7 +50,7 @@ TEST(unfolded_exports_are_proven_within_ten_thousand_states) {
       CHECK_EQ(st, SP_OK);
       CHECK_EQ(r.peak, nets[i].m_p[params]);
       CHECK_EQ(r.lower_bound, r.peak);
-      CHECK(is_topological(net, order));
+      CHECK(Test_isTopological(net, order));
       CHECK_EQ(Figures_peak(net, params, order, NULL), r.peak);
       CHECK(Figures_peakLowerBound(net, params) <= r.peak);
       CHECK(r.segments > 1); /* the cuts did the work */

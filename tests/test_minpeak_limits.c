@@ -6,34 +6,17 @@
 #include "figures.h"
 #include "randnet.h"
 #include "solve.h"
+#include "order_check.h"
 #include "test.h"
 #include "validate.h"
 
-/* order is a permutation that respects every dependency */
-static bool is_topological(const Net *net, const int *order) {
-  int n = net->nops;
-  int *pos = malloc(sizeof(int) * (size_t)n);
-  bool ok = pos != NULL;
-  for (int v = 0; ok && v < n; v++) pos[v] = -1;
-  for (int q = 0; ok && q < n; q++) {
-    ok = order[q] >= 0 && order[q] < n && pos[order[q]] < 0;
-    if (ok) pos[order[q]] = q;
-  }
-  for (int v = 0; ok && v < n; v++)
-    for (int k = 0; k < net->ops[v].ninputs; k++) {
-      int p = net->tensors[net->ops[v].inputs[k]].producer;
-      if (p >= 0 && pos[p] >= pos[v]) ok = false;
-    }
-  free(pos);
-  return ok;
-}
 
 /* A stopped search: its order is valid, reaches the peak it reports, and the
  * proven bound is below it and at most the exact M_P. */
 static void check_stopped(const Net *net, Status st, const int *order, const MinPeakResult *r, int64_t exact,
                           const char *what) {
   if (st != SP_ERR_LIMIT && st != SP_ERR_CANCELLED) return;
-  CHECK(is_topological(net, order));
+  CHECK(Test_isTopological(net, order));
   CHECK_EQ(Figures_peak(net, false, order, NULL), r->peak);
   CHECK(r->peak >= exact);
   CHECK(r->lower_bound <= exact);
@@ -106,7 +89,7 @@ TEST(byte_cap_bounds_the_states) {
   CHECK(r.states > 0);
   /* a state holds at least its bitset (1 word here) and its State record (40+ bytes) */
   CHECK((double)r.states * (8 + 40) <= (double)o.max_bytes);
-  CHECK(is_topological(net, order));
+  CHECK(Test_isTopological(net, order));
   free(order);
   Net_free(net);
 }
