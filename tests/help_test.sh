@@ -7,12 +7,8 @@
 # there, else a structural check of the roff).
 # usage: help_test.sh SPADMAP MANPAGE COMPLETION_SCRIPT
 bin=$1; man1=$2; comp=$3
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/expect.sh"
 cd "$tmp" || exit 1 # an empty folder: no file names among the completions
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 # the commands, from `spadmap --help`; bench's subcommands, from `spadmap bench --help`
 cmds=$("$bin" --help | sed -n '/^commands:/,/^$/p' | awk 'NF && !/^commands:/ {print $1}')

@@ -5,23 +5,9 @@
 # (77) when spadmap was built without libonnx.
 # usage: import_cli.sh SPADMAP DATA_DIR TEST_DIR
 bin=$1; data=$2; tests=$3
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-expect() { # CODE PATTERN CMD...
-  code=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    echo "FAIL (exit $rc, wanted $code): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
-  elif ! grep -q -- "$pattern" "$tmp/out"; then
-    echo "FAIL (no \"$pattern\"): $*"; sed 's/^/  | /' "$tmp/out" | head -5; fail=$((fail + 1))
-  else
-    pass=$((pass + 1))
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 check() { # DESCRIPTION SHELL-CONDITION
-  if sh -c "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi
+  if sh -c "$2"; then ok; else bad "$1"; fi
 }
 dag=$tests/data/dag/diamond_dag.json
 # the COSMA authors' DAG JSON: detected, figures by hand (see test_import_dag.c)
