@@ -328,6 +328,9 @@ expect 0 "proven optimal: 6 of 6" "$bin" bench steps --inputs 4-5 --groups 3-5 -
 expect 0 "proven optimal: 1 of 1 within 0.5 s" "$bin" bench steps --inputs 4-4 --groups 3-3 --time-limit 0.5 --wall-limit 600 # nodes decide; the wall clock cannot stop a 4x4 proof first
 expect 2 "seconds in 0.01..86400" "$bin" bench steps --time-limit 0
 expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
+# a grouping proven not to exist (Eq. 9 at 1: 5x5 G = 2) is an answer, not an error (it was "error", exit 1)
+expect 0 "^5,2,0,.*,infeasible,.*,ok$" "$bin" bench steps --inputs 5-5 --groups 2-2 --max-loads 1 --csv
+expect 0 "functional check failed on 0; proven infeasible (no grouping keeps Eq. 9 or fits) on 1" "$bin" bench steps --inputs 5-5 --groups 2-3 --max-loads 1
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
 # Table III's static baselines (issue 24): one ORO tiling for all of Table II's layers
 check "bench shuttle: Zhang and Eyeriss" 'grep -q "| static ORO: Zhang (free) / Eyeriss (rates) | 476.8 | 192.4 | 205.5 | 446.4 |" "$tmp/out"'

@@ -33,8 +33,9 @@ typedef enum {
 
 /* How STEPS_ILP proves its plan. */
 typedef enum {
-  STEPS_MODEL_EXACT, /* the trivial bound, then the exact search (steps_exact.c, up to 64
-                        patches), then the paper's MIP with the time left (default) */
+  STEPS_MODEL_EXACT, /* the trivial bound, then the exact search (steps_exact.c, up to 128
+                        patches, 256 pixels, 64 steps), then the paper's MIP with the time left
+                        (default) */
   STEPS_MODEL_PAPER  /* the paper's MIP (Section 5) alone */
 } StepsModel;
 
@@ -45,7 +46,7 @@ typedef struct {
   int64_t tl, tw, tacc; /* cycles per loaded / written element, per computation (1, 1, 1) */
   /* ILP only */
   int max_loads;      /* Eq. 9's nb_data_reload: a pixel is loaded at most this many
-                         times (paper: 2); 0: no bound */
+                         times (2: the paper's Section 2.3, "at most twice"); 0: no bound */
   int groups;         /* number of groups n; 0: Kmin = ceil(|X| / G) as in the paper */
   double time_limit;  /* seconds (default 10), for the search and the MIP together: their work
                          budget (nodes, GLPK iterations: the same answer on any machine) and,

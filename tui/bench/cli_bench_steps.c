@@ -2,7 +2,8 @@
  * a 3x3 kernel, stride 1, one channel, one kernel, inputs 4x4 .. 12x12, groups of
  * 2 .. 10 patches; the duration delta = sum |I_slice| + n (tl = tacc = 1) of
  * Row-by-Row, ZigZag, S1-baseline and the ILP (GLPK, time limit per solve). Every
- * plan also runs through the functional check. */
+ * plan also runs through the functional check. --fig11: its Fig. 11 (Section 7.2),
+ * Row-by-Row against ZigZag on LeNet-5's first layer for groups of 1 .. 32. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@ static const CliOption BenchSteps_options[] = {
   {"--wall-limit", "SECONDS", "each ILP solve's wall-clock stop instead (default: --time-limit; a solve it stops may differ on a slower machine)"},
   {"--inputs", "LO-HI", "input sizes (default 4-12: 4x4 .. 12x12)"},
   {"--groups", "LO-HI", "patches per step (default 2-10)"},
-  {"--max-loads", "N", "Eq. 9's bound on loads per pixel (default 2, 0: none)"},
+  {"--max-loads", "N", "Eq. 9's nb_data_reload, loads per pixel at most (default 2, from the paper's Section 2.3 \"at most twice\"; 0: none)"},
+  {"--fig11", NULL, "Fig. 11 instead: Row-by-Row and ZigZag on LeNet-5's first layer (32x32, 5x5, stride 1), groups 1-32 (--groups), no ILP"},
   {"--threads", "N", "threads of the exact search (default: one per processor, at most 2: its two lanes; the answer does not depend on it)"},
   {"--model", "exact|paper", "exact (default): trivial bound, exact search, then the paper's MIP; paper: the MIP alone"},
   {"--csv", NULL, "print CSV instead of a table"},
@@ -45,6 +47,94 @@ static int BenchSteps_range(const char *s, const char *what, int min, int max, i
   }
   *lo = (int)a, *hi = (int)b;
   return 0;
+}
+
+
+/* Prints the values of sg[0..n) where pick(i) holds as ranges "1-16, 28". */
+static void BenchSteps_ranges(const int *sg, const bool *pick, int n) {
+  bool first = true;
+  for (int i = 0; i < n; i++) {
+    if (!pick[i] || (i > 0 && pick[i - 1] && sg[i - 1] + 1 == sg[i])) continue;
+    int j = i;
+    while (j + 1 < n && pick[j + 1] && sg[j + 1] == sg[j] + 1) j++;
+    printf("%s%d", first ? "" : ", ", sg[i]);
+    if (j > i) printf("-%d", sg[j]);
+    first = false;
+  }
+  if (first) printf("none");
+}
+
+/* Fig. 11 (Section 7.2): Row-by-Row and ZigZag on LeNet-5's first layer (input
+ * 32x32, one channel, six 5x5 kernels, stride 1, no padding: 28x28 patches) for
+ * groups of g_lo..g_hi patches, in Section 7.1's metric delta = sum |I_slice| + n
+ * (tl = tacc = 1; Cin = 1, so elements are pixels; the kernels do not enter it).
+ * The paper prints the two curves without values: the table gives ours, every plan
+ * through the functional check. */
+static int BenchSteps_fig11(int g_lo, int g_hi, int max_loads, bool csv) {
+  Layer l = {0};
+  snprintf(l.name, sizeof l.name, "lenet5.conv1");
+  l.C = 1, l.K = 6, l.R = l.S = 5, l.P = l.Q = 28, l.N = 1;
+  l.stride_h = l.stride_w = 1, l.groups = 1, l.op = -1;
+  StepsOptions o;
+  StepsOptions_init(&o);
+  o.max_loads = max_loads;
+  const int npix = 32 * 32, npatch = 28 * 28, n = g_hi - g_lo + 1;
+  int sg[100];
+  bool zz_wins[100], row_wins[100], tie[100];
+  int failed = 0, checked = 0;
+  if (csv) printf("sg,steps,row,zigzag,floor,row_max_loads,zigzag_max_loads,functional\n");
+  else {
+    printf("# Fig. 11 of the offloading-steps paper (Section 7.2): LeNet-5's first layer, input 32x32 (Cin 1),\n"
+           "# 6 kernels of 5x5, stride 1, no padding: 28x28 = %d patches, Row-by-Row and ZigZag in groups of SG\n"
+           "# delta = sum |I_slice| + n (Section 7.1: tl = tacc = 1, in pixels); floor = every pixel loaded once + Kmin;\n"
+           "# loads: the most loads of one pixel (* past Eq. 9's %d)\n\n", npatch, max_loads);
+    printf("| SG | n | Row-by-Row | ZigZag | shorter | floor | Row loads | ZigZag loads |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+  }
+  for (int i = 0; i < n; i++) {
+    int g = g_lo + i;
+    o.group_size = g;
+    StepsPlan p[2];
+    SpError err;
+    bool ok = true;
+    for (int s = 0; s < 2; s++) {
+      StepsStrategy strat = s ? STEPS_ZIGZAG : STEPS_ROW;
+      if (Steps_plan(&l, &o, strat, &p[s], &err) != SP_OK) {
+        fprintf(stderr, "spadmap bench steps --fig11: SG %d %s: %s\n", g, Steps_strategyName(strat), err.text);
+        if (s) StepsPlan_free(&p[0]);
+        return EXIT_INVALID;
+      }
+      Status cs = Steps_execute(&l, &o, &p[s], 1234 + (uint64_t)s, &err);
+      checked++;
+      if (cs != SP_OK) {
+        fprintf(stderr, "spadmap bench steps --fig11: SG %d %s: functional check: %s\n", g,
+                Steps_strategyName(strat), err.text);
+        failed++, ok = false;
+      }
+    }
+    long long row = p[0].objective, zz = p[1].objective, floor = npix + (npatch + g - 1) / g;
+    sg[i] = g, zz_wins[i] = zz < row, row_wins[i] = row < zz, tie[i] = row == zz;
+    bool rs = max_loads && p[0].max_loads > max_loads, zs = max_loads && p[1].max_loads > max_loads;
+    if (csv)
+      printf("%d,%d,%lld,%lld,%lld,%d,%d,%s\n", g, p[0].nsteps, row, zz, floor, p[0].max_loads, p[1].max_loads,
+             ok ? "ok" : "FAIL");
+    else
+      printf("| %d | %d | %lld | %lld | %s | %lld | %d%s | %d%s |\n", g, p[0].nsteps, row, zz,
+             zz < row ? "ZigZag" : row < zz ? "Row-by-Row" : "same", floor, p[0].max_loads, rs ? "*" : "",
+             p[1].max_loads, zs ? "*" : "");
+    StepsPlan_free(&p[0]);
+    StepsPlan_free(&p[1]);
+  }
+  if (!csv) {
+    printf("\nZigZag shorter at SG ");
+    BenchSteps_ranges(sg, zz_wins, n);
+    printf("; Row-by-Row shorter at SG ");
+    BenchSteps_ranges(sg, row_wins, n);
+    printf("; the same at SG ");
+    BenchSteps_ranges(sg, tie, n);
+    printf(" (Wout = 28)\nfunctional check failed on %d of %d plans\n", failed, checked);
+  }
+  return failed ? EXIT_INVALID : EXIT_OK;
 }
 
 static int BenchSteps_run(int argc, char **argv) {
@@ -79,6 +169,19 @@ static int BenchSteps_run(int argc, char **argv) {
   int hin_min = 4, hin_max = 12, g_min = 2, g_max = 10;
   if (Cli_value(c, &a, "--inputs") && BenchSteps_range(Cli_value(c, &a, "--inputs"), "--inputs", 3, 40, &hin_min, &hin_max))
     return EXIT_USAGE;
+  if (Cli_value(c, &a, "--fig11")) {
+    static const char *const ilp_only[] = {"--time-limit", "--wall-limit", "--threads", "--model", "--inputs"};
+    for (size_t i = 0; i < sizeof ilp_only / sizeof *ilp_only; i++)
+      if (Cli_value(c, &a, ilp_only[i])) {
+        fprintf(stderr, "spadmap bench steps: %s is for the ILP experiment, not --fig11 (no ILP, one layer)\n",
+                ilp_only[i]);
+        return EXIT_USAGE;
+      }
+    g_min = 1, g_max = 32; /* the figure's x axis */
+    if (Cli_value(c, &a, "--groups") && BenchSteps_range(Cli_value(c, &a, "--groups"), "--groups", 1, 100, &g_min, &g_max))
+      return EXIT_USAGE;
+    return BenchSteps_fig11(g_min, g_max, max_loads, csv);
+  }
   if (Cli_value(c, &a, "--groups") && BenchSteps_range(Cli_value(c, &a, "--groups"), "--groups", 1, 100, &g_min, &g_max))
     return EXIT_USAGE;
   if (csv) printf("input,group,steps,s1,row,zigzag,ilp,status,proven_by,seconds,bound,gain_pct,max_loads_row,max_loads_zigzag,functional\n");
@@ -91,7 +194,7 @@ static int BenchSteps_run(int argc, char **argv) {
     printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | proven by | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
-  int total = 0, optimal = 0, failed = 0, unchecked = 0, refused = 0, errors = 0, better = 0, search_threads = 0;
+  int total = 0, optimal = 0, infeasibles = 0, failed = 0, unchecked = 0, refused = 0, errors = 0, better = 0, search_threads = 0;
   double worst = 0, best_gain = 0;
   for (int hin = hin_min; hin <= hin_max; hin++)
     for (int g = g_min; g <= g_max; g++) {
@@ -115,9 +218,13 @@ static int BenchSteps_run(int argc, char **argv) {
       StepsPlan p[STEPS_STRATEGIES];
       Status st[STEPS_STRATEGIES];
       SpError err;
-      bool ok = true, skipped = false, too_large = false, error = false; /* ok: no plan made failed its check */
+      bool ok = true, skipped = false, too_large = false, error = false, infeasible = false; /* ok: no plan made failed its check */
       for (int s = 0; s < STEPS_STRATEGIES; s++) {
         st[s] = Steps_plan(&l, &o, (StepsStrategy)s, &p[s], &err);
+        if (s == STEPS_ILP && st[s] == SP_ERR_INFEASIBLE) { /* proven: no grouping keeps Eq. 9 (e.g. --max-loads 1) */
+          infeasible = true;
+          continue;
+        }
         if (st[s] != SP_OK) {
           fprintf(stderr, "spadmap bench steps: %dx%d G=%d %s: %s\n", hin, hin, g,
                   Steps_strategyName((StepsStrategy)s), err.text);
@@ -142,6 +249,7 @@ static int BenchSteps_run(int argc, char **argv) {
       if (skipped) unchecked++;
       if (too_large) refused++;
       if (error) errors++;
+      if (infeasible) infeasibles++;
       int64_t heur = -1;
       for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) /* the best that keeps Eq. 9, as the ILP must */
         if (st[s] == SP_OK && (!max_loads || p[s].max_loads <= max_loads) && (heur < 0 || p[s].objective < heur))
@@ -155,7 +263,7 @@ static int BenchSteps_run(int argc, char **argv) {
       if (gain > best_gain) best_gain = gain;
       const char *status = ip ? (ip->wall_stopped && ip->ilp_status == ILP_TIMEOUT ? "timeout (wall clock)"
                                                                                    : IlpStatus_name(ip->ilp_status))
-                              : too_large ? "refused (too large)" : "error";
+                              : too_large ? "refused (too large)" : infeasible ? "infeasible" : "error";
       const char *by = ip && ip->proven_by ? ip->proven_by : "-";
 #define OBJ(s) (st[s] == SP_OK ? (long long)p[s].objective : -1LL)
       if (csv)
@@ -183,6 +291,7 @@ static int BenchSteps_run(int argc, char **argv) {
            optimal, total, Words_figure(limit, tls, sizeof tls), worst, better, best_gain, failed);
     if (unchecked) printf("; functional check skipped (time limit or too large) on %d", unchecked);
     if (refused) printf("; ILP refused (too large) on %d", refused);
+    if (infeasibles) printf("; proven infeasible (no grouping keeps Eq. 9 or fits) on %d", infeasibles);
     if (errors) printf("; no plan (error) on %d", errors);
     printf("\n");
     if (search_threads) printf("the exact search ran on %d thread%s\n", search_threads, search_threads > 1 ? "s" : "");
@@ -192,5 +301,6 @@ static int BenchSteps_run(int argc, char **argv) {
 
 const CliCommand Cli_benchSteps = {
     "bench steps", "[options]",
-    "The offloading-steps ILP experiment: Row-by-Row, ZigZag, S1 and the ILP on inputs 4x4..12x12, groups 2..10.",
+    "The offloading-steps ILP experiment: Row-by-Row, ZigZag, S1 and the ILP on inputs 4x4..12x12, groups 2..10; "
+    "--fig11: Fig. 11, Row-by-Row against ZigZag on LeNet-5's first layer.",
     BenchSteps_options, BenchSteps_run, 0};

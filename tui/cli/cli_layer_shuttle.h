@@ -17,7 +17,7 @@
   {"--size-mem", "N", "steps-*: on-chip memory in elements (default: unbounded)"},                       \
   {"--nbop-pe", "N", "steps-*: MACs per step (sets the patches per step)"},                              \
   {"--group-size", "N", "steps-*: patches per step (default 4 unless --nbop-pe)"},                       \
-  {"--max-loads", "N", "steps-ilp: loads per pixel at most (Eq. 9; default 2, 0: none)"},                \
+  {"--max-loads", "N", "steps-ilp: Eq. 9's nb_data_reload, loads per pixel at most (default 2, from the paper's Section 2.3; 0: none)"}, \
   {"--steps", "N", "steps-ilp: number of steps (groups) n, Kmin..patches (default Kmin, as the paper)"},  \
   {"--cycles", "TL,TW,TACC", "steps-*: cycles per loaded, per written element, per compute (default 1,1,1)"}, \
   {"--all", NULL, "steps-*: print every step"},                                                           \
