@@ -59,6 +59,11 @@ if command -v xmllint >/dev/null; then xmllint --noout "$tmp/p.svg" && ok || bad
 expect 0 "wrote $tmp/t.svg: traffic" "$bin" sweep "$dia" --plot "$tmp/t.svg"
 grep -q "non-compulsory traffic (bytes" "$tmp/t.svg" && ok || bad "plot without --arch: traffic"
 [ "$(grep -c '<polyline' "$tmp/t.svg")" -eq 4 ] && ok || bad "plot without --arch: one panel of 4 lines"
+# a --to under M_R ends there: the halving steps under it, then --to (no rows past it)
+"$bin" sweep "$fs" --from M_R/8 --to M_R/3 --csv >"$tmp/low.csv" || bad "sweep --to M_R/3"
+[ "$(cut -d, -f1 "$tmp/low.csv" | sed 1d | sort -un | tr '\n' ' ')" = "426496 852992 1137323 " ] && ok ||
+  bad "--to M_R/3: budgets $(cut -d, -f1 "$tmp/low.csv" | sed 1d | sort -un | tr '\n' ' ')"
+expect 0 "x 1 budget from" "$bin" sweep "$dia" --to M_R
 # bad input
 expect 2 "--method maps layers onto an --arch" "$bin" sweep "$fs" --method random
 expect 2 '--to wants a size (M_P\*2, 4M) or a factor from 1 to 100 (got "0.5")' "$bin" sweep "$fs" --to 0.5
