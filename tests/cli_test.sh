@@ -238,6 +238,9 @@ expect 1 'no op named "a\\x1b\[2Jb"' "$bin" layer "$r50" "$(printf 'a\033[2Jb')"
 # an empty --arch is named as such (it was "data/arch/.json: cannot open")
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --arch ""
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --method smartshuttle --arch ""
+# the explorer's --arch takes a bundled name as cost and layer do (it was "cosa_4xpe: cannot open")
+expect 0 "cycles, .* on cosa-4x" "$bin" snapshot "$dia" --arch cosa_4xpe --size 120x30
+expect 1 "arch/nope.json: cannot open" "$bin" snapshot "$dia" --arch nope
 expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$bin" layer 3_7_512_512_1 --method cosa --time-limit 1e-9
 # an option of another family of methods is refused, not ignored with a bad value
 expect 2 "--capacity is for smartshuttle, not cosa" "$bin" layer 3_7_64_64_1 --method cosa --capacity foo
