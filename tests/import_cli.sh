@@ -96,6 +96,11 @@ expect 0 "re-imported with --fold" "$bin" snapshot "$dyn" --plan "$tmp/rec.json"
 expect 0 '"import": {"format":"onnx","file":"tiny_cnn.onnx","fold":true,"dtype":"int8","dims":{}}' cat "$tmp/tiny.json"
 expect 0 "validator      valid" "$bin" solve "$tmp/tiny.json" --budget M_R --out "$tmp/rec2.json"
 expect 0 "re-imported with --fold --dtype int8, as the plan records" "$bin" validate "$onnx" "$tmp/rec2.json"
+# a network JSON imported otherwise than the plan's model: the note says why first (it
+# printed only the violations, every size and op differing)
+expect 0 "wrote" "$bin" import "$onnx" --out "$tmp/plain.json"
+expect 1 "^note: the plan records its model opened with --fold --dtype int8; .*plain.json was imported with no options: .spadmap import MODEL --fold --dtype int8 --out NET.json" "$bin" validate "$tmp/plain.json" "$tmp/rec2.json"
+b=$bin t=$tmp check "the same options: no note" '! "$b" validate "$t/tiny.json" "$t/rec2.json" | grep -q note'
 # a plan without a record (made from a hand-written network) is validated as before: no note
 expect 0 "valid: " "$bin" validate "$onnx" "$tmp/plan.json"
 b=$bin o=$onnx t=$tmp check "a plan from the unfolded model records no options, validate says nothing more" \
