@@ -282,7 +282,8 @@ void LessonView_draw(App *app, Grid *g, int y, int h) {
   else snprintf(p0, sizeof p0, "%s or Enter: next stage", next);
   snprintf(p1, sizeof p1, "%s: back", prev);
   snprintf(p3, sizeof p3, "%s: hide", pane);
-  snprintf(p4, sizeof p4, "%s: quit", quit);
+  /* over the layer view the quit key closes the view (LayerView_key), not the explorer */
+  snprintf(p4, sizeof p4, LayerView_isOpen(app) ? "%s: close the view" : "%s: quit", quit);
   const char *part[] = {p0, last ? NULL : p1, p3, p4, last ? "or keep exploring" : "(every other key works as usual)"};
   LessonView_keys(g, 2, bottom, g->w - 4 - (mw ? mw + 2 : 0), part, 5);
 }
