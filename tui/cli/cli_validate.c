@@ -17,7 +17,7 @@ static int Validate_offchip(const Net *net, const char *path) {
   }
   Status st = OffchipPlan_validate(p, net, &err);
   if (st == SP_OK)
-    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", path, net->name, p->method,
+    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", Cli_safe(path), Cli_safe(net->name), p->method,
            (long long)p->peak_bytes);
   else
     printf("%s: %s\n", path, err.text);
