@@ -152,8 +152,8 @@ static int Sweep_runCli(int argc, char **argv) {
   }
   if (!st && one && (st = Budget_parse(one, &f, &o.only, &preset, &err))) exit_code = EXIT_USAGE;
   if (!st && o.to > 0 && o.from > 0 && o.to <= o.from) {
-    st = SpError_set(&err, SP_ERR_ARG, "--to (%lld bytes) must be above --from (%lld bytes)", (long long)o.to,
-                     (long long)o.from);
+    st = SpError_set(&err, SP_ERR_ARG, "--to (%lld bytes) must be above --from (%lld bytes)%s", (long long)o.to,
+                     (long long)o.from, o.to == o.from ? "; one budget alone is --budget SIZE" : "");
     exit_code = EXIT_USAGE;
   }
   if (!st) st = Sweep_new(net, &f, &o, &sw, &err);
