@@ -131,8 +131,11 @@ static void Lesson_wrap(LessonLines *L, const char *p, int w) {
 /* The text's columns: the pane's width less a margin of 2 on each side. */
 static int LessonView_textWidth(const Grid *g) { return g->w - 4; }
 
-/* Does every figure text quotes have a value in the state shown? */
+/* Does every figure text quotes have a value in the state shown? Not while a solve
+ * runs: the plan on screen then is the fast placeholder (App_resolve), not the
+ * stage's (an ILP stage on the worker thread). */
 static bool LessonView_complete(App *app, const char *text) {
+  if (app->solving && strchr(text, '{')) return false;
   for (const char *p = strchr(text, '{'); p; p = strchr(p + 1, '{')) {
     const char *end = strchr(p, '}');
     if (!end) break;
