@@ -23,6 +23,11 @@ void Sweep_free(Sweep *sw) {
   free(sw);
 }
 
+/* The k-th of n budgets below M_R from lo: M_R / ratio^((n - k) / n), M_R/16, /8, /4, /2 for lo = M_R/16. */
+static int64_t Sweep_below(int64_t m_r, int64_t lo, int n, int k) {
+  return llround((double)m_r / pow((double)m_r / (double)lo, (double)(n - k) / n));
+}
+
 Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Sweep **out, SpError *err) {
   (void)net;
   *out = NULL;
@@ -32,11 +37,18 @@ Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Swe
   int64_t lo = o->from > 0 ? o->from : f->m_r, start = lo > f->m_r ? lo : f->m_r;
   int64_t hi = o->to > 0 ? o->to
                          : (int64_t)((double)(f->m_p > f->m_r ? f->m_p : f->m_r) * (o->past_mp > 1 ? o->past_mp : 1));
-  if (hi <= start) hi = start + nb - 1;
+  /* a last budget at or under M_R: only the steps below it, then that budget (no
+   * evenly spaced ones past M_R, which would all sit above --to) */
+  bool to_below = o->to > 0 && o->to <= f->m_r;
+  if (to_below) hi = o->to, nb = 1;
+  else if (hi <= start) hi = start + nb - 1;
   int nbelow = 0;
   if (lo < f->m_r) nbelow = (int)ceil(log2((double)f->m_r / (double)lo) - 1e-9);
   if (nbelow > 64) nbelow = 64;
-  int total = o->only > 0 ? 1 : nbelow + nb;
+  int nkept = nbelow; /* the steps below M_R that lie under hi */
+  if (to_below)
+    for (nkept = 0; nkept < nbelow && Sweep_below(f->m_r, lo, nbelow, nkept) < hi;) nkept++;
+  int total = o->only > 0 ? 1 : nkept + nb;
   int ns = Policy_count(POLICY_SCHEDULE), nr = Policy_count(POLICY_REPLACEMENT), na = Policy_count(POLICY_ALLOCATOR);
   Sweep *sw = calloc(1, sizeof *sw);
   if (!sw) return SpError_set(err, SP_ERR_NOMEM, "out of memory");
@@ -62,9 +74,10 @@ Status Sweep_new(const Net *net, const NetFigures *f, const SweepOptions *o, Swe
   sw->nbudgets = total;
   if (o->only > 0) sw->budgets[0] = o->only;
   else {
-    for (int k = 0; k < nbelow; k++) /* M_R / ratio^((nbelow - k) / nbelow): M_R/16, /8, /4, /2 for M_R/16 */
-      sw->budgets[k] = llround((double)f->m_r / pow((double)f->m_r / (double)lo, (double)(nbelow - k) / nbelow));
-    for (int b = 0; b < nb; b++) sw->budgets[nbelow + b] = start + (int64_t)((double)(hi - start) * b / (nb - 1) + 0.5);
+    for (int k = 0; k < nkept; k++) sw->budgets[k] = Sweep_below(f->m_r, lo, nbelow, k);
+    if (to_below) sw->budgets[nkept] = hi;
+    else
+      for (int b = 0; b < nb; b++) sw->budgets[nkept + b] = start + (int64_t)((double)(hi - start) * b / (nb - 1) + 0.5);
   }
   sw->points = calloc((size_t)sw->ncombos * (size_t)total, sizeof *sw->points);
   if (!sw->points) {

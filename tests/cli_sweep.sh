@@ -59,11 +59,17 @@ if command -v xmllint >/dev/null; then xmllint --noout "$tmp/p.svg" && ok || bad
 expect 0 "wrote $tmp/t.svg: traffic" "$bin" sweep "$dia" --plot "$tmp/t.svg"
 grep -q "non-compulsory traffic (bytes" "$tmp/t.svg" && ok || bad "plot without --arch: traffic"
 [ "$(grep -c '<polyline' "$tmp/t.svg")" -eq 4 ] && ok || bad "plot without --arch: one panel of 4 lines"
+# a --to under M_R ends there: the halving steps under it, then --to (no rows past it)
+"$bin" sweep "$fs" --from M_R/8 --to M_R/3 --csv >"$tmp/low.csv" || bad "sweep --to M_R/3"
+[ "$(cut -d, -f1 "$tmp/low.csv" | sed 1d | sort -un | tr '\n' ' ')" = "426496 852992 1137323 " ] && ok ||
+  bad "--to M_R/3: budgets $(cut -d, -f1 "$tmp/low.csv" | sed 1d | sort -un | tr '\n' ' ')"
+expect 0 "x 1 budget from" "$bin" sweep "$dia" --to M_R
 # bad input
 expect 2 "--method maps layers onto an --arch" "$bin" sweep "$fs" --method random
 expect 2 '--to wants a size (M_P\*2, 4M) or a factor from 1 to 100 (got "0.5")' "$bin" sweep "$fs" --to 0.5
 expect 2 "expected a positive divisor" "$bin" sweep "$fs" --from M_R/0
 expect 2 "must be above --from" "$bin" sweep "$fs" --from M_R --to M_R/2
+expect 2 "must be above --from (524288 bytes); one budget alone is --budget SIZE" "$bin" sweep "$fs" --from 512K --to 512K
 expect 2 "--budget (one budget) goes without" "$bin" sweep "$fs" --budget M_R --from M_R/2
 expect 2 "--jobs writes the jobs only" "$bin" sweep "$fs" --jobs "$tmp/x" --csv
 expect 2 "takes no network" "$bin" sweep "$fs" --merge "$tmp"

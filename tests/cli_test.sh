@@ -238,6 +238,9 @@ expect 1 'no op named "a\\x1b\[2Jb"' "$bin" layer "$r50" "$(printf 'a\033[2Jb')"
 # an empty --arch is named as such (it was "data/arch/.json: cannot open")
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --arch ""
 expect 2 "arch: empty" "$bin" layer 3_7_64_64_1 --method smartshuttle --arch ""
+# the explorer's --arch takes a bundled name as cost and layer do (it was "cosa_4xpe: cannot open")
+expect 0 "cycles, .* on cosa-4x" "$bin" snapshot "$dia" --arch cosa_4xpe --size 120x30
+expect 1 "arch/nope.json: cannot open" "$bin" snapshot "$dia" --arch nope
 expect 3 "time limit (1e-09 s) reached after 0 rounds (no MIP solved in it)" "$bin" layer 3_7_512_512_1 --method cosa --time-limit 1e-9
 # an option of another family of methods is refused, not ignored with a bad value
 expect 2 "--capacity is for smartshuttle, not cosa" "$bin" layer 3_7_64_64_1 --method cosa --capacity foo
@@ -426,6 +429,12 @@ sed 's/"offset":[0-9]*/"offset":7/g' "$tmp/evil-plan.json" >"$tmp/evil-bad.json"
 expect 1 '"in\\x1b\[2J" at \[7, 11) lies outside' "$bin" validate "$tmp/evil.json" "$tmp/evil-bad.json"; noesc "validate errors" "$tmp/out"
 sed 's/"shape":\[4\],"kind":"input"/"shape":[4],"dtype":"int3","kind":"input"/' "$tmp/evil.json" >"$tmp/evil-dtype.json"
 expect 1 'tensor "in\\x1b\[2J" is not one of' "$bin" info "$tmp/evil-dtype.json"; noesc "loader errors" "$tmp/out"
+# the off-chip and cost tables too (offchip printed the raw name, cut at its 32nd byte)
+expect 0 '^in\\x1b\[2J ' "$bin" offchip "$tmp/evil.json" --budget M_R; noesc "offchip" "$tmp/out"
+expect 0 '^op\\x1b\]0;pwned\\x07 ' "$bin" cost "$tmp/evil.json" --budget M_R; noesc "cost" "$tmp/out"
+# a long name keeps its distinctive end, as the explorer shows it (they all began "/features/features.")
+sed 's/"name":"y"/"name":"\/features\/features.4\/block\/block.0\/block.0.0\/Conv_output_0"/; s/"outputs":\["y"\]/"outputs":["\/features\/features.4\/block\/block.0\/block.0.0\/Conv_output_0"]/' "$tmp/evil.json" >"$tmp/long.json"
+expect 0 '^…block.0/block.0.0/Conv_output_0 ' "$bin" offchip "$tmp/long.json" --budget M_R
 check "snapshot of evil.json" '"$bin" snapshot "$tmp/evil.json" --size 100x30 --out "$tmp/evil-screen.txt"'
 noesc "snapshot" "$tmp/evil-screen.txt"
 check "snapshot shows the name escaped" 'grep -q "x\\\\x1b\[2J" "$tmp/evil-screen.txt"'

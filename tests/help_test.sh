@@ -16,6 +16,10 @@ subs=$("$bin" bench --help | sed -n '/^subcommands/,/^$/p' | awk '$1 == "bench" 
 [ "$(echo "$cmds" | wc -l)" -ge 14 ] || bad "too few commands read from --help: $cmds"
 [ "$(echo "$subs" | wc -l)" -ge 7 ] || bad "too few bench subcommands: $subs"
 all=$(echo "$cmds"; for s in $subs; do echo "bench $s"; done)
+# every command's line in `spadmap --help` is a sentence: a capital first, a full stop last
+# (import's read "convert an ONNX model ... directly too)")
+"$bin" --help | sed -n '/^commands:/,/^$/p' | awk 'NF && !/^commands:/ {$1 = ""; print substr($0, 2)}' >"$tmp/summaries"
+if grep -v '^[A-Z].*\.$' "$tmp/summaries" >"$tmp/unsentenced"; then bad "not a sentence in --help: $(cat "$tmp/unsentenced")"; else ok; fi
 
 source "$comp"
 # complete WORDS...: what _spadmap offers for the last word (may be empty)

@@ -82,6 +82,15 @@ expect 0 "re-imported with --fold" "$bin" snapshot "$dyn" --plan "$tmp/rec.json"
 expect 0 '"import": {"format":"onnx","file":"tiny_cnn.onnx","fold":true,"dtype":"int8","dims":{}}' cat "$tmp/tiny.json"
 expect 0 "validator      valid" "$bin" solve "$tmp/tiny.json" --budget M_R --out "$tmp/rec2.json"
 expect 0 "re-imported with --fold --dtype int8, as the plan records" "$bin" validate "$onnx" "$tmp/rec2.json"
+# a network JSON imported otherwise than the plan's model: the note says why first (it
+# printed only the violations, every size and op differing)
+expect 0 "wrote" "$bin" import "$onnx" --out "$tmp/plain.json"
+expect 1 "^note: the plan records its model opened with --fold --dtype int8; .*plain.json was imported with no options: .spadmap import MODEL --fold --dtype int8 --out NET.json" "$bin" validate "$tmp/plain.json" "$tmp/rec2.json"
+b=$bin t=$tmp check "the same options: no note" '! "$b" validate "$t/tiny.json" "$t/rec2.json" | grep -q note'
+# below M_R the hint tiles the model as it was opened: offchip reads network files as
+# they are, so a model opened with options is imported first (the hint dropped --dtype)
+expect 1 "tile it with .spadmap import .*tiny_cnn.onnx --fold --dtype int8 --out N.json., .spadmap offchip N.json --budget" "$bin" solve "$onnx" --fold --dtype int8 --budget M_R/2
+expect 1 "tile it with .spadmap offchip .*tiny_cnn.onnx --budget" "$bin" solve "$onnx" --budget M_R/2
 # a plan without a record (made from a hand-written network) is validated as before: no note
 expect 0 "valid: " "$bin" validate "$onnx" "$tmp/plan.json"
 b=$bin o=$onnx t=$tmp check "a plan from the unfolded model records no options, validate says nothing more" \

@@ -135,6 +135,38 @@ TEST(sweep_below_mr_with_cost) {
   Net_free(net);
 }
 
+/* A last budget under M_R (--from 256K --to 1M on resnet50, M_R 2.30M): the halving
+ * steps under it, then that budget, every one at most --to. The grid once ended in
+ * --points budgets of M_R + 0..N bytes, all above --to (four rows of "2.30 MiB"). */
+TEST(sweep_to_below_mr_stays_under_it) {
+  Net *net;
+  SpError err;
+  CHECK_EQ(Net_load(SPADMAP_DATA_DIR "/networks/resnet50.json", &net, &err), SP_OK);
+  NetFigures f;
+  CHECK_EQ(Figures_compute(net, false, &f, NULL, &err), SP_OK);
+  SweepOptions o;
+  SweepOptions_init(&o);
+  o.budgets = 4;
+  o.from = llround((double)f.m_r / 16);
+  o.to = llround((double)f.m_r / 3);
+  Sweep *sw;
+  CHECK_EQ(Sweep_new(net, &f, &o, &sw, &err), SP_OK);
+  CHECK_EQ(sw->nbudgets, 4); /* M_R/16, /8, /4, then M_R/3 (M_R/2 is past it) */
+  CHECK_EQ(sw->budgets[0], o.from);
+  CHECK_EQ(sw->budgets[1], llround((double)f.m_r / 8));
+  CHECK_EQ(sw->budgets[2], llround((double)f.m_r / 4));
+  CHECK_EQ(sw->budgets[3], o.to);
+  Sweep_free(sw);
+  o.to = f.m_r; /* up to M_R itself: its one untiled budget last */
+  CHECK_EQ(Sweep_new(net, &f, &o, &sw, &err), SP_OK);
+  CHECK_EQ(sw->nbudgets, 5);
+  CHECK_EQ(sw->budgets[3], llround((double)f.m_r / 2));
+  CHECK_EQ(sw->budgets[4], f.m_r);
+  for (int b = 1; b < sw->nbudgets; b++) CHECK(sw->budgets[b] > sw->budgets[b - 1]);
+  Sweep_free(sw);
+  Net_free(net);
+}
+
 TEST(sweep_stops_on_cancel) {
   Net *net;
   SpError err;
@@ -153,4 +185,5 @@ TEST(sweep_stops_on_cancel) {
   Net_free(net);
 }
 
-TEST_MAIN("sweep", T(sweep_points_equal_plain_solves_and_validate), T(sweep_below_mr_with_cost), T(sweep_stops_on_cancel))
+TEST_MAIN("sweep", T(sweep_points_equal_plain_solves_and_validate), T(sweep_below_mr_with_cost),
+          T(sweep_to_below_mr_stays_under_it), T(sweep_stops_on_cancel))

@@ -210,6 +210,19 @@ shows lesson_fragmentation_80x24_more "something is spilled instead. The shaded 
 shows lesson_fragmentation_80x24_more "more ↑ 3 ({)"
 lesson_ lesson_fragmentation_80x24_hidden fragmentation 80x24 "f"
 shows lesson_fragmentation_80x24_hidden "f: show the text"
+# the map's legend over a lesson at 80x24 (16 rows above the pane): the rows that fit,
+# and the bottom border says the rest is cut and how to see it (the last paragraph was
+# drawn over the border and lost); with the pane folded, all of it
+lesson_ lesson_tour_legend_80x24 tour 80x24 "l"
+shows lesson_tour_legend_80x24 "more than fits: f folds the lesson's text"
+lesson_ lesson_tour_legend_80x24_folded tour 80x24 "fl"
+shows lesson_tour_legend_80x24_folded "store (an output, to DRAM)"
+# over the layer view the pane names what q does there: it closes the view (the pane said
+# "q: quit"); closed, q quits again
+"$bin" lesson "$data/lessons/loopnest.json" --size 100x30 --out "$tmp/ln.txt" 2>"$tmp/err" || echo "lesson loopnest failed" >"$tmp/ln.txt"
+shows ln "q: close the view"
+"$bin" lesson "$data/lessons/loopnest.json" --size 100x30 --keys q --out "$tmp/ln_closed.txt" 2>"$tmp/err" || echo "failed" >"$tmp/ln_closed.txt"
+shows ln_closed "q: quit"
 # the ASCII fallback (non-UTF-8 locales)
 if "$bin" snapshot "$data/networks/diamond.json" --size 80x24 --ascii --out "$tmp/ascii.txt" &&
    ! LC_ALL=C grep -q '[^ -~]' "$tmp/ascii.txt"; then

@@ -380,6 +380,7 @@ static int Act_lessonStep(App *app, int d) {
   SpError err;
   app->message[0] = '\0';
   if (Lesson_goto(app, k, &err)) App_setMessage(app, true, "%s", err.text);
+  LessonView_freeze(app); /* the text's figures: this state's, whatever is pressed next */
   return ACT_REDRAW;
 }
 static int Act_lessonNext(App *app) { return Act_lessonStep(app, 1); }

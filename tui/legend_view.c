@@ -90,20 +90,34 @@ static const LegendRow Legend_shuttle[] = {
                     "channels, K output channels, N batch"},
 };
 
+/* The box: a blank row under the title and before the units when they fit; on a short
+ * screen (a lesson's pane under the explorer at 80x24) without them, and rows that do
+ * not fit whole are left out and the bottom border says so (they were drawn over it). */
 static void Legend_box(App *app, Grid *g, const char *title, const LegendRow *rows, int n, const char *units) {
-  (void)app;
-  int w = g->w - 8 < 76 ? g->w - 8 : 76, tw = w - 8, lines = 0;
-  for (int i = 0; i < n; i++) lines += View_wrap(NULL, 0, 0, rows[i].glyph ? tw : w - 4, ROLE_DEFAULT, rows[i].text);
-  if (units) lines += View_wrap(NULL, 0, 0, w - 4, ROLE_DEFAULT, units) + 1;
-  int h = lines + 4;
+  int w = g->w - 8 < 76 ? g->w - 8 : 76, tw, body, ul, roomy;
+  for (;;) { /* short of rows: the width of the screen less a column each side, fewer lines */
+    tw = w - 8, body = 0;
+    for (int i = 0; i < n; i++) body += View_wrap(NULL, 0, 0, rows[i].glyph ? tw : w - 4, ROLE_DEFAULT, rows[i].text);
+    ul = units ? View_wrap(NULL, 0, 0, w - 4, ROLE_DEFAULT, units) : 0;
+    roomy = body + ul + (units ? 1 : 0) + 4 <= g->h; /* the blank rows fit */
+    if (roomy || w >= g->w - 2) break;
+    w = g->w - 2;
+  }
+  int h = roomy ? body + ul + (units ? 1 : 0) + 4 : body + ul + 2;
   if (h > g->h) h = g->h;
-  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, y = y0 + 2;
+  int x0 = (g->w - w) / 2, y0 = (g->h - h) / 2, y = y0 + 1 + roomy, last = y0 + h - 2; /* the last text row */
   Grid_box(g, x0, y0, w, h);
   char head[120], lk[16];
   snprintf(head, sizeof head, " legend: %s (any key closes; %s again too) ", title,
            Key_name(Actions_keyOf("legend"), lk, sizeof lk));
   Grid_text(g, x0 + 2, y0, w - 4, ROLE_TITLE, ATTR_BOLD, head);
-  for (int i = 0; i < n && y < y0 + h - 1; i++) {
+  bool cut = false;
+  for (int i = 0; i < n && !cut; i++) {
+    int k = View_wrap(NULL, 0, 0, rows[i].glyph ? tw : w - 4, ROLE_DEFAULT, rows[i].text);
+    if (y + k - 1 > last) {
+      cut = true;
+      break;
+    }
     if (!rows[i].glyph) {
       y += View_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, rows[i].text);
       continue;
@@ -111,8 +125,18 @@ static void Legend_box(App *app, Grid *g, const char *title, const LegendRow *ro
     Grid_put(g, x0 + 3, y, Grid_glyph(g, rows[i].glyph), rows[i].role, ATTR_BOLD);
     y += View_wrap(g, x0 + 6, y, tw, ROLE_DEFAULT, rows[i].text);
   }
-  y++;
-  if (units && y < y0 + h - 1) View_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, units);
+  y += roomy;
+  if (units && !cut) {
+    if (y + ul - 1 > last) cut = true;
+    else View_wrap(g, x0 + 2, y, w - 4, ROLE_DIM, units);
+  }
+  if (cut) {
+    char k[16], more[96];
+    if (app->lesson) snprintf(more, sizeof more, " more than fits: %s folds the lesson's text ",
+                              Key_name(Actions_keyOf("lesson_pane"), k, sizeof k));
+    else snprintf(more, sizeof more, " more than fits: a taller terminal ");
+    Grid_text(g, x0 + 2, y0 + h - 1, w - 4, ROLE_WARN, ATTR_BOLD, more);
+  }
 }
 
 #define LEGEND(rows) rows, (int)(sizeof rows / sizeof rows[0])

@@ -131,6 +131,52 @@ static void Lesson_wrap(LessonLines *L, const char *p, int w) {
 /* The text's columns: the pane's width less a margin of 2 on each side. */
 static int LessonView_textWidth(const Grid *g) { return g->w - 4; }
 
+/* Does every figure text quotes have a value in the state shown? Not while a solve
+ * runs: the plan on screen then is the fast placeholder (App_resolve), not the
+ * stage's (an ILP stage on the worker thread). */
+static bool LessonView_complete(App *app, const char *text) {
+  if (app->solving && strchr(text, '{')) return false;
+  for (const char *p = strchr(text, '{'); p; p = strchr(p + 1, '{')) {
+    const char *end = strchr(p, '}');
+    if (!end) break;
+    char name[96];
+    LessonValue v;
+    snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+    if (strncmp(name, "key:", 4) != 0 && !Lesson_value(app, name, &v)) return false;
+  }
+  return true;
+}
+
+/* Paragraph i of the stage shown, filled: as the stage was set (frozen), or now while
+ * one of its figures has no value yet (then kept once all have). The text filled
+ * from the screen's state quoted what the learner did since: loopnest's "CoSA's MIP
+ * ... 154,752 cycles" after m (cosa-plus's), "the same method (?), on ?" once the
+ * layer view was closed, replacement's "LRU spills 4 times" after +. */
+static const char *LessonView_text(App *app, int i, char *buf, size_t n) {
+  Lesson *l = app->lesson;
+  if (l->frozen_for != l->stage + 1) LessonView_freeze(app);
+  if (l->frozen[i]) return l->frozen[i];
+  const char *text = l->stages[l->stage].text[i];
+  Lesson_fill(app, text, buf, n);
+  if (i < 16 && LessonView_complete(app, text)) l->frozen[i] = Lesson_dup(buf);
+  return buf;
+}
+
+void LessonView_freeze(App *app) {
+  Lesson *l = app->lesson;
+  if (!l) return;
+  for (int i = 0; i < 16; i++) free(l->frozen[i]), l->frozen[i] = NULL;
+  l->frozen_for = l->stage + 1;
+  if (l->stage < 0 || l->stage >= l->nstages) return;
+  const LessonStage *s = &l->stages[l->stage];
+  static char text[4096];
+  for (int i = 0; i < s->ntext && i < 16; i++)
+    if (LessonView_complete(app, s->text[i])) {
+      Lesson_fill(app, s->text[i], text, sizeof text);
+      l->frozen[i] = Lesson_dup(text);
+    }
+}
+
 /* Every paragraph of the stage shown, filled (the engine's figures) and wrapped, a blank line between paragraphs. */
 static void LessonView_lines(App *app, const Grid *g, LessonLines *L) {
   *L = (LessonLines){0};
@@ -138,8 +184,7 @@ static void LessonView_lines(App *app, const Grid *g, LessonLines *L) {
   static char text[4096];
   for (int i = 0; i < s->ntext; i++) {
     if (i) Lines_add(L, "", 0, false);
-    Lesson_fill(app, s->text[i], text, sizeof text);
-    Lesson_wrap(L, text, LessonView_textWidth(g));
+    Lesson_wrap(L, LessonView_text(app, i, text, sizeof text), LessonView_textWidth(g));
   }
 }
 
@@ -156,8 +201,7 @@ int LessonView_height(App *app, const Grid *g) {
   for (int i = 0; i < s->ntext; i++) {
     LessonLines raw = {0}, filled = {0};
     Lesson_wrap(&raw, s->text[i], LessonView_textWidth(g));
-    Lesson_fill(app, s->text[i], text, sizeof text);
-    Lesson_wrap(&filled, text, LessonView_textWidth(g));
+    Lesson_wrap(&filled, LessonView_text(app, i, text, sizeof text), LessonView_textWidth(g));
     lines += raw.n > filled.n ? raw.n : filled.n;
     Lines_free(&raw);
     Lines_free(&filled);
@@ -282,7 +326,8 @@ void LessonView_draw(App *app, Grid *g, int y, int h) {
   else snprintf(p0, sizeof p0, "%s or Enter: next stage", next);
   snprintf(p1, sizeof p1, "%s: back", prev);
   snprintf(p3, sizeof p3, "%s: hide", pane);
-  snprintf(p4, sizeof p4, "%s: quit", quit);
+  /* over the layer view the quit key closes the view (LayerView_key), not the explorer */
+  snprintf(p4, sizeof p4, LayerView_isOpen(app) ? "%s: close the view" : "%s: quit", quit);
   const char *part[] = {p0, last ? NULL : p1, p3, p4, last ? "or keep exploring" : "(every other key works as usual)"};
   LessonView_keys(g, 2, bottom, g->w - 4 - (mw ? mw + 2 : 0), part, 5);
 }

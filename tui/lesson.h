@@ -77,6 +77,8 @@ typedef struct Lesson {
   char error[SP_ERROR_TEXT];        /* the last stage's failure, "" if none */
   bool pinned_layer_ok;             /* the stage shown has a pinned layer: its figures */
   LayerFigures pinned_layer;
+  char *frozen[16];                 /* the stage's paragraphs filled as it was set (LessonView_freeze), */
+  int frozen_for;                   /* for stage frozen_for - 1 (0: none); NULL: not all its figures yet */
 } Lesson;
 
 /* Reads and checks a lesson file (lesson_load.c): a regular file under the
@@ -114,6 +116,12 @@ void Lesson_fill(App *app, const char *text, char *out, size_t n);
 /* The claims of the stage shown, and every figure its text quotes: the number
  * that do not hold, each said in report ("stage 2: claim ... is false: ..."). */
 int Lesson_check(App *app, char *report, size_t n);
+
+/* Fills the stage's paragraphs now, with the state it declares, and keeps them: what
+ * the learner does next (the key the stage invites) changes the screen, not the
+ * text's figures. Called after Lesson_start and Lesson_goto; a paragraph whose
+ * figures have no value yet is filled when they have. */
+void LessonView_freeze(App *app);
 
 /* The narrative pane's rows at the bottom of g (0: no lesson, or no room): the
  * explorer keeps VIEW_LESSON_MIN_H rows above it; 1 when the pane is hidden. */

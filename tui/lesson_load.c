@@ -455,6 +455,7 @@ static void Lesson_freeStage(LessonStage *s) {
 void Lesson_free(Lesson *l) {
   if (!l) return;
   for (int i = 0; i < l->nstages; i++) Lesson_freeStage(&l->stages[i]);
+  for (int i = 0; i < 16; i++) free(l->frozen[i]);
   free(l->stages);
   free(l->title);
   free(l->summary);

@@ -109,6 +109,11 @@ int Cli_planModelOptions(const CliCommand *cmd, const CliArgs *a, const char *ne
  * (Text_escape: "x\x1b[2J"), in one of 8 rotating buffers of this thread:
  * every name the CLI prints goes through it. */
 const char *Cli_safe(const char *s);
+/* A name in a table column of cols display columns, escaped, padded: a longer one
+ * keeps its distinctive end behind "…", as the explorer shows it (Grid_tail), so
+ * "/features/features.4/block/block.0/block.0.0/Conv" is not cut to the prefix that
+ * every op of the model shares. */
+const char *Cli_nameColumn(const char *name, int cols, char *buf, size_t n);
 /* "1.23 MiB"-style size into buf. */
 const char *Cli_bytes(int64_t bytes, char *buf, int n);
 /* A whole number (all of s, in lo..hi) or a real (finite, in lo..hi): false

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "import.h"
 #include "fileio.h"
+#include "grid.h"
 #include "text.h"
 #include "solve.h"
 
@@ -166,6 +167,18 @@ const char *Cli_safe(const char *s) {
   static _Thread_local int next;
   next = (next + 1) % 8;
   return Text_escape(s, ring[next], sizeof ring[next]);
+}
+
+const char *Cli_nameColumn(const char *name, int cols, char *buf, size_t n) {
+  Grid *g = cols > 0 && cols < 512 ? Grid_new(cols, 1, true) : NULL;
+  if (!g) return snprintf(buf, n, "%s", Cli_safe(name)), buf;
+  int w = Grid_tail(g, 0, 0, cols, ROLE_DEFAULT, 0, Cli_safe(name)); /* the explorer's rule, display columns */
+  char *t = Grid_toText(g);
+  size_t len = t ? strcspn(t, "\n") : 0;
+  snprintf(buf, n, "%.*s%*s", (int)len, t ? t : "", cols - w > 0 ? cols - w : 0, "");
+  free(t);
+  Grid_free(g);
+  return buf;
 }
 
 int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *path) {

@@ -135,7 +135,8 @@ static void Cost_print(const Net *net, const NetCostMapper *m, const SolveSettin
   char f[6][48];
   for (int i = 0; i < nc->nops; i++) {
     const NetCostOp *c = &nc->ops[i];
-    printf("%-28.28s %13s %13s %13s %13s %-8s %14s %10s%s\n", Cli_safe(c->name), Words_count((double)c->cycles, f[0], sizeof f[0]),
+    char col[256];
+    printf("%s %13s %13s %13s %13s %-8s %14s %10s%s\n", Cli_nameColumn(c->name, 28, col, sizeof col), Words_count((double)c->cycles, f[0], sizeof f[0]),
            Words_count((double)c->compute_cycles, f[1], sizeof f[1]), Words_count((double)c->onchip_cycles, f[2], sizeof f[2]),
            Words_count((double)c->dram_cycles, f[3], sizeof f[3]),
            c->dram_cycles > c->onchip_cycles ? "DRAM" : c->onchip_cycles > c->compute_cycles ? "on chip" : "compute",

@@ -47,6 +47,6 @@ static int Import_run(int argc, char **argv) {
 
 const CliCommand Cli_import = {
   "import", "MODEL",
-  "convert an ONNX model or a COSMA DAG JSON to the network JSON (info/solve/tui read them directly too)",
+  "Converts an ONNX model or a COSMA DAG JSON to the network JSON (info, solve and tui read them directly too).",
   Import_options, Import_run, CLI_IN_NET,
 };

@@ -129,6 +129,7 @@ static int Lesson_run(int argc, char **argv) {
   App app;
   Status st = Lesson_start(&app, l, out != NULL, &err);
   if (!st && stage > 1) st = Lesson_goto(&app, (int)stage - 1, &err);
+  if (!st) LessonView_freeze(&app); /* the text's figures: the stage's state, not what --keys does */
   if (st) {
     fprintf(stderr, "spadmap lesson: %s\n", Cli_safe(err.text));
     App_free(&app);

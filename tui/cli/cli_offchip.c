@@ -117,9 +117,9 @@ static int Offchip_run(int argc, char **argv) {
       (st = OffchipPlan_fromModel(m, &r, &oo, &plan, &err)) ||
       ((Cli_value(c, &a, "--json") || Cli_value(c, &a, "--out")) && (st = OffchipPlan_toJson(plan, &json, &err)))) {
     if (st == SP_ERR_LIMIT) /* TAA stopped and --no-fallback: no plan */
-      fprintf(stderr, "spadmap offchip: %s: %s (--no-fallback: no Shared Objects plan to give)\n", net->name, err.text);
+      fprintf(stderr, "spadmap offchip: %s: %s (--no-fallback: no Shared Objects plan to give)\n", Cli_safe(net->name), Cli_safe(err.text));
     else
-      fprintf(stderr, "spadmap offchip: %s: %s\n", net->name, err.text);
+      fprintf(stderr, "spadmap offchip: %s: %s\n", Cli_safe(net->name), Cli_safe(err.text));
     exit_code = Cli_exitFor(st, false);
     goto out;
   }
@@ -156,7 +156,7 @@ static int Offchip_run(int argc, char **argv) {
     int tiled = 0;
     for (int i = 0; i < net->nops; i++) tiled += m->ops[i].ntiles > 1;
     char b1[32], b2[32];
-    printf("network        %s (%d ops, %d DRAM tensors, %d tiles, %lld chunks)\n", net->name, net->nops, m->ntensors,
+    printf("network        %s (%d ops, %d DRAM tensors, %d tiles, %lld chunks)\n", Cli_safe(net->name), net->nops, m->ntensors,
            m->ntiles, (long long)m->nchunks);
     printf("on-chip        %s bytes: %d op%s tiled, %d sub-steps, layout %s, tiles cut %s\n",
            Cli_count(to.capacity, b1, sizeof b1), tiled, tiled == 1 ? "" : "s", m->nsubsteps,
@@ -179,7 +179,8 @@ static int Offchip_run(int argc, char **argv) {
       const TilesTensor *tt = &m->tensors[i];
       char ticks[40];
       snprintf(ticks, sizeof ticks, "%lld..%lld", (long long)tt->first, (long long)tt->last);
-      printf("%-32.32s %12lld %12lld %13s %6d\n", net->tensors[tt->net_tensor].name, (long long)r.base[i],
+      char col[256];
+      printf("%s %12lld %12lld %13s %6d\n", Cli_nameColumn(net->tensors[tt->net_tensor].name, 32, col, sizeof col), (long long)r.base[i],
              (long long)tt->bytes, ticks, tt->ntiles);
     }
   }

@@ -209,10 +209,23 @@ static int Solve_run_cmd(int argc, char **argv) {
   Status sst = Solve_run(net, &s, &plan, &err);
   if (sst) {
     fprintf(stderr, "spadmap solve: %s: %s\n", Cli_safe(net->name), err.text);
-    if (sst == SP_ERR_INFEASIBLE && s.budget < Figures_minRequired(net, s.params)) /* say where such budgets go */
-      fprintf(stderr, "spadmap solve: below M_R some op's tensors cannot all be on chip: tile it with `spadmap offchip "
-                      "%s --budget %lld --tiled-net T.json`, then `spadmap solve T.json --budget %lld`; `spadmap cost` and "
-                      "`spadmap sweep --from` do both\n", Cli_safe(a.pos[0]), (long long)s.budget, (long long)s.budget);
+    if (sst == SP_ERR_INFEASIBLE && s.budget < Figures_minRequired(net, s.params)) { /* say where such budgets go */
+      /* a model opened with import options (--dtype int8): offchip reads network files
+       * as they are, so the import comes first, or the tiles would be of another network */
+      ImportOptions io, none;
+      ImportOptions_init(&none);
+      char opts[256];
+      bool imported = Cli_modelOptions(c, &a, &io) < 0 && !ImportOptions_equal(&io, &none);
+      if (imported)
+        fprintf(stderr, "spadmap solve: below M_R some op's tensors cannot all be on chip: tile it with `spadmap import "
+                        "%s %s --out N.json`, `spadmap offchip N.json --budget %lld --tiled-net T.json`, then `spadmap "
+                        "solve T.json --budget %lld`\n", Cli_safe(a.pos[0]), ImportOptions_describe(&io, opts, sizeof opts),
+                (long long)s.budget, (long long)s.budget);
+      else
+        fprintf(stderr, "spadmap solve: below M_R some op's tensors cannot all be on chip: tile it with `spadmap offchip "
+                        "%s --budget %lld --tiled-net T.json`, then `spadmap solve T.json --budget %lld`; `spadmap cost` and "
+                        "`spadmap sweep --from` do both\n", Cli_safe(a.pos[0]), (long long)s.budget, (long long)s.budget);
+    }
     exit_code = Solve_exitFor(sst);
     goto out;
   }

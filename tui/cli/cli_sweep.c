@@ -56,8 +56,8 @@ void SweepCsv_rows(StrBuf *b, Sweep *sw, bool arch) {
 /* The table: per budget the best and worst traffic, and the best cycles with an arch. */
 static void Sweep_table(const Net *net, const NetFigures *f, Sweep *sw, const SweepOptions *o, const char *to) {
   char x[32], y[32], z[32];
-  printf("%s: %d fast combinations x %d budgets from %s to %s (M_R %s, M_P %s)%s\n", Cli_safe(net->name), sw->ncombos,
-         sw->nbudgets, Cli_bytes(sw->budgets[0], x, sizeof x), to, Cli_bytes(f->m_r, y, sizeof y),
+  printf("%s: %d fast combinations x %d budget%s from %s to %s (M_R %s, M_P %s)%s\n", Cli_safe(net->name), sw->ncombos,
+         sw->nbudgets, sw->nbudgets == 1 ? "" : "s", Cli_bytes(sw->budgets[0], x, sizeof x), to, Cli_bytes(f->m_r, y, sizeof y),
          Cli_bytes(f->m_p, z, sizeof z), o->params ? ", params on chip" : "");
   bool arch = o->mapper != NULL;
   printf("%-19s %-13s %-13s %6s  %-32s %-10s%s\n", "budget", "best traffic", "worst traffic", "spills", "best combination",
@@ -152,8 +152,8 @@ static int Sweep_runCli(int argc, char **argv) {
   }
   if (!st && one && (st = Budget_parse(one, &f, &o.only, &preset, &err))) exit_code = EXIT_USAGE;
   if (!st && o.to > 0 && o.from > 0 && o.to <= o.from) {
-    st = SpError_set(&err, SP_ERR_ARG, "--to (%lld bytes) must be above --from (%lld bytes)", (long long)o.to,
-                     (long long)o.from);
+    st = SpError_set(&err, SP_ERR_ARG, "--to (%lld bytes) must be above --from (%lld bytes)%s", (long long)o.to,
+                     (long long)o.from, o.to == o.from ? "; one budget alone is --budget SIZE" : "");
     exit_code = EXIT_USAGE;
   }
   if (!st) st = Sweep_new(net, &f, &o, &sw, &err);

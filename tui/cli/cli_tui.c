@@ -9,6 +9,7 @@
 #include "policy.h"
 #include "actions.h"
 #include "cli.h"
+#include "cli_layer.h"
 #include "fileio.h"
 #include "layer/arch.h"
 #include "snapshot.h"
@@ -73,7 +74,7 @@ static bool Tui_keys(void) {
   {"--allocator", "NAME", "allocator"},                                                                               \
   {"--params", NULL, "hold parameter tensors on chip too"},                                                           \
   {"--time-limit", "SECONDS", "time limit of the searching (ILP) policies (default 60; 0: none)"},                   \
-  {"--arch", "FILE", "the layer view's (I) architecture, and the status line's network cycles on it (layers by cosa): an arch file"},   \
+  {"--arch", "FILE", "the layer view's (I) architecture, and the status line's network cycles on it (layers by cosa): an arch file or a bundled name (cosa_4xpe)"},   \
       CLI_MODEL_OPTIONS
 
 static int Tui_policy(const char *cmd, PolicyKind k, const char *name, int *idx) {
@@ -123,13 +124,14 @@ static int Tui_settings(const CliCommand *c, const CliArgs *a, App *app) {
     app->set.preset = preset && preset[0] ? preset[2] : 0;
   }
   const char *arch = Cli_value(c, a, "--arch");
-  if (arch) { /* checked now, not when the layer view first opens */
+  if (arch) { /* checked now, not when the layer view first opens; a bundled name as cost and layer take it */
     Arch probe;
-    if (Arch_load(arch, &probe, &err)) {
+    char path[1024];
+    if (CliLayer_archPath(arch, NULL, path, sizeof path, &err) || Arch_load(path, &probe, &err)) {
       fprintf(stderr, "spadmap %s: --arch: %s\n", c->name, Cli_safe(err.text));
       return EXIT_INVALID;
     }
-    snprintf(app->layer_arch, sizeof app->layer_arch, "%s", arch);
+    snprintf(app->layer_arch, sizeof app->layer_arch, "%s", path);
     app->netstatus_on = true; /* the status line gives the network's cycles on it (netcost_status.c) */
   }
   const char *plan = Cli_value(c, a, "--plan");

@@ -17,12 +17,30 @@ static int Validate_offchip(const Net *net, const char *path) {
   }
   Status st = OffchipPlan_validate(p, net, &err);
   if (st == SP_OK)
-    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", path, net->name, p->method,
+    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", Cli_safe(path), Cli_safe(net->name), p->method,
            (long long)p->peak_bytes);
   else
     printf("%s: %s\n", path, err.text);
   OffchipPlan_free(p);
   return st == SP_OK ? EXIT_OK : EXIT_INVALID;
+}
+
+/* A network JSON translated from a model (its "import" record) and a plan made from
+ * the model opened otherwise (--dtype int8 against fp32 sizes): every size differs, so
+ * the violations that follow are many; say first why. Nothing for a hand-written
+ * network or a plan without a record. */
+static void Validate_recordNote(const Net *net, const char *net_path, const char *plan_path) {
+  if (!net->import_json) return;
+  ImportOptions want, got;
+  ImportFormat f;
+  bool found;
+  SpError err;
+  if (Import_planRecord(plan_path, &want, &found, &err) || !found) return;
+  if (Import_recordOptions(net->import_json, &got, &f, &err) || ImportOptions_equal(&want, &got)) return;
+  char w[256], g[256];
+  printf("note: the plan records its model opened with %s; %s was imported with %s: "
+         "`spadmap import MODEL %s --out NET.json` makes the network it fits\n",
+         ImportOptions_describe(&want, w, sizeof w), Cli_safe(net_path), ImportOptions_describe(&got, g, sizeof g), w);
 }
 
 static const CliOption Validate_options[] = {CLI_MODEL_OPTIONS, {NULL, NULL, NULL}};
@@ -42,6 +60,7 @@ static int Validate_run(int argc, char **argv) {
     return EXIT_INVALID;
   }
   if (note[0]) printf("note: %s\n", note);
+  else Validate_recordNote(net, a.pos[0], a.pos[1]);
   Plan *plan;
   if (Offchip_isPlanFile(a.pos[1])) {
     int code = Validate_offchip(net, a.pos[1]);
