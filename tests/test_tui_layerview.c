@@ -47,14 +47,14 @@ TEST(arch_file_from_the_command_line_and_from_the_prompt) {
   free(t);
   /* a: the built-ins, then the user's file again */
   Test_keys(&app, "a");
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "aaa");
   CHECK(Test_figure(&app, "arch", "smartshuttle"));
   App_free(&app);
 
   /* the prompt (O in the layer view): a bad file says why and keeps the view */
   Test_openLayer(&app, NULL);
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "O");
   CHECK(app.prompt && app.prompt_kind == PROMPT_ARCH);
   t = Test_screen(&app, 120, 40);
@@ -65,7 +65,7 @@ TEST(arch_file_from_the_command_line_and_from_the_prompt) {
   CHECK(app.message_warn);
   CHECK_HAS(app.message, "/nonexistent/arch.json");
   CHECK(LayerView_isOpen(&app));
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "O");
   snprintf(app.prompt_buf, sizeof app.prompt_buf, "%s", SMARTSHUTTLE);
   Test_keys(&app, "<Enter>");
@@ -86,9 +86,9 @@ TEST(layer_keys_are_actions_rebound_and_listed_by_help_there) {
   App app;
   Test_openLayer(&app, NULL);
   Test_keys(&app, "a"); /* no longer bound in the layer view */
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "A");
-  CHECK(Test_figure(&app, "arch", "cosa_4xpe"));
+  CHECK(Test_figure(&app, "arch", "cosa-4xpe"));
   /* ? over the layer view lists its actions, as bound */
   Test_keys(&app, "?");
   char *t = Test_screen(&app, 120, 40);

@@ -66,6 +66,8 @@ case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
 shows resnet50_layer_cosa   "MIP optimal, objective 6.068 (gap 0.0 %"
 shows resnet50_layer_cosa   "latency 1,235,584 cycles"
 shows resnet50_layer_cosa   "energy 570.6 µJ (4.94 pJ/MAC)"
+# the arch as the CLI names it (its "name" field), not its file's stem (issue 33: "cosa_baseline")
+shows resnet50_layer_cosa   "arch cosa-baseline"
 case_ resnet50_layer_cosa_plus resnet50 120x40 "<End><Left><Left><Left><Left>Im"
 shows resnet50_layer_cosa_plus "best of 3 weight vectors"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Imma"

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "text.h"
+#include "words.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
@@ -39,14 +40,9 @@ bool ShuttleMethod_known(const char *method) {
   return false;
 }
 
-/* "576.0 KiB": Cli_bytes's format (cli_common.c is not in the explorer's library this file is part of). */
+/* "576.0 KiB": the one vocabulary's sizes (words.c), as the rest of the tool. */
 static const char *ShuttleMethod_size(double bytes, char *buf, int n) {
-  double b = bytes < 0 ? 0 : bytes;
-  if (b < 1024) snprintf(buf, (size_t)n, "%.0f B", b);
-  else if (b < 1024 * 1024) snprintf(buf, (size_t)n, "%.1f KiB", b / 1024);
-  else if (b < 1024.0 * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", b / (1024.0 * 1024));
-  else snprintf(buf, (size_t)n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-  return buf;
+  return Words_bytes(bytes < 0 ? 0 : bytes, buf, (size_t)n);
 }
 
 /* One tiling's DRAM traffic per operand, each at its own precision, in binary units (Cli_bytes). */

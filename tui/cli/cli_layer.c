@@ -225,7 +225,7 @@ static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapRes
   for (int i = arch->nlevels - 1; i >= 0; i--) {
     char tiles[3][24];
     for (int v = 0; v < OPND_COUNT; v++) {
-      if (Arch_holds(arch, i, (Operand)v)) snprintf(tiles[v], sizeof tiles[v], "%lld", (long long)c->tile[i][v]);
+      if (Arch_holds(arch, i, (Operand)v)) Words_bytes((double)c->tile[i][v], tiles[v], sizeof tiles[v]); /* with its unit */
       else snprintf(tiles[v], sizeof tiles[v], "-");
     }
     printf("%-10s %12s %12s %12s %12s %10s %14s %12s%s\n", arch->level[i].name, tiles[0], tiles[1], tiles[2],
