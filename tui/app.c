@@ -7,6 +7,7 @@
 
 #include "import.h"
 #include "layer_view.h"
+#include "lesson.h"
 #include "netcost_status.h"
 #include "clock.h"
 #include "offchip_view.h"
@@ -440,6 +441,7 @@ bool App_poll(App *app) {
     App_accept(app, &r);
     changed = true;
   }
+  if (Lesson_poll(app)) changed = true; /* a lesson stage's search done: the rest of the stage */
   if (LayerView_poll(app)) changed = true;
   return changed;
 }
