@@ -252,6 +252,51 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
   App_free(&app);
 }
 
+/* The 80x24 defect "replacement policy: lru (the menu m has the ILP ones)ect a tensor at the cursor",
+ * reproduced: nasnet_a under cosma stopped at its time limit (the panel's "why" note wraps to 5 rows),
+ * then e (the message) while the next search reports progress (the panel's search section, 5 rows):
+ * the totals leave the tensor section no row, and its "Tab: select a tensor at the cursor" was drawn
+ * on the message line, the message only overwriting its first 54 columns. The plan's solver fields
+ * are those the real stopped cosma run leaves (its words, at --time-limit 1); what is under test is
+ * the layout. Fails before 4acdb3c (the bottom line cleared, the section kept to its rows). */
+TEST(a_message_owns_the_bottom_line_while_a_search_fills_the_panel) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  CHECK(app.plan != NULL);
+  if (!app.plan) return;
+  SolverInfo *si = &app.plan->solver;
+  si->status = SOLVER_TIMEOUT;
+  si->has_objective = si->has_bound = true;
+  si->objective = 3344384, si->bound = 275968;
+  snprintf(si->note, sizeof si->note, "the joint model with addresses is too large to build and load in the time "
+                                      "left; bound from the checkpoint bound (275968 bytes)");
+  app.worker = Worker_start(app.net);
+  CHECK(app.worker != NULL);
+  app.solving = true; /* the next search, started by e, reports */
+  SolveProgress pr = {.stage = "COSMA FS", .incumbent = 3344384, .bound = 275968, .gap = 0.9, .has_incumbent = true,
+                      .has_bound = true, .nodes = 3, .elapsed = 0.5};
+  Worker_report(app.worker, &pr);
+  CHECK(App_poll(&app));
+  CHECK(app.has_progress);
+  Actions_key(&app, 'e');
+  CHECK_HAS(app.message, "replacement policy: lru (the menu m has the ILP ones)");
+  char *t = Test_screen(&app, 80, 24);
+  const char *b = t; /* row 23, the bottom line */
+  for (int row = 0; row < 23 && b; row++) b = strchr(b, '\n') ? strchr(b, '\n') + 1 : NULL;
+  char line[256] = "";
+  if (b) snprintf(line, sizeof line, "%.*s", (int)strcspn(b, "\n"), b);
+  if (strcmp(line, " replacement policy: lru (the menu m has the ILP ones)") != 0) printf("  bottom line: \"%s\"\n", line);
+  CHECK_EQ(strcmp(line, " replacement policy: lru (the menu m has the ILP ones)"), 0);
+  CHECK_HAS(t, "why: the joint model"); /* the state described: the note and the search section */
+  CHECK_HAS(t, "C cancels (keeps the best plan so");
+  free(t);
+  app.solving = false;
+  App_free(&app);
+}
+
 TEST(cancel_key_stops_an_ilp_and_keeps_the_last_plan) {
   App app;
   SpError err;
@@ -559,7 +604,8 @@ TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding 
           T(grid_text_utf8_clipping_and_dump), T(sizes_stay_within_six_columns), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
-          T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
+          T(progress_reports_reach_the_status_line_and_panel),
+          T(a_message_owns_the_bottom_line_while_a_search_fills_the_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
           T(panel_says_why_a_search_stopped),
           T(figures_come_from_the_worker_and_presets_wait_for_them), T(picker_lists_filters_and_loads_or_reports),
           T(clicks_move_the_cursor_and_select_through_the_map_axes), T(words_say_what_the_solver_did),
