@@ -126,8 +126,8 @@ TEST(one_naming_on_screen_and_durations_in_cycles) {
   for (int i = 0; i < 16 && !Test_figure(&app, "layer_method", "steps-zigzag"); i++) Test_keys(&app, "m");
   LayerView_defer(&app, false);
   t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "duration 752171 cycles");
-  CHECK_HAS(t, "peak 595456 elements");
+  CHECK_HAS(t, "duration 752,171 cycles");
+  CHECK_HAS(t, "peak 595,456 elements");
   free(t);
   App_free(&app);
 }

@@ -442,8 +442,8 @@ void LayerView_draw(App *app, Grid *g) {
     char f1[48], f2[48];
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, ATTR_BOLD, "latency %s cycles (%s-bound)",
                 Words_count(c->latency, f1, sizeof f1), c->bound_by < 0 ? "compute" : a->level[c->bound_by].name);
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %s cycles, %.0f%% of %lld MACs",
-                Words_count(c->compute_cycles, f1, sizeof f1), 100 * c->utilization, (long long)a->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %s cycles, %.0f%% of %s MACs",
+                Words_count(c->compute_cycles, f1, sizeof f1), 100 * c->utilization, Words_count((double)a->macs, f2, sizeof f2));
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "energy %s (%.2f pJ/MAC)", Words_energy(c->energy_pj, f1, sizeof f1),
                 c->energy_pj / c->macs);
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %s", App_bytes((int64_t)(c->dram_bytes + 0.5), f2, sizeof f2));

@@ -54,7 +54,7 @@ static bool V_bytes(LessonValue *v, int64_t b) {
   return true;
 }
 static bool V_count(LessonValue *v, long long c) {
-  snprintf(v->text, sizeof v->text, "%lld", c);
+  Words_count((double)c, v->text, sizeof v->text); /* as the views print counts: 752,171 */
   v->num = (double)c;
   v->numeric = true;
   return true;

@@ -151,10 +151,11 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   }
   static const char *const cap_names[] = {"paper (sum gamma*B, input tile without halo)",
                                           "halo (sum gamma*B with the input halo)", "raw (uncompressed, with halo)"};
-  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n",
+  char macs[32];
+  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%s MACs)\n",
           Text_escape(l->name, safe, sizeof safe),
           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, (long long)l->S,
-          l->stride_h, (long long)l->N, (long long)r.macs);
+          l->stride_h, (long long)l->N, Words_count((double)r.macs, macs, sizeof macs));
   char glb[32], prec[96];
   if (Shuttle_onePrecision(&o)) snprintf(prec, sizeof prec, "%d-byte elements", o.bytes[OPND_I]);
   else
