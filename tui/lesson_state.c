@@ -342,6 +342,7 @@ static Status Lesson_solved(App *app, const char *which, SpError *err) {
  * true when posted, the stage then goes on in Lesson_poll at `phase`. */
 static bool Lesson_post(App *app, Lesson *l, int phase) {
   if (!l->async || !Lesson_searching(app)) return false;
+  if (!app->worker && app->set.budget < App_figures(app)->m_r) return false; /* below M_R: the tiling's own path, here */
   if (l->parked) app->worker = l->parked, l->parked = NULL;
   if (!app->worker) App_startWorkers(app);
   if (!app->worker) return false; /* no thread: here, as without a terminal */
