@@ -388,6 +388,11 @@ sed 's/"method": "taa"/"method": "zzz"/' "$tmp/off.json" >"$tmp/off_bad.json"
 expect 1 "method: expected taa, so-size" "$bin" validate "$sq" "$tmp/off_bad.json"
 expect 0 '"format": "spadmap-offchip"' "$bin" offchip "$sq" --budget 64K --order peers --json
 expect 0 "order lifetime" "$bin" offchip "$sq" --budget 64K --order lifetime
+# every column of the tensor table has its unit, and the ticks it counts in are defined under it (issue 33)
+expect 0 "tensor  *base (bytes)  *size (bytes)  *lifetime (ticks)  *tiles" "$bin" offchip "$sq" --budget 64K
+expect 0 "ticks: sub-step u reads its input tiles at tick 2u+1" "$bin" offchip "$sq" --budget 64K
+# spadmap layer's tile columns in binary units, as the rest (they were bare byte counts)
+expect 0 "DRAM  *[0-9.]* [KM]iB  *[0-9.]* [KM]iB  *[0-9.]* [KM]iB" "$bin" layer "$r50" layer4.0.conv2 --arch cosa_baseline --method random
 expect 2 "--order \"frob\": expected size, lifetime or peers" "$bin" offchip "$sq" --budget 64K --order frob
 expect 2 "--method \"frob\"" "$bin" offchip "$sq" --budget 64K --method frob
 expect 2 "--layout \"frob\"" "$bin" offchip "$sq" --budget 64K --layout frob
@@ -410,7 +415,7 @@ expect 2 "drop --divisor" "$bin" bench taa --budget-sweep --divisor 2
 expect 2 '--tile-shape "cols": expected rows or outer' "$bin" bench taa --tile-shape cols
 # the tile shape rule travels with the off-chip plan and is validated
 expect 0 "layout nchw, tiles cut outer" "$bin" offchip "$sq" --budget M_R/4 --tile-shape outer --out "$tmp/off_outer.json"
-expect 0 "off-chip plan (taa), peak 1140576" "$bin" validate "$sq" "$tmp/off_outer.json"
+expect 0 "off-chip plan (taa), peak 1,140,576 bytes" "$bin" validate "$sq" "$tmp/off_outer.json"
 sed 's/"tile_shape": "outer"/"tile_shape": "rows"/' "$tmp/off_outer.json" >"$tmp/off_bad.json"
 expect 1 "(layout nchw, tiles cut rows) has 121 over 120" "$bin" validate "$sq" "$tmp/off_bad.json"
 expect 2 '--tile-shape "cols": expected rows or outer' "$bin" offchip "$sq" --budget 64K --tile-shape cols

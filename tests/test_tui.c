@@ -12,6 +12,7 @@
 #include "views.h"
 #include "worker.h"
 #include "words.h"
+#include "words.h"
 
 #define FIG1 SPADMAP_DATA_DIR "/networks/fig1.json"
 
@@ -37,21 +38,36 @@ TEST(grid_text_utf8_clipping_and_dump) {
 }
 
 /* Sizes fit the map's 6-column label: "1002.8K" (nasnet_a's M_P) printed as "1002.…" there. */
+/* The explorer's sizes are the CLI's (Words_bytes: the same unit and figure), compact to 6 columns:
+ * 1,008,000 bytes read "984.4K" beside the CLI's "984.4 KiB" (it read "0.96M" in the explorer). */
 TEST(sizes_stay_within_six_columns) {
-  static const struct { int64_t b; const char *want; } cases[] = {
-      {1023, "1023B"},       {1024, "1.00K"},        {10240, "10.0K"},        {1023948, "999.9K"},
-      {1026880, "0.98M"},    {1048576, "1.00M"},     {104852357, "99.99M"},   {104852358, "100.0M"},
-      {1048523325, "999.9M"}, {1048523326, "0.98G"}, {-1026880, "-0.98M"},
+  static const struct { int64_t b; const char *want, *cli; } cases[] = {
+      {1023, "1023B", "1023 B"},          {1024, "1.0K", "1.0 KiB"},           {10240, "10.0K", "10.0 KiB"},
+      {1008000, "984.4K", "984.4 KiB"},   {1023948, "999.9K", "999.9 KiB"},    {1026880, "1003K", "1002.8 KiB"},
+      {1048524, "1024K", "1023.9 KiB"},   {1048576, "1.00M", "1.00 MiB"},      {104852357, "99.99M", "99.99 MiB"},
+      {104852358, "100.0M", "100.00 MiB"}, {1048523325, "999.9M", "999.95 MiB"}, {1073736581, "1024M", "1023.99 MiB"},
+      {1073741824, "1.00G", "1.00 GiB"},   {-1026880, "-1003K", "-1002.8 KiB"}, {-394240, "-385.0K", "-385.0 KiB"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char b[32];
+    char b[32], c[32];
     App_bytes(cases[i].b, b, sizeof b);
-    if (strcmp(b, cases[i].want) != 0) printf("  %lld: got %s, want %s\n", (long long)cases[i].b, b, cases[i].want);
+    Words_bytes((double)cases[i].b, c, sizeof c);
+    if (strcmp(b, cases[i].want) != 0 || strcmp(c, cases[i].cli) != 0)
+      printf("  %lld: got %s and %s, want %s and %s\n", (long long)cases[i].b, b, c, cases[i].want, cases[i].cli);
     CHECK(strcmp(b, cases[i].want) == 0);
+    CHECK(strcmp(c, cases[i].cli) == 0);
   }
-  for (int64_t v = 1; v < (int64_t)1 << 34; v = v * 3 / 2 + 1) {
-    char b[32];
+  for (int64_t v = 1; v < (int64_t)1 << 40; v = v * 3 / 2 + 1) {
+    char b[32], c[32];
     CHECK(strlen(App_bytes(v, b, sizeof b)) <= 6);
+    /* the same unit as the CLI, and the same figure, only rounded further where 6 columns need it */
+    Words_bytes((double)v, c, sizeof c);
+    char *sp = strchr(c, ' ');
+    CHECK(sp && b[strlen(b) - 1] == sp[1]);
+    *sp = '\0';
+    b[strlen(b) - 1] = '\0';
+    if (strlen(b) == strlen(c)) CHECK(strcmp(b, c) == 0);
+    else CHECK(strlen(b) < strlen(c) && strchr(c, '.'));
   }
 }
 
@@ -221,10 +237,10 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
   CHECK(App_poll(&app));
   CHECK(app.has_progress);
   char *t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "solving 1.50 s, 4.00K/3.00K, gap 25.0 %: full");
+  CHECK_HAS(t, "solving 1.50 s, 4.0K/3.0K, gap 25.0 %: full");
   CHECK_HAS(t, "full model: branch and bound"); /* the stage in full, in the panel */
   CHECK_HAS(t, "search");
-  CHECK_HAS(t, "incumbent 4.00K    bound 3.00K");
+  CHECK_HAS(t, "incumbent 4.0K     bound 3.0K");
   CHECK_HAS(t, "gap 25.0 %   nodes 17  1.50 s");
   CHECK_HAS(t, "C cancel the solve");
   free(t);
@@ -232,6 +248,51 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
   CHECK(App_cancel(&app));
   CHECK(app.cancel_asked);
   CHECK(!App_cancel(&app));
+  app.solving = false;
+  App_free(&app);
+}
+
+/* The 80x24 defect "replacement policy: lru (the menu m has the ILP ones)ect a tensor at the cursor",
+ * reproduced: nasnet_a under cosma stopped at its time limit (the panel's "why" note wraps to 5 rows),
+ * then e (the message) while the next search reports progress (the panel's search section, 5 rows):
+ * the totals leave the tensor section no row, and its "Tab: select a tensor at the cursor" was drawn
+ * on the message line, the message only overwriting its first 54 columns. The plan's solver fields
+ * are those the real stopped cosma run leaves (its words, at --time-limit 1); what is under test is
+ * the layout. Fails before 4acdb3c (the bottom line cleared, the section kept to its rows). */
+TEST(a_message_owns_the_bottom_line_while_a_search_fills_the_panel) {
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json", &err), SP_OK);
+  app.deterministic = true;
+  App_resolve(&app);
+  CHECK(app.plan != NULL);
+  if (!app.plan) return;
+  SolverInfo *si = &app.plan->solver;
+  si->status = SOLVER_TIMEOUT;
+  si->has_objective = si->has_bound = true;
+  si->objective = 3344384, si->bound = 275968;
+  snprintf(si->note, sizeof si->note, "the joint model with addresses is too large to build and load in the time "
+                                      "left; bound from the checkpoint bound (275968 bytes)");
+  app.worker = Worker_start(app.net);
+  CHECK(app.worker != NULL);
+  app.solving = true; /* the next search, started by e, reports */
+  SolveProgress pr = {.stage = "COSMA FS", .incumbent = 3344384, .bound = 275968, .gap = 0.9, .has_incumbent = true,
+                      .has_bound = true, .nodes = 3, .elapsed = 0.5};
+  Worker_report(app.worker, &pr);
+  CHECK(App_poll(&app));
+  CHECK(app.has_progress);
+  Actions_key(&app, 'e');
+  CHECK_HAS(app.message, "replacement policy: lru (the menu m has the ILP ones)");
+  char *t = Test_screen(&app, 80, 24);
+  const char *b = t; /* row 23, the bottom line */
+  for (int row = 0; row < 23 && b; row++) b = strchr(b, '\n') ? strchr(b, '\n') + 1 : NULL;
+  char line[256] = "";
+  if (b) snprintf(line, sizeof line, "%.*s", (int)strcspn(b, "\n"), b);
+  if (strcmp(line, " replacement policy: lru (the menu m has the ILP ones)") != 0) printf("  bottom line: \"%s\"\n", line);
+  CHECK_EQ(strcmp(line, " replacement policy: lru (the menu m has the ILP ones)"), 0);
+  CHECK_HAS(t, "why: the joint model"); /* the state described: the note and the search section */
+  CHECK_HAS(t, "C cancels (keeps the best plan so");
+  free(t);
   app.solving = false;
   App_free(&app);
 }
@@ -543,7 +604,8 @@ TEST_MAIN("tui", T(f1_f10_and_unbound_keys_say_something) /* first: a rebinding 
           T(grid_text_utf8_clipping_and_dump), T(sizes_stay_within_six_columns), T(key_scripts_parse_names_and_utf8),
           T(action_table_keys_are_unique_and_configurable), T(key_scripts_change_the_settings_and_the_plan),
           T(worker_solves_off_thread_and_newest_wins), T(layout_draws_status_map_panel_or_too_small),
-          T(progress_reports_reach_the_status_line_and_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
+          T(progress_reports_reach_the_status_line_and_panel),
+          T(a_message_owns_the_bottom_line_while_a_search_fills_the_panel), T(cancel_key_stops_an_ilp_and_keeps_the_last_plan),
           T(panel_says_why_a_search_stopped),
           T(figures_come_from_the_worker_and_presets_wait_for_them), T(picker_lists_filters_and_loads_or_reports),
           T(clicks_move_the_cursor_and_select_through_the_map_axes), T(words_say_what_the_solver_did),

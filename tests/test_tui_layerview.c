@@ -47,14 +47,14 @@ TEST(arch_file_from_the_command_line_and_from_the_prompt) {
   free(t);
   /* a: the built-ins, then the user's file again */
   Test_keys(&app, "a");
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "aaa");
   CHECK(Test_figure(&app, "arch", "smartshuttle"));
   App_free(&app);
 
   /* the prompt (O in the layer view): a bad file says why and keeps the view */
   Test_openLayer(&app, NULL);
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "O");
   CHECK(app.prompt && app.prompt_kind == PROMPT_ARCH);
   t = Test_screen(&app, 120, 40);
@@ -65,7 +65,7 @@ TEST(arch_file_from_the_command_line_and_from_the_prompt) {
   CHECK(app.message_warn);
   CHECK_HAS(app.message, "/nonexistent/arch.json");
   CHECK(LayerView_isOpen(&app));
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "O");
   snprintf(app.prompt_buf, sizeof app.prompt_buf, "%s", SMARTSHUTTLE);
   Test_keys(&app, "<Enter>");
@@ -86,9 +86,9 @@ TEST(layer_keys_are_actions_rebound_and_listed_by_help_there) {
   App app;
   Test_openLayer(&app, NULL);
   Test_keys(&app, "a"); /* no longer bound in the layer view */
-  CHECK(Test_figure(&app, "arch", "cosa_baseline"));
+  CHECK(Test_figure(&app, "arch", "cosa-baseline"));
   Test_keys(&app, "A");
-  CHECK(Test_figure(&app, "arch", "cosa_4xpe"));
+  CHECK(Test_figure(&app, "arch", "cosa-4xpe"));
   /* ? over the layer view lists its actions, as bound */
   Test_keys(&app, "?");
   char *t = Test_screen(&app, 120, 40);
@@ -126,8 +126,8 @@ TEST(one_naming_on_screen_and_durations_in_cycles) {
   for (int i = 0; i < 16 && !Test_figure(&app, "layer_method", "steps-zigzag"); i++) Test_keys(&app, "m");
   LayerView_defer(&app, false);
   t = Test_screen(&app, 120, 40);
-  CHECK_HAS(t, "duration 752171 cycles");
-  CHECK_HAS(t, "peak 595456 elements");
+  CHECK_HAS(t, "duration 752,171 cycles");
+  CHECK_HAS(t, "peak 595,456 elements");
   free(t);
   App_free(&app);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "actions.h"
@@ -19,6 +20,7 @@
 #include "layer_view.h"
 #include "lesson.h"
 #include "test.h"
+#include "testhook.h"
 #include "views.h"
 
 enum { W = 140, H = 45 };
@@ -792,10 +794,83 @@ TEST(a_hostile_lesson_cannot_write_prompt_hang_or_exhaust_memory) {
   Lesson_free(l);
 }
 
+/* App_poll until the stage is set up (a hang guard of `seconds`, never a decision). */
+static bool Test_settled(App *app, double seconds) {
+  for (int i = 0; i < (int)(seconds * 500) && (app->lesson->pending || app->solving); i++) {
+    App_poll(app);
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+  }
+  return !app->lesson->pending && !app->solving;
+}
+
+/* In a terminal an ILP stage is set up on the worker: the key that opens it returns while the
+ * search runs (held by the engine's test hook at its "ilp" poll point, so no timing decides),
+ * the pane says what runs and how to cancel, q still quits, Esc cancels and the stage says so;
+ * opened again without the hook, it is set up whole. Before, Lesson_goto solved on the UI
+ * thread: the stage was set up before the key returned (here: pending never set) and in a
+ * terminal nothing was read for up to the stage's 10 s. */
+TEST(an_ilp_stage_is_set_up_on_the_worker_while_the_keys_work) {
+  App app;
+  SpError err;
+  Lesson *l = Test_open("ilp", &app);
+  if (!l) return;
+  int k = -1;
+  for (int i = 1; i < l->nstages && k < 0; i++)
+    if (l->stages[i].time_limit > 0) k = i;
+  CHECK(k > 0);
+  if (k <= 0) {
+    App_free(&app);
+    Lesson_free(l);
+    return;
+  }
+  CHECK_EQ(Lesson_goto(&app, k - 1, &err), SP_OK);
+  App_startWorkers(&app); /* what the terminal does */
+  CHECK(app.worker != NULL);
+  Grid *g = Grid_new(W, H, true);
+  app.grid = g;
+  Testhook_arm(TESTHOOK_PAUSE, "ilp");
+  CHECK_EQ(Actions_key(&app, '.'), ACT_REDRAW); /* returns with the search under way */
+  CHECK_EQ(l->stage, k);
+  CHECK(l->pending);
+  CHECK(Testhook_waitReached("ilp", 300)); /* a hang guard: the worker is in the ILP */
+  App_poll(&app);
+  CHECK(l->pending && app.solving);
+  char *t = Test_whole(&app, g);
+  CHECK_HAS(t, "Setting up this stage: the current plan's search (default/ilp/");
+  CHECK_HAS(t, "C or Esc cancels it, q quits.");
+  CHECK_HAS(t, "solving"); /* its progress, as the status line's */
+  free(t);
+  CHECK(Actions_key(&app, 'q') & ACT_QUIT); /* the terminal would leave here */
+  CHECK_EQ(Actions_key(&app, K_ESC), ACT_REDRAW); /* cancels: the paused search sees its flag */
+  CHECK(Test_settled(&app, 300));
+  CHECK_HAS(l->error, "the current plan's search was cancelled");
+  Testhook_arm(TESTHOOK_OFF, NULL);
+  /* the same stage again, the search let run: set up whole, as opened directly */
+  Actions_key(&app, ',');
+  CHECK(Test_settled(&app, 300));
+  Actions_key(&app, '.');
+  CHECK(Test_settled(&app, 300));
+  CHECK_EQ(l->stage, k);
+  CHECK_EQ(l->error[0], '\0');
+  LessonValue v;
+  CHECK(Lesson_value(&app, "current.solver", &v) && strcmp(v.text, "optimal") == 0);
+  char report[2048] = "";
+  CHECK_EQ(Lesson_check(&app, report, sizeof report), 0);
+  t = Test_whole(&app, g);
+  CHECK(strstr(t, "Setting up this stage") == NULL);
+  CHECK_HAS(t, "status optimal");
+  free(t);
+  app.grid = NULL;
+  Grid_free(g);
+  App_free(&app);
+  Lesson_free(l);
+}
+
 TEST_MAIN("tui_lessons", T(every_lesson_stage_shows_and_its_claims_hold), T(the_keys_a_stage_invites_never_change_the_next_stage),
           T(the_text_keeps_the_stage_figures_whatever_is_pressed),
           T(the_pane_names_the_bound_keys_and_the_stage_keys_move), T(at_80x24_every_stage_reads_whole_by_scrolling_the_pane),
           T(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says), T(the_pane_keys_work_over_the_layer_view),
           T(in_a_lesson_at_80x24_pgdn_reaches_every_help_page),
           T(a_word_wider_than_the_pane_is_split_with_a_mark), T(a_bad_lesson_file_says_where_and_what_was_expected),
-          T(a_hostile_lesson_cannot_write_prompt_hang_or_exhaust_memory))
+          T(a_hostile_lesson_cannot_write_prompt_hang_or_exhaust_memory),
+          T(an_ilp_stage_is_set_up_on_the_worker_while_the_keys_work))

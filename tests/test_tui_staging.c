@@ -110,7 +110,7 @@ TEST(staging_below_m_r_never_holds_the_ui) {
   CHECK(Snapshot_keys(&app, "b1K<Enter>", &bad));
   CHECK(Guard_stop(&g));
   CHECK(app.solving);
-  CHECK_HAS(app.message, "tiling amoebanet_d below M_R for 1.00K");
+  CHECK_HAS(app.message, "tiling amoebanet_d below M_R for 1.0K");
   CHECK(Freeze_waitHeld(&Test_freeze));
   Freeze_set(&Test_freeze, true);
   CHECK(Test_wait(&app, Test_idle, 60));

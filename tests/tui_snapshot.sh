@@ -49,6 +49,8 @@ shows diamond_help_f1       "budget_mr: budget = M_R"
 case_ diamond_unknown_key   diamond  80x24  "j"
 shows diamond_unknown_key   "no action on j (? for help)"
 case_ resnet50_start        resnet50 120x40 ""
+# the free bytes are the budget's, so the line says the budget, not the peak (issue 33)
+shows resnet50_start        "resident 931.0K of the 2.30M budget, largest gap 1.39M of 1.39M free"
 case_ resnet50_zoom         resnet50 120x40 "xzz<Tab>"
 case_ resnet50_params_mh    resnet50 80x24  "wh"
 case_ resnet50_budget_up    resnet50 80x24  "+++"
@@ -66,6 +68,8 @@ case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
 shows resnet50_layer_cosa   "MIP optimal, objective 6.068 (gap 0.0 %"
 shows resnet50_layer_cosa   "latency 1,235,584 cycles"
 shows resnet50_layer_cosa   "energy 570.6 µJ (4.94 pJ/MAC)"
+# the arch as the CLI names it (its "name" field), not its file's stem (issue 33: "cosa_baseline")
+shows resnet50_layer_cosa   "arch cosa-baseline"
 case_ resnet50_layer_cosa_plus resnet50 120x40 "<End><Left><Left><Left><Left>Im"
 shows resnet50_layer_cosa_plus "best of 3 weight vectors"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Imma"
@@ -183,6 +187,8 @@ fi
 # the off-chip map (D): tiles as stripes, a selected tensor's tiles listed, a click, a budget below M_R
 case_ taa_example_offchip   taa_example 120x40 "D"
 case_ taa_example_off_tab   taa_example 80x24  "D<Right><Tab><Tab>"
+# the lifetimes are in ticks, defined where they are met (issue 33)
+shows taa_example_off_tab   "ticks: sub-step u reads at 2u+1,"
 case_ taa_example_off_click taa_example 100x30 "D<Click:30,10>"
 case_ squeezenet_off_below  squeezenet1_0 100x30 "b300K<Enter>D<Right><Right>"
 # below M_R the tiled network is staged on chip; at or above M_R the original returns

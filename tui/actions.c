@@ -644,6 +644,8 @@ int Actions_key(App *app, int key) {
     return View_click(app, Key_clickX(key), Key_clickY(key)) ? ACT_REDRAW : 0;
   }
   if (app->picker.open) return Picker_key(app, key);
+  /* a lesson stage setting up its search (lesson_state.c): Esc cancels it, as the pane says */
+  if (key == K_ESC && app->lesson && app->lesson->pending && !app->prompt && !app->menu.open) return Act_cancel(app);
   if (key == Actions_keyOf("screen_dump") && !app->prompt) return Act_screen(app); /* every view: the sweep, the layer view */
   if (app->legend && !app->help && !app->prompt && !app->menu.open && app->lesson) { /* a stage invites l: its stage keys go on over the legend (any view) */
     const Action *next = Actions_find("lesson_next"), *prev = Actions_find("lesson_prev");

@@ -7,6 +7,7 @@
 
 #include "import.h"
 #include "layer_view.h"
+#include "lesson.h"
 #include "netcost_status.h"
 #include "clock.h"
 #include "offchip_view.h"
@@ -14,6 +15,7 @@
 #include "staging.h"
 #include "validate.h"
 #include "views.h"
+#include "words.h"
 
 int App_policyCount(PolicyKind kind) { return Policy_countAll(kind); }
 const PolicyInfo *App_policy(PolicyKind kind, int i) { return Policy_atAll(kind, i); }
@@ -439,6 +441,7 @@ bool App_poll(App *app) {
     App_accept(app, &r);
     changed = true;
   }
+  if (Lesson_poll(app)) changed = true; /* a lesson stage's search done: the rest of the stage */
   if (LayerView_poll(app)) changed = true;
   return changed;
 }
@@ -476,19 +479,8 @@ void App_clampView(App *app) {
   if (app->a0 < 0) app->a0 = 0;
 }
 
-const char *App_bytes(int64_t b, char *buf, int n) {
-  int64_t a = b < 0 ? -b : b;
-  const char *sign = b < 0 ? "-" : "";
-  if (a < 1024) snprintf(buf, (size_t)n, "%s%lldB", sign, (long long)a);
-  else if (a < 10 * 1024) snprintf(buf, (size_t)n, "%s%.2fK", sign, (double)a / 1024);
-  /* a size stays within 6 columns (the map's label): from 999.95K on the next unit ("0.98M", not "1002.8K"),
-   * from 99.995M one decimal ("123.4M"), from 999.95M gigabytes */
-  else if (a < 1023949) snprintf(buf, (size_t)n, "%s%.1fK", sign, (double)a / 1024);
-  else if (a < 104852358LL) snprintf(buf, (size_t)n, "%s%.2fM", sign, (double)a / 1048576.0);
-  else if (a < 1048523326LL) snprintf(buf, (size_t)n, "%s%.1fM", sign, (double)a / 1048576.0);
-  else snprintf(buf, (size_t)n, "%s%.2fG", sign, (double)a / 1073741824.0);
-  return buf;
-}
+/* The explorer's sizes: the CLI's figure and unit (words.c), compact to 6 columns (the map's axis labels). */
+const char *App_bytes(int64_t b, char *buf, int n) { return Words_bytesShort((double)b, 6, buf, (size_t)n); }
 
 const char *App_settingPreset(App *app, const AppSettings *s) {
   if (s->preset) {

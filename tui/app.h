@@ -217,7 +217,7 @@ void PlanSteps_free(PlanSteps *ps);
 const SimTrace *App_trace(App *app, const Plan *p);
 /* Keeps the cursor inside the plan and the visible window. */
 void App_clampView(App *app);
-/* Short byte size: "512B", "10.0K", "2.30M". */
+/* A size as the CLI writes it, compact to 6 columns: "512B", "10.0K", "2.30M" (Words_bytesShort). */
 const char *App_bytes(int64_t b, char *buf, int n);
 
 #endif

@@ -154,6 +154,12 @@ static void LayerView_start(App *app) {
   LayerView_solve(v, v->method, v->arch, v->group_size, false); /* no thread: solve here */
 }
 
+/* An architecture as the CLI names it: its file's "name" field ("cosa-baseline"), the file's
+ * stem ("cosa_baseline") only when the file did not load. */
+static const char *LayerView_archLabel(const LayerView *v, int a) {
+  return v->arch_ok[a] && v->archs[a].name[0] ? v->archs[a].name : v->arch_name[a];
+}
+
 bool LayerView_isOpen(const App *app) { return app->layer_view != NULL; }
 
 /* A user's architecture file becomes the view's fourth (replacing one opened
@@ -190,7 +196,7 @@ int LayerView_openArch(App *app, const char *path) {
   }
   snprintf(app->layer_arch, sizeof app->layer_arch, "%s", path); /* kept for the next layer opened */
   if (v->method >= LayerMap_nmethods) v->method = 0; /* the file is for the mappers */
-  App_setMessage(app, false, "architecture %s: %d levels", v->arch_name[v->arch], v->archs[v->arch].nlevels);
+  App_setMessage(app, false, "architecture %s: %d levels", LayerView_archLabel(v, v->arch), v->archs[v->arch].nlevels);
   LayerView_start(app);
   return ACT_REDRAW;
 }
@@ -389,7 +395,7 @@ void LayerView_draw(App *app, Grid *g) {
               v->layer.groups);
   const Arch *a = &v->archs[v->arch];
   Grid_printf(g, x0 + 2, y0 + 1, w - 4, ROLE_DEFAULT, 0, "method %-10s arch %s", LayerView_methodName(v->method),
-              v->method < LayerMap_nmethods ? v->arch_name[v->arch] : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)");
+              v->method < LayerMap_nmethods ? LayerView_archLabel(v, v->arch) : v->method == LayerMap_nmethods ? "smartshuttle" : "(steps)");
   if (v->busy) /* the progress on a line of its own (the result's note goes there): whole at 80 columns */
     LayerView_wrap(g, x0 + 2, y0 + 2, w - 4, 2, ROLE_DEFAULT, v->stage);
   bool shown = !v->busy && v->res_method == v->method && v->res_arch == v->arch && v->res_group == v->group_size;
@@ -436,8 +442,8 @@ void LayerView_draw(App *app, Grid *g) {
     char f1[48], f2[48];
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, ATTR_BOLD, "latency %s cycles (%s-bound)",
                 Words_count(c->latency, f1, sizeof f1), c->bound_by < 0 ? "compute" : a->level[c->bound_by].name);
-    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %s cycles, %.0f%% of %lld MACs",
-                Words_count(c->compute_cycles, f1, sizeof f1), 100 * c->utilization, (long long)a->macs);
+    Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "compute %s cycles, %.0f%% of %s MACs",
+                Words_count(c->compute_cycles, f1, sizeof f1), 100 * c->utilization, Words_count((double)a->macs, f2, sizeof f2));
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "energy %s (%.2f pJ/MAC)", Words_energy(c->energy_pj, f1, sizeof f1),
                 c->energy_pj / c->macs);
     Grid_printf(g, rx, ry++, rw, ROLE_DEFAULT, 0, "DRAM traffic %s", App_bytes((int64_t)(c->dram_bytes + 0.5), f2, sizeof f2));
@@ -484,7 +490,7 @@ bool LayerView_figure(App *app, const char *name, char *out, size_t n) {
   out[0] = '\0';
   if (!v) return false;
   if (strcmp(name, "layer_method") == 0) return snprintf(out, n, "%s", LayerView_methodName(v->method)), true;
-  if (strcmp(name, "arch") == 0) return snprintf(out, n, "%s", v->arch_name[v->arch]), true;
+  if (strcmp(name, "arch") == 0) return snprintf(out, n, "%s", LayerView_archLabel(v, v->arch)), true;
   pthread_mutex_lock(&v->lock);
   bool shown = !v->busy && !v->st && v->res_method == v->method && v->res_arch == v->arch && v->method < LayerMap_nmethods;
   const Cost *c = &v->res.cost;
@@ -511,7 +517,7 @@ static int LayerView_methodIndex(const char *name) {
 
 static int LayerView_archIndex(const LayerView *v, const char *name) {
   for (int a = 0; a < v->narch; a++)
-    if (strcmp(v->arch_name[a], name) == 0) return a;
+    if (strcmp(v->arch_name[a], name) == 0 || strcmp(LayerView_archLabel(v, a), name) == 0) return a; /* file stem or name */
   return -1;
 }
 
@@ -548,7 +554,7 @@ static void LayerView_fill(LayerFigures *f, const LayerView *v, int m, int a, co
                            const ShuttlePaneResult *s) {
   memset(f, 0, sizeof *f);
   snprintf(f->method, sizeof f->method, "%s", LayerView_methodName(m));
-  snprintf(f->arch, sizeof f->arch, "%s", m < LayerMap_nmethods ? v->arch_name[a] : "");
+  snprintf(f->arch, sizeof f->arch, "%s", m < LayerMap_nmethods ? LayerView_archLabel(v, a) : "");
   snprintf(f->op, sizeof f->op, "%s", v->layer.name);
   if (m < LayerMap_nmethods) {
     f->mapper = true;

@@ -44,6 +44,8 @@ static const LegendRow Legend_offchip[] = {
   {0x25B2, ROLE_CURSOR, "the step the cursor is on, under the step axis"},
   {0, ROLE_DEFAULT, "below M_R the network runs tile by tile: each op's tiles are its sub-steps; TAA places "
                     "the chunks (Tile-Aware Allocation), the panel compares Shared Objects"},
+  {0, ROLE_DEFAULT, "ticks (the panel's lifetimes): sub-step u reads its input tiles at tick 2u+1 and writes "
+                    "its output tiles at 2u+2; tick 0 is before the first op"},
   {0x2026, ROLE_DIM, "text cut to fit; a long name keeps its distinctive end"},
 };
 

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 
 #include "actions.h"
+#include "clock.h"
 #include "datadir.h"
 #include "views.h"
+#include "words.h"
 
 static char *Lesson_dup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -182,6 +184,23 @@ static void LessonView_lines(App *app, const Grid *g, LessonLines *L) {
   *L = (LessonLines){0};
   const LessonStage *s = &app->lesson->stages[app->lesson->stage];
   static char text[4096];
+  if (app->lesson->pending) { /* the stage's search runs on the worker: its figures are not there yet */
+    char lim[24], prog[160], fig[96] = "", b1[16], b2[16], cq[16], qq[16];
+    if (app->has_progress && (app->progress.has_incumbent || app->progress.has_bound))
+      snprintf(fig, sizeof fig, "%s/%s", app->progress.has_incumbent ? App_bytes((int64_t)app->progress.incumbent, b1, sizeof b1) : "-",
+               app->progress.has_bound ? App_bytes((int64_t)app->progress.bound, b2, sizeof b2) : "-");
+    Words_progress(Clock_now() - app->solve_t0, fig, -1, app->has_progress ? app->progress_stage : "", prog, sizeof prog);
+    snprintf(text, sizeof text, "Setting up this stage: the %s plan's search (%s/%s/%s) runs, for at most %s. Its text and "
+             "figures follow when it ends. %s or Esc cancels it, %s quits.",
+             app->lesson->pending == 1 ? "pinned" : "current", App_policy(POLICY_SCHEDULE, app->set.sched)->name,
+             App_policy(POLICY_REPLACEMENT, app->set.repl)->name, App_policy(POLICY_ALLOCATOR, app->set.alloc)->name,
+             Words_seconds(app->set.time_limit, lim, sizeof lim), Key_name(Actions_keyOf("cancel"), cq, sizeof cq),
+             Key_name(Actions_keyOf("quit"), qq, sizeof qq));
+    Lesson_wrap(L, text, LessonView_textWidth(g));
+    Lines_add(L, "", 0, false);
+    Lesson_wrap(L, prog, LessonView_textWidth(g));
+    return;
+  }
   for (int i = 0; i < s->ntext; i++) {
     if (i) Lines_add(L, "", 0, false);
     Lesson_wrap(L, LessonView_text(app, i, text, sizeof text), LessonView_textWidth(g));

@@ -79,6 +79,12 @@ typedef struct Lesson {
   LayerFigures pinned_layer;
   char *frozen[16];                 /* the stage's paragraphs filled as it was set (LessonView_freeze), */
   int frozen_for;                   /* for stage frozen_for - 1 (0: none); NULL: not all its figures yet */
+  /* In a terminal a stage's search (an ILP, up to its time_limit) runs on the worker and the
+   * stage is set up in steps as its results come (Lesson_poll): the keys work meanwhile. */
+  int pending;                      /* 0: the stage is set up; 1: its pinned plan's search runs; 2: its current plan's */
+  AppSettings want;                 /* the settings of that search (another key's solve leaves the stage) */
+  bool async;                       /* the stage shown is set up in a terminal (with workers) */
+  struct Worker *parked;            /* the solve worker, set aside while a stage's heuristics run here */
 } Lesson;
 
 /* Reads and checks a lesson file (lesson_load.c): a regular file under the
@@ -96,8 +102,12 @@ int Lesson_listFiles(char ***paths);
 /* Opens the lesson's network into app, attaches the lesson and shows stage 0. */
 Status Lesson_start(App *app, Lesson *l, bool deterministic, SpError *err);
 /* Shows stage k: a fresh explorer on the stage's network, then the stage's state.
- * Solves run on this thread (the workers are started again after). */
+ * Heuristic solves run on this thread (milliseconds); with workers (a terminal) a
+ * searching one (ILP) is posted to the worker and the stage finishes in Lesson_poll,
+ * so the keys (q, C or Esc to cancel) work while it runs and its progress shows. */
 Status Lesson_goto(App *app, int k, SpError *err);
+/* The stage's search done: the rest of the stage set up (App_poll calls it). True when the screen changed. */
+bool Lesson_poll(App *app);
 
 /* A figure's value: its text as the screen prints it, and its number when it has one. */
 typedef struct {

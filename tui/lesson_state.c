@@ -54,7 +54,7 @@ static bool V_bytes(LessonValue *v, int64_t b) {
   return true;
 }
 static bool V_count(LessonValue *v, long long c) {
-  snprintf(v->text, sizeof v->text, "%lld", c);
+  Words_count((double)c, v->text, sizeof v->text); /* as the views print counts: 752,171 */
   v->num = (double)c;
   v->numeric = true;
   return true;
@@ -317,11 +317,40 @@ static Status Lesson_settings(App *app, const LessonPlan *p, const LessonPlan *b
   return SP_OK;
 }
 
-/* A solve of app->set on this thread; its failure is the stage's. */
-static Status Lesson_solve(App *app, const char *which, SpError *err) {
+/* Whether the settings in force search (an ILP bounded by the stage's time_limit). */
+static bool Lesson_searching(const App *app) {
+  return App_policy(POLICY_SCHEDULE, app->set.sched)->searching || App_policy(POLICY_REPLACEMENT, app->set.repl)->searching ||
+         App_policy(POLICY_ALLOCATOR, app->set.alloc)->searching;
+}
+
+/* A solve of app->set on this thread (a worker, if running, is passed by: heuristics take milliseconds). */
+static void Lesson_solveHere(App *app) {
+  struct Worker *w = app->worker;
+  app->worker = NULL;
   App_resolve(app);
+  app->worker = w;
+}
+
+/* The solve just done (here or on the worker): its failure is the stage's. */
+static Status Lesson_solved(App *app, const char *which, SpError *err) {
+  if (app->cancelled) return SpError_set(err, SP_ERR_CANCELLED, "the %s plan's search was cancelled: the stage is not set up", which);
   if (app->error[0] || !app->plan) return SpError_set(err, SP_ERR_SOLVER, "the %s plan: %s", which, app->error[0] ? app->error : "no plan");
   return SP_OK;
+}
+
+/* A searching solve in a terminal goes to the worker (the keys keep working, its progress shows):
+ * true when posted, the stage then goes on in Lesson_poll at `phase`. */
+static bool Lesson_post(App *app, Lesson *l, int phase) {
+  if (!l->async || !Lesson_searching(app)) return false;
+  if (!app->worker && app->set.budget < App_figures(app)->m_r) return false; /* below M_R: the tiling's own path, here */
+  if (l->parked) app->worker = l->parked, l->parked = NULL;
+  if (!app->worker) App_startWorkers(app);
+  if (!app->worker) return false; /* no thread: here, as without a terminal */
+  App_resolve(app);
+  if (!app->solving) return false; /* done at once (below M_R: the tiling's own path) */
+  l->pending = phase;
+  l->want = app->set;
+  return true;
 }
 
 static int Lesson_tensor(const App *app, const char *name) {
@@ -397,17 +426,30 @@ static Status Lesson_layer(App *app, Lesson *l, const LessonStage *s, SpError *e
   return SP_OK;
 }
 
-static Status Lesson_apply(App *app, Lesson *l, const LessonStage *s, SpError *err) {
+/* The stage's state from `phase` on: 0 from the start, 1 once the pinned plan is solved, 2 once the
+ * current one is. Returns with l->pending set when a search was posted to the worker. */
+static Status Lesson_apply(App *app, Lesson *l, const LessonStage *s, int phase, SpError *err) {
   Status st = SP_OK;
-  if (s->time_limit > 0) app->set.time_limit = s->time_limit;
-  if (s->has_pinned) {
-    st = Lesson_settings(app, &s->pinned, &s->current, err);
-    if (!st) st = Lesson_solve(app, "pinned", err);
-    if (!st) Actions_find("pin")->run(app);
-    if (!st && !app->pinned) st = SpError_set(err, SP_ERR_SOLVER, "the pinned plan could not be pinned");
+  if (phase == 0) {
+    if (s->time_limit > 0) app->set.time_limit = s->time_limit;
+    if (s->has_pinned) {
+      st = Lesson_settings(app, &s->pinned, &s->current, err);
+      if (!st && Lesson_post(app, l, 1)) return SP_OK;
+      if (!st) Lesson_solveHere(app);
+    }
+    phase = 1;
   }
-  if (!st) st = Lesson_settings(app, &s->current, NULL, err);
-  if (!st) st = Lesson_solve(app, "current", err);
+  if (phase == 1) {
+    if (s->has_pinned) {
+      if (!st) st = Lesson_solved(app, "pinned", err);
+      if (!st) Actions_find("pin")->run(app);
+      if (!st && !app->pinned) st = SpError_set(err, SP_ERR_SOLVER, "the pinned plan could not be pinned");
+    }
+    if (!st) st = Lesson_settings(app, &s->current, NULL, err);
+    if (!st && Lesson_post(app, l, 2)) return SP_OK;
+    if (!st) Lesson_solveHere(app);
+  }
+  if (!st) st = Lesson_solved(app, "current", err);
   if (!st && s->has_pinned && !app->pinned) /* a budget below M_R opened the tiled network: the pin went */
     st = SpError_set(err, SP_ERR_ARG, "the pinned plan is of another network than the current one (a budget below M_R?)");
   if (!st && s->flip) app->show_pinned = true;
@@ -432,27 +474,14 @@ static Status Lesson_fresh(App *app, const char *path, SpError *err) {
   return st;
 }
 
-Status Lesson_goto(App *app, int k, SpError *err) {
-  Lesson *l = app->lesson;
-  if (!l || k < 0 || k >= l->nstages) return SpError_set(err, SP_ERR_ARG, "no stage %d", k + 1);
+/* The stage set up (or failed): its error said, the workers running again, the sweep opened. */
+static Status Lesson_done(App *app, Lesson *l, int k, bool workers, Status st, SpError *err) {
   const LessonStage *s = &l->stages[k];
-  bool workers = app->worker != NULL;
-  l->pinned_layer_ok = false;
-  Status st = Lesson_fresh(app, s->network, err);
-  if (st) {
-    SpError e2;
-    if (Lesson_fresh(app, l->network, &e2)) return st; /* nothing to show: the caller says why */
-    App_resolve(app);
-  } else
-    st = Lesson_apply(app, l, s, err);
+  l->pending = 0;
   if (st) SpError_set(err, st, "%s: stage %d: %s", l->path, k + 1, err->text);
-  l->stage = k;
-  l->scroll = 0; /* a new stage's text from its start */
-  app->legend = app->help = false;
-  app->message[0] = '\0';
   snprintf(l->error, sizeof l->error, "%s", st ? err->text : "");
   if (workers) {
-    App_startWorkers(app);
+    if (!app->worker) App_startWorkers(app);
     App_prefetchFigures(app);
   }
   /* in a terminal the sweep's points come in on its own thread (a large network's
@@ -460,6 +489,55 @@ Status Lesson_goto(App *app, int k, SpError *err) {
    * all computed here */
   if (!st && s->view == LESSON_VIEW_SWEEP) SweepView_openKey(app);
   return st;
+}
+
+Status Lesson_goto(App *app, int k, SpError *err) {
+  Lesson *l = app->lesson;
+  if (!l || k < 0 || k >= l->nstages) return SpError_set(err, SP_ERR_ARG, "no stage %d", k + 1);
+  const LessonStage *s = &l->stages[k];
+  bool workers = app->worker != NULL;
+  l->pinned_layer_ok = false;
+  l->pending = 0;
+  Status st = Lesson_fresh(app, s->network, err);
+  l->stage = k;
+  l->scroll = 0; /* a new stage's text from its start */
+  app->legend = app->help = false;
+  app->message[0] = '\0';
+  if (st) {
+    SpError e2;
+    if (Lesson_fresh(app, l->network, &e2)) return st; /* nothing to show: the caller says why */
+    App_resolve(app);
+    return Lesson_done(app, l, k, workers, st, err);
+  }
+  l->async = workers; /* in a terminal, the stage's searches go to a worker (its heuristics still run here) */
+  st = Lesson_apply(app, l, s, 0, err);
+  if (!st && l->pending) {
+    l->error[0] = '\0';
+    return SP_OK;
+  }
+  return Lesson_done(app, l, k, workers, st, err);
+}
+
+bool Lesson_poll(App *app) {
+  Lesson *l = app->lesson;
+  if (!l || !l->pending || app->solving) return false;
+  int k = l->stage;
+  SpError err;
+  Status st;
+  if (memcmp(&app->plan_set, &l->want, sizeof l->want) != 0 && !app->cancelled && !app->error[0])
+    st = SpError_set(&err, SP_ERR_ARG, "left before its search ended (a key changed the settings): the stage is not set up");
+  else {
+    int phase = l->pending;
+    l->pending = 0;
+    l->parked = app->worker; /* idle: the stage's heuristics and figures run here, as in Lesson_goto */
+    app->worker = NULL;
+    st = Lesson_apply(app, l, &l->stages[k], phase, &err);
+    if (!app->worker) app->worker = l->parked;
+    l->parked = NULL;
+  }
+  if (!st && l->pending) return true; /* the next search posted */
+  Lesson_done(app, l, k, true, st, &err);
+  return true;
 }
 
 Status Lesson_start(App *app, Lesson *l, bool deterministic, SpError *err) {

@@ -304,7 +304,9 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
   snprintf(opname, sizeof opname, "%s (%s)", app->net->ops[op].name, app->net->ops[op].type);
   Grid_tail(g, x + n + 2, ey + 3, w - 1 - n - 2, ROLE_DEFAULT, 0, opname);
   MapView_freeAt(app, p, app->cursor, &fb, &gap);
-  App_bytes(res, r1, sizeof r1), App_bytes(p->metrics.peak_bytes, r2, sizeof r2);
+  /* free is the budget less what is resident, so the line says the budget, not the peak (it read
+   * "resident 931.0K of peak 2.30M ... of 1.39M free", and 931.0K + 1.39M is the budget) */
+  App_bytes(res, r1, sizeof r1), App_bytes(p->budget, r2, sizeof r2);
   App_bytes(fb, r3, sizeof r3), App_bytes(gap, r4, sizeof r4);
   int frag = fb > 0 ? (int)((double)(fb - gap) * 100.0 / (double)fb + 0.5) : 0;
   /* with a pinned plan, its resident bytes at this step follow (compare): the
@@ -320,12 +322,12 @@ void MapView_draw(App *app, Grid *g, int x, int y, int w, int h) {
              App_bytes(ops->resident[app->cursor], r5, sizeof r5), d > 0 ? "+" : "", d ? App_bytes(d, r6, sizeof r6) : "same");
   }
   char forms[5][160];
-  snprintf(forms[0], sizeof forms[0], "resident %s of peak %s, free %s, largest gap %s, fragmentation %d%%", r1, r2, r3,
-           r4, frag);
-  snprintf(forms[1], sizeof forms[1], "resident %s of peak %s, largest gap %s of %s free", r1, r2, r4, r3);
-  snprintf(forms[2], sizeof forms[2], "resident %s/%s, largest gap %s of %s free", r1, r2, r4, r3);
-  snprintf(forms[3], sizeof forms[3], "%s/%s resident, gap %s of %s", r1, r2, r4, r3);
-  snprintf(forms[4], sizeof forms[4], "in %s/%s, gap %s/%s", r1, r2, r4, r3);
+  snprintf(forms[0], sizeof forms[0], "resident %s of the %s budget, free %s, largest gap %s, fragmentation %d%%", r1,
+           r2, r3, r4, frag);
+  snprintf(forms[1], sizeof forms[1], "resident %s of the %s budget, largest gap %s of %s free", r1, r2, r4, r3);
+  snprintf(forms[2], sizeof forms[2], "resident %s of budget %s, largest gap %s of %s free", r1, r2, r4, r3);
+  snprintf(forms[3], sizeof forms[3], "%s/%s budget, gap %s/%s free", r1, r2, r4, r3);
+  snprintf(forms[4], sizeof forms[4], "%s/%s, gap %s/%s", r1, r2, r4, r3);
   int pick = -1;
   for (int i = 0; i < 5 && pick < 0 && diff[0]; i++)
     if ((int)(strlen(forms[i]) + strlen(diff)) <= w - 1) pick = i;

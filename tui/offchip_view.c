@@ -382,6 +382,8 @@ void OffchipView_drawPanel(App *app, Grid *g, int x, int y, int w, int h) {
     const TilesTensor *tt = &m->tensors[sel];
     Off_title(g, x, y++, w, "tensor");
     Grid_printf(g, x + 1, y++, w - 1, ROLE_SELECT, ATTR_BOLD, "%s", v->net->tensors[tt->net_tensor].name);
+    /* the lifetimes below are in ticks, a word used nowhere else: said where it is met */
+    y += View_wrap(g, x + 1, y, w - 1, ROLE_DIM, "ticks: sub-step u reads at 2u+1, writes at 2u+2");
     Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "%s at %s, ticks %lld-%lld", App_bytes(tt->bytes, b1, sizeof b1),
                 App_bytes(v->r.base[sel], b2, sizeof b2), (long long)tt->first, (long long)tt->last);
     Grid_printf(g, x + 1, y++, w - 1, ROLE_DEFAULT, 0, "whole over ticks %lld-%lld", (long long)tt->whole_first,

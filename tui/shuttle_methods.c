@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "text.h"
+#include "words.h"
 #include "layer/arch.h"
 #include "layer/shuttle.h"
 #include "layer/steps.h"
@@ -39,14 +40,9 @@ bool ShuttleMethod_known(const char *method) {
   return false;
 }
 
-/* "576.0 KiB": Cli_bytes's format (cli_common.c is not in the explorer's library this file is part of). */
+/* "576.0 KiB": the one vocabulary's sizes (words.c), as the rest of the tool. */
 static const char *ShuttleMethod_size(double bytes, char *buf, int n) {
-  double b = bytes < 0 ? 0 : bytes;
-  if (b < 1024) snprintf(buf, (size_t)n, "%.0f B", b);
-  else if (b < 1024 * 1024) snprintf(buf, (size_t)n, "%.1f KiB", b / 1024);
-  else if (b < 1024.0 * 1024 * 1024) snprintf(buf, (size_t)n, "%.2f MiB", b / (1024.0 * 1024));
-  else snprintf(buf, (size_t)n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-  return buf;
+  return Words_bytes(bytes < 0 ? 0 : bytes, buf, (size_t)n);
 }
 
 /* One tiling's DRAM traffic per operand, each at its own precision, in binary units (Cli_bytes). */
@@ -155,10 +151,11 @@ static int ShuttleMethod_shuttle(const Layer *l, const ShuttleMethodOptions *mo,
   }
   static const char *const cap_names[] = {"paper (sum gamma*B, input tile without halo)",
                                           "halo (sum gamma*B with the input halo)", "raw (uncompressed, with halo)"};
-  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%lld MACs)\n",
+  char macs[32];
+  fprintf(out, "SmartShuttle on %s: M=%lld N=%lld R=%lld C=%lld K=%lldx%lld S=%d D=%lld (%s MACs)\n",
           Text_escape(l->name, safe, sizeof safe),
           (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, (long long)l->S,
-          l->stride_h, (long long)l->N, (long long)r.macs);
+          l->stride_h, (long long)l->N, Words_count((double)r.macs, macs, sizeof macs));
   char glb[32], prec[96];
   if (Shuttle_onePrecision(&o)) snprintf(prec, sizeof prec, "%d-byte elements", o.bytes[OPND_I]);
   else

@@ -1,6 +1,7 @@
 /* shuttle_view: SmartShuttle's scheme table for one layer: per reuse scheme the
  * rule's and the oracle's tiling and DRAM volume per operand, with the picks. */
 #include "steps_view.h"
+#include "words.h"
 
 #include <stdio.h>
 
@@ -8,13 +9,14 @@ void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const
                       const ShuttleLayer *r) {
   if (!r || h < 12 || w < 60) return;
   const double mib = 1024.0 * 1024; /* binary units, as the rest of the tool */
+  char glb[32];
   /* one naming on the screen: CoSA's (R S P Q C K N), as the view's title and the
    * mappers use; the paper's own letters (M N R C K) mean other dimensions, so
    * they are given once, in the legend line under the table */
-  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: K=%lld C=%lld P=%lld Q=%lld R=%lld stride %d N=%lld, %lld KiB buffer",
+  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "SmartShuttle: K=%lld C=%lld P=%lld Q=%lld R=%lld stride %d N=%lld, %s buffer",
               (long long)l->K, (long long)l->C, (long long)l->P, (long long)l->Q, (long long)l->R, l->stride_h,
-              (long long)l->N, (long long)(o->glb_bytes / 1024));
-  Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "<TK, TC, TP, TQ>",
+              (long long)l->N, Words_bytes((double)o->glb_bytes, glb, sizeof glb));
+  Grid_printf(g, x, y + 2, w, ROLE_AXIS, 0, "%-6s %-7s %-22s %9s %9s %9s %9s", "scheme", "by", "tile <TK, TC, TP, TQ>",
               "ifm MiB", "ofm MiB", "wght MiB", "total MiB");
   int row = y + 3;
   for (int s = 0; s < SHUTTLE_SCHEMES; s++)
@@ -36,6 +38,7 @@ void ShuttleView_draw(Grid *g, int x, int y, int w, int h, const Layer *l, const
   Grid_printf(g, x, row + 1, w, ROLE_DEFAULT, 0, "MACs per DRAM access: rule %.1f, oracle %.1f", (double)r->macs / rv->total,
               (double)r->macs / ov->total);
   if (row + 4 < y + h) {
+    Grid_text(g, x, row + 2, w, ROLE_DIM, 0, "tiles: TK, TC in channels; TP, TQ in output rows, columns"); /* the unit */
     Grid_text(g, x, row + 3, w, ROLE_DIM, 0, "names: CoSA's, as the whole view: K out-ch, C in-ch, PxQ output, RxS kernel");
     Grid_text(g, x, row + 4, w, ROLE_DIM, 0, "the paper's: M=K N=C RxC=PxQ KxK=RxS, <Tm,Tn,Tr,Tc> = <TK,TC,TP,TQ>");
   }

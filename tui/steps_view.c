@@ -3,6 +3,7 @@
  * input slots (Cin elements each), then the outputs of the step. A slot loaded in
  * the step is marked ▲, one freed in the step ▼ (it is empty afterwards). */
 #include "steps_view.h"
+#include "words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +78,10 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
   if (!p || p->nsteps < 1 || w < 40 || h < 8) return;
   int cursor = s->cursor < 0 ? 0 : s->cursor >= p->nsteps ? p->nsteps - 1 : s->cursor;
   const Step *cs = &p->steps[cursor];
-  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "Offloading steps (%s): G = %d, %d steps, duration %lld cycles, peak %lld elements",
-              Steps_strategyName(p->strategy), p->group_size, p->nsteps, (long long)p->duration, (long long)p->peak);
+  char dur[32], pk[32];
+  Grid_printf(g, x, y, w, ROLE_TITLE, ATTR_BOLD, "Offloading steps (%s): G = %d, %d steps, duration %s cycles, peak %s elements",
+              Steps_strategyName(p->strategy), p->group_size, p->nsteps, Words_count((double)p->duration, dur, sizeof dur),
+              Words_count((double)p->peak, pk, sizeof pk));
   /* the right side: the cursor step and the patch grid */
   int side_w = 30, mx = x + 7, mw = w - 7 - side_w - 1, my = y + 2, mh = h - 4;
   if (mw < 10) mw = 10;
@@ -89,7 +92,7 @@ void StepsView_draw(Grid *g, int x, int y, int w, int h, const StepsPlan *p, con
   Grid_printf(g, sx, y + 5, side_w, ROLE_DEFAULT, 0, "written %lld", (long long)cs->write_out);
   Grid_printf(g, sx, y + 6, side_w, ROLE_DEFAULT, 0, "on chip %lld (in %lld)", (long long)cs->footprint,
               (long long)cs->foot_in);
-  Grid_printf(g, sx, y + 7, side_w, ROLE_DEFAULT, 0, "duration %lld cycles", (long long)cs->duration);
+  Grid_printf(g, sx, y + 7, side_w, ROLE_DEFAULT, 0, "duration %s cycles", Words_count((double)cs->duration, dur, sizeof dur));
   Steps_patches(g, sx, y + 9, side_w, h - 10, p, cursor);
   /* the address axis: kernels, input slots, outputs (in elements) */
   int max_out = 0;

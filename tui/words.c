@@ -91,12 +91,34 @@ const char *Words_energy(double pj, char *buf, size_t n) {
   return buf;
 }
 
+/* The unit a size is written in and its decimals: bytes whole, one decimal in KiB, two in MiB and
+ * GiB. The next unit starts where the rounded figure would read 1024 ("1.00 MiB", never "1024.0 KiB"). */
+static int Words_unit(double a, int *decimals, double *scale) {
+  static const double k = 1024.0;
+  if (a < 1023.5) return *decimals = 0, *scale = 1, 0;
+  if (a < k * 1023.95) return *decimals = 1, *scale = k, 1;
+  if (a < k * k * 1023.995) return *decimals = 2, *scale = k * k, 2;
+  return *decimals = 2, *scale = k * k * k, 3;
+}
+
 const char *Words_bytes(double b, char *buf, size_t n) {
-  double a = b < 0 ? -b : b;
-  if (a < 1023.5) snprintf(buf, n, "%.0f B", b);
-  else if (a < 1024.0 * 1024) snprintf(buf, n, "%.1f KiB", b / 1024);
-  else if (a < 1024.0 * 1024 * 1024) snprintf(buf, n, "%.2f MiB", b / (1024.0 * 1024));
-  else snprintf(buf, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB"};
+  int d;
+  double scale;
+  int u = Words_unit(b < 0 ? -b : b, &d, &scale);
+  snprintf(buf, n, "%.*f %s", d, b / scale, unit[u]);
+  return buf;
+}
+
+const char *Words_bytesShort(double b, int width, char *buf, size_t n) {
+  static const char unit[] = "BKMG";
+  int d;
+  double scale;
+  int u = Words_unit(b < 0 ? -b : b, &d, &scale);
+  for (;; d--) { /* fewer decimals only where the width needs it: the same figure, rounded further */
+    snprintf(buf, n, "%.*f%c", d, b / scale, unit[u]);
+    if (d == 0 || width <= 0 || (int)strlen(buf) - (b < 0) <= width) break; /* a sign is outside the width */
+  }
   return buf;
 }
 

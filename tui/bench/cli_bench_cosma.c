@@ -166,13 +166,14 @@ static void BenchCosma_progressStart(BenchCosma *b, const BenchCosmaRow *row, co
 }
 
 static void BenchCosma_progressEnd(const BenchRun *r) {
+  char kb[32];
   double gap = BenchCosma_gap(r);
   switch (r->kind) {
   case RUN_NA: fprintf(stderr, "n/a (%s)\n", r->text); break;
   case RUN_ERROR: fprintf(stderr, "error: %s (%.2f s)\n", r->text, r->seconds); break;
   case RUN_INVALID: fprintf(stderr, "INVALID plan: %s (%.2f s)\n", r->text, r->seconds); break;
   case RUN_VALID:
-    fprintf(stderr, "%.1f KiB, %s", (double)r->bytes / 1024, SolverStatus_name(r->solver.status));
+    fprintf(stderr, "%s, %s", Words_bytes((double)r->bytes, kb, sizeof kb), SolverStatus_name(r->solver.status));
     if (gap >= 0) fprintf(stderr, ", gap %.2f%%", gap * 100);
     fprintf(stderr, ", %.2f s", r->seconds);
     if (r->solver.status != SOLVER_OPTIMAL && r->solver.note[0]) fprintf(stderr, " (%s)", r->solver.note);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "datadir.h"
+#include "words.h"
 #include "cli.h"
 #include "clock.h"
 #include "layer/shuttle.h"
@@ -274,11 +275,12 @@ static int BenchShuttle_net(const char *dir, const char *name, int64_t batch, co
            BenchShuttle_mbv(&sn.zhang), sn.zhang.total > 0 ? (double)sn.macs / sn.zhang.total : 0);
   else
     printf("| Zhang (static ORO) | no static tiling fits every layer | | | | |\n");
+  char macs[32];
   double ad = ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_ORACLE), fx = ShuttleNet_macsPerAccess(&sn, best_fixed);
-  printf("\n%lld MACs in %d conv layers; adaptive (oracle) %.1f vs best fixed scheme %s %.1f MACs/access: %+.1f %%; "
+  printf("\n%s MACs in %d conv layers; adaptive (oracle) %.1f vs best fixed scheme %s %.1f MACs/access: %+.1f %%; "
          "the rule reaches %.1f. Paper (with compression, its simulator): SmartShuttle %.1f, Eyeriss %.1f. "
          "Oracle search %.2f s.\n\n",
-         (long long)sn.macs, sn.nlayers, ad, Shuttle_policyName(best_fixed), fx, 100.0 * (ad / fx - 1),
+         Words_count((double)sn.macs, macs, sizeof macs), sn.nlayers, ad, Shuttle_policyName(best_fixed), fx, 100.0 * (ad / fx - 1),
          ShuttleNet_macsPerAccess(&sn, SHUTTLE_POL_RULE), paper_ss, paper_eyeriss, secs);
   ShuttleNet_free(&sn);
   Net_free(net);

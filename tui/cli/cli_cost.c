@@ -116,10 +116,9 @@ static void Cost_print(const Net *net, const NetCostMapper *m, const SolveSettin
   char b1[32], b2[32], b3[32], b4[32];
   printf("network   %s (%d ops: %d by the layer mapper %s, %d by the roofline)\n", Cli_safe(net->name), net->nops,
          nc->mapped, NetCostMapper_method(m), nc->roofline);
-  printf("arch      %s (%lld MACs; %s: %s/cycle, %s/%s pJ per byte read/written)\n", Cli_safe(arch->name),
-         (long long)arch->macs, Cli_safe(dram->name), Words_bytes(dram->bandwidth * (double)dram->instances, b1, sizeof b1),
+  printf("arch      %s (%s MACs; %s: %s/cycle, %s/%s pJ per byte read/written)\n", Cli_safe(arch->name),
+         Words_count((double)arch->macs, b4, sizeof b4), Cli_safe(dram->name), Words_bytes(dram->bandwidth * (double)dram->instances, b1, sizeof b1),
          Words_figure(dram->read_pj, b2, sizeof b2), Words_figure(dram->write_pj, b3, sizeof b3));
-  (void)b4;
   printf("budget    %s bytes (%s), M_R %s", Cli_count(s->budget, b1, sizeof b1), Cli_bytes(s->budget, b2, sizeof b2),
          Cli_bytes(stage->m_r, b3, sizeof b3));
   if (stage->tiled) printf(": below it, the tiled network (%d sub-steps)\n", stage->tiled->nops);

@@ -225,7 +225,7 @@ static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapRes
   for (int i = arch->nlevels - 1; i >= 0; i--) {
     char tiles[3][24];
     for (int v = 0; v < OPND_COUNT; v++) {
-      if (Arch_holds(arch, i, (Operand)v)) snprintf(tiles[v], sizeof tiles[v], "%lld", (long long)c->tile[i][v]);
+      if (Arch_holds(arch, i, (Operand)v)) Words_bytes((double)c->tile[i][v], tiles[v], sizeof tiles[v]); /* with its unit */
       else snprintf(tiles[v], sizeof tiles[v], "-");
     }
     printf("%-10s %12s %12s %12s %12s %10s %14s %12s%s\n", arch->level[i].name, tiles[0], tiles[1], tiles[2],
@@ -236,8 +236,8 @@ static void Layer_printCosts(const Arch *arch, const Layer *l, const LayerMapRes
   (void)l;
   printf("\nlatency      %s cycles (%s-bound)\n", Words_count(c->latency, b1, sizeof b1),
          c->bound_by < 0 ? "compute" : arch->level[c->bound_by].name);
-  printf("compute      %s cycles, utilisation %.1f%% of %lld MACs\n", Words_count(c->compute_cycles, b1, sizeof b1),
-         100 * c->utilization, (long long)arch->macs);
+  printf("compute      %s cycles, utilisation %.1f%% of %s MACs\n", Words_count(c->compute_cycles, b1, sizeof b1),
+         100 * c->utilization, Words_count((double)arch->macs, b2, sizeof b2));
   printf("energy       %s (%.3f pJ/MAC)\n", Words_energy(c->energy_pj, b1, sizeof b1), c->energy_pj / c->macs);
   printf("DRAM traffic %s\n", Words_bytes(c->dram_bytes, b1, sizeof b1));
 }

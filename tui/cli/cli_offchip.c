@@ -174,15 +174,18 @@ static int Offchip_run(int argc, char **argv) {
     if (oo.method == OFFCHIP_TAA) printf(" (%ld collision shift%s)", r.shifts, r.shifts == 1 ? "" : "s");
     printf("\n");
     printf("plan           %s\n", vst == SP_OK ? "valid" : verr.text);
-    printf("\n%-32s %12s %12s %13s %6s\n", "tensor", "base", "bytes", "ticks", "tiles");
+    /* every column with its unit; ticks are defined under the table, where the word is met */
+    printf("\n%-32s %14s %14s %16s %6s\n", "tensor", "base (bytes)", "size (bytes)", "lifetime (ticks)", "tiles");
     for (int i = 0; i < m->ntensors; i++) {
       const TilesTensor *tt = &m->tensors[i];
       char ticks[40];
       snprintf(ticks, sizeof ticks, "%lld..%lld", (long long)tt->first, (long long)tt->last);
       char col[256];
-      printf("%s %12lld %12lld %13s %6d\n", Cli_nameColumn(net->tensors[tt->net_tensor].name, 32, col, sizeof col), (long long)r.base[i],
-             (long long)tt->bytes, ticks, tt->ntiles);
+      printf("%s %14s %14s %16s %6d\n", Cli_nameColumn(net->tensors[tt->net_tensor].name, 32, col, sizeof col),
+             Cli_count(r.base[i], b1, sizeof b1), Cli_count(tt->bytes, b2, sizeof b2), ticks, tt->ntiles);
     }
+    printf("ticks: sub-step u reads its input tiles at tick 2u+1 and writes its output tiles at 2u+2;\n"
+           "tick 0 is before the first op, the last tick after the last (docs/tiles.md)\n");
   }
   if (vst != SP_OK) {
     fprintf(stderr, "spadmap offchip: the plan is invalid: %s\n", verr.text);

@@ -107,10 +107,11 @@ static int Solve_budget(const Net *net, SolveSettings *s, const char *text, cons
       fprintf(stderr, "spadmap solve: %s\n", err.text);
       return st == SP_ERR_CANCELLED ? EXIT_INTERRUPTED : st == SP_ERR_NOMEM ? EXIT_INVALID : EXIT_LIMIT;
     }
+    char b1[32], b2[32];
     if (!f.m_p_exact)
       fprintf(stderr, "spadmap solve: note: M_P not proven (the search stopped at its limit): the budget uses the "
-                      "best peak found, %lld bytes (proven lower bound %lld)\n",
-              (long long)f.m_p, (long long)f.search.lower_bound);
+                      "best peak found, %s bytes (proven lower bound %s)\n",
+              Cli_count(f.m_p, b1, sizeof b1), Cli_count(f.search.lower_bound, b2, sizeof b2));
   }
   if (Budget_parse(text, lazy || needs ? &f : NULL, &s->budget, preset, &err)) {
     fprintf(stderr, "spadmap solve: %s\n", err.text);

@@ -91,6 +91,7 @@ static void Sweep_table(const Net *net, const NetFigures *f, Sweep *sw, const Sw
 }
 
 static int Sweep_runCli(int argc, char **argv) {
+  char b1[32], b2[32];
   CliArgs a;
   const CliCommand *c = &Cli_sweep;
   int rc = Cli_parse(c, argc, argv, 0, 1, &a);
@@ -152,8 +153,8 @@ static int Sweep_runCli(int argc, char **argv) {
   }
   if (!st && one && (st = Budget_parse(one, &f, &o.only, &preset, &err))) exit_code = EXIT_USAGE;
   if (!st && o.to > 0 && o.from > 0 && o.to <= o.from) {
-    st = SpError_set(&err, SP_ERR_ARG, "--to (%lld bytes) must be above --from (%lld bytes)%s", (long long)o.to,
-                     (long long)o.from, o.to == o.from ? "; one budget alone is --budget SIZE" : "");
+    st = SpError_set(&err, SP_ERR_ARG, "--to (%s) must be above --from (%s)%s", Words_bytes((double)o.to, b1, sizeof b1),
+                     Words_bytes((double)o.from, b2, sizeof b2), o.to == o.from ? "; one budget alone is --budget SIZE" : "");
     exit_code = EXIT_USAGE;
   }
   if (!st) st = Sweep_new(net, &f, &o, &sw, &err);
@@ -174,9 +175,9 @@ static int Sweep_runCli(int argc, char **argv) {
     goto out;
   }
   if (plot && !Cli_value(c, &a, "--csv"))
-    printf("wrote %s: %s against the budget, %d budgets from %lld to %lld bytes\n", Cli_safe(plot),
-           mapper ? "latency and energy" : "traffic", sw->nbudgets, (long long)sw->budgets[0],
-           (long long)sw->budgets[sw->nbudgets - 1]);
+    printf("wrote %s: %s against the budget, %d budgets from %s to %s\n", Cli_safe(plot),
+           mapper ? "latency and energy" : "traffic", sw->nbudgets, Words_bytes((double)sw->budgets[0], b1, sizeof b1),
+           Words_bytes((double)sw->budgets[sw->nbudgets - 1], b2, sizeof b2));
   const char *outp = Cli_value(c, &a, "--out");
   if (Cli_value(c, &a, "--csv") || outp) {
     StrBuf b = {0};

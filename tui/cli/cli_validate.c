@@ -9,6 +9,7 @@
 
 /* An off-chip plan ("format": "spadmap-offchip") has its own validator. */
 static int Validate_offchip(const Net *net, const char *path) {
+  char b1[32];
   OffchipPlan *p;
   SpError err;
   if (OffchipPlan_load(path, &p, &err)) { /* a file that cannot be read: an error, on stderr (it was on stdout) */
@@ -17,8 +18,8 @@ static int Validate_offchip(const Net *net, const char *path) {
   }
   Status st = OffchipPlan_validate(p, net, &err);
   if (st == SP_OK)
-    printf("valid: %s on %s, off-chip plan (%s), peak %lld bytes\n", Cli_safe(path), Cli_safe(net->name), p->method,
-           (long long)p->peak_bytes);
+    printf("valid: %s on %s, off-chip plan (%s), peak %s bytes\n", Cli_safe(path), Cli_safe(net->name), p->method,
+           Cli_count(p->peak_bytes, b1, sizeof b1));
   else
     printf("%s: %s\n", path, err.text);
   OffchipPlan_free(p);
@@ -46,6 +47,7 @@ static void Validate_recordNote(const Net *net, const char *net_path, const char
 static const CliOption Validate_options[] = {CLI_MODEL_OPTIONS, {NULL, NULL, NULL}};
 
 static int Validate_run(int argc, char **argv) {
+  char b1[32], b2[32];
   CliArgs a;
   int rc = Cli_parse(&Cli_validate, argc, argv, 2, 2, &a);
   if (rc >= 0) return rc;
@@ -75,8 +77,8 @@ static int Validate_run(int argc, char **argv) {
   ValidateReport rep;
   Status st = Validate_plan(net, plan, &rep);
   if (st == SP_OK) {
-    printf("valid: %s on %s, budget %lld, non-compulsory %lld bytes\n", Cli_safe(a.pos[1]), Cli_safe(net->name), (long long)plan->budget,
-           (long long)rep.metrics.noncompulsory_bytes);
+    printf("valid: %s on %s, budget %s, non-compulsory %s bytes\n", Cli_safe(a.pos[1]), Cli_safe(net->name),
+           Cli_count(plan->budget, b1, sizeof b1), Cli_count(rep.metrics.noncompulsory_bytes, b2, sizeof b2));
   } else if (st == SP_ERR_NOMEM) {
     fprintf(stderr, "spadmap validate: out of memory\n");
   } else {
