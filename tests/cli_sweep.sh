@@ -69,7 +69,7 @@ expect 2 "--method maps layers onto an --arch" "$bin" sweep "$fs" --method rando
 expect 2 '--to wants a size (M_P\*2, 4M) or a factor from 1 to 100 (got "0.5")' "$bin" sweep "$fs" --to 0.5
 expect 2 "expected a positive divisor" "$bin" sweep "$fs" --from M_R/0
 expect 2 "must be above --from" "$bin" sweep "$fs" --from M_R --to M_R/2
-expect 2 "must be above --from (524288 bytes); one budget alone is --budget SIZE" "$bin" sweep "$fs" --from 512K --to 512K
+expect 2 "must be above --from (512.0 KiB); one budget alone is --budget SIZE" "$bin" sweep "$fs" --from 512K --to 512K
 expect 2 "--budget (one budget) goes without" "$bin" sweep "$fs" --budget M_R --from M_R/2
 expect 2 "--jobs writes the jobs only" "$bin" sweep "$fs" --jobs "$tmp/x" --csv
 expect 2 "takes no network" "$bin" sweep "$fs" --merge "$tmp"
