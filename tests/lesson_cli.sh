@@ -6,22 +6,7 @@
 # is refused before anything runs.
 # usage: lesson_cli.sh SPADMAP DATA_DIR
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); data=$(cd "$2" && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-# expect CODE PATTERN CMD...: the exit code, and PATTERN in stdout+stderr
-expect() {
-  code=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    echo "FAIL (exit $rc, wanted $code): $*"; sed 's/^/  | /' "$tmp/out" | head -8; fail=$((fail + 1))
-  elif ! grep -q -- "$pattern" "$tmp/out"; then
-    echo "FAIL (no \"$pattern\"): $*"; sed 's/^/  | /' "$tmp/out" | head -8; fail=$((fail + 1))
-  else
-    pass=$((pass + 1))
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 # every bundled lesson's claims hold
 for f in "$data"/lessons/*.json; do
   expect 0 "claims\{0,1\}: all hold" "$bin" lesson "$f" --check
@@ -51,6 +36,12 @@ expect 1 "stage 2: claim 1 \"Belady makes more spills\": pinned.spills (3) > cur
 "$bin" lesson "$tmp/mine.json" --out "$tmp/mine.txt" || { echo "FAIL: lesson mine.json --out: exit $?"; fail=$((fail + 1)); }
 if grep -q "3 spills, 36.0K moved" "$tmp/mine.txt"; then pass=$((pass + 1)); else
   echo "FAIL: mine.json's stage 1 does not read \"3 spills, 36.0K moved\""; sed 's/^/  | /' "$tmp/mine.txt" | tail -6; fail=$((fail + 1)); fi
+# a stage that cannot be set up: --check names the file and the stage once (it said "stage 1:
+# ./t.json: stage 1: cursor: ...")
+sed 's/"policies": {"replacement": "belady"},$/"policies": {"replacement": "belady"}, "cursor": {"spill": 9},/' \
+  "$tmp/mine.json" >"$tmp/cur.json"
+expect 1 "^[^ ]*cur.json: stage 1: cursor: spill 9 of 3$" "$bin" lesson "$tmp/cur.json" --check
+if grep -q "stage 1:.*stage 1:" "$tmp/out"; then bad "--check names the stage twice"; else ok; fi
 expect 2 "no --out, no --stage" "$bin" lesson "$tmp/mine.json" --check --stage 2
 # the old format's save_plan=PATH: refused before anything runs, nothing written
 cat >"$tmp/evil.json" <<JSON

@@ -215,7 +215,7 @@ int Lesson_check(App *app, char *report, size_t n) {
   const LessonStage *s = &l->stages[l->stage];
   int bad = 0;
   if (l->error[0]) {
-    Lesson_say(report, n, "stage %d: %s\n", l->stage + 1, l->error);
+    Lesson_say(report, n, "%s\n", l->error); /* it names the file and the stage */
     return 1;
   }
   /* every figure quoted has a value */
