@@ -31,7 +31,7 @@ static const CliOption BenchCosma_options[] = {
   {"--wall-limit", "SECONDS", "each solve's wall-clock stop instead (default: --time-limit; a solve it stops may differ on a slower machine)"},
   {"--network", "NAME", "only these (repeatable or a comma list; other stems in DIR run as human)"},
   {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
-  {"--unfolded", NULL, "the bundled networks/unfolded: BatchNorm and activations kept as ops, as the paper's graphs"},
+  {"--unfolded", NULL, "the ten human-designed networks from the bundled networks/unfolded: BatchNorm and activations kept as ops, as the paper's graphs"},
   {"--acts", NULL, "activations only (default: both settings)"},
   {"--params", NULL, "with params only (the NAS networks run with activations only)"},
   {"--human-only", NULL, "only the ten human-designed networks"},
@@ -578,10 +578,10 @@ static void BenchCosma_summaryLine(const BenchCosma *b, bool nas, int k) {
   printf("  - each distinct budget once: %d of the %d runs (the others repeat an equal budget of the same network "
          "and setting); mean reduction ",
          d.runs, t.runs);
-  if (d.nred) printf("%.1f%% (over %d runs)", d.red_sum / d.nred, d.nred);
+  if (d.nred) printf("%.1f%% (over %d run%s)", d.red_sum / d.nred, d.nred, d.nred == 1 ? "" : "s");
   else printf("-");
   printf("; at M_R alone ");
-  if (m.nred) printf("%.1f%% (over %d runs)\n", m.red_sum / m.nred, m.nred);
+  if (m.nred) printf("%.1f%% (over %d run%s)\n", m.red_sum / m.nred, m.nred, m.nred == 1 ? "" : "s");
   else printf("-\n");
 }
 
@@ -765,6 +765,13 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
   if (human_only && nas_only) {
     fprintf(stderr, "spadmap bench cosma: --human-only and --nas-only exclude each other\n");
     return EXIT_USAGE;
+  }
+  if (Cli_value(c, a, "--unfolded")) {
+    if (nas_only) {
+      fprintf(stderr, "spadmap bench cosma: --unfolded has the ten human-designed networks only, not the NAS ones\n");
+      return EXIT_USAGE;
+    }
+    human_only = true; /* networks/unfolded holds no NAS network */
   }
   if (BenchCosma_select(b, argc, argv, !nas_only, !human_only) < 0) return EXIT_USAGE;
   for (int i = 0; i < b->nnets; i++)
