@@ -96,6 +96,14 @@ expect 2 "unknown network \"nope\"" "$bin" bench cosma --network nope
 expect 2 "exclude each other" "$bin" bench cosma --human-only --nas-only
 expect 2 "time-limit \"0\": expected a positive number" "$bin" bench cosma --time-limit 0
 expect 2 "nothing to run" "$bin" bench cosma --nas-only --params
+# --unfolded (BN and activations as ops): resnet50's three budgets are one (its residual
+# add is the largest op and the peak), so the distinct-budget mean counts one run of three
+expect 0 "each distinct budget once: 1 of the 3 runs" "$bin" bench cosma --unfolded --network resnet50 --acts
+expect 0 "mean reduction 72.8% (over 3 runs); at M_R alone 68.4% (over 1 run)$" "$bin" bench cosma --unfolded \
+  --network densenet121 --acts --wall-limit 600
+expect 2 "has the ten human-designed networks only" "$bin" bench cosma --unfolded --nas-only
+expect 2 "--dir and --unfolded exclude each other" "$bin" bench cosma --unfolded --dir "$data/networks"
+expect 2 "wall-limit \"0\": expected a positive number" "$bin" bench cosma --wall-limit 0
 # the joint policy and the paper's model as written
 dia=$data/networks/diamond.json
 expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule cosma

@@ -6,11 +6,17 @@ python3-torchvision, no pretrained weights, no network):
 
     /usr/bin/python3 data/gen/gen_networks.py            # all networks
     /usr/bin/python3 data/gen/gen_networks.py resnet50   # only some
+    /usr/bin/python3 data/gen/gen_networks.py --unfold   # data/networks/unfolded/
 
 Every model is traced with torch.fx (a Tracer whose leaves are the compute
 modules, so containers and torchvision blocks are traced through), shapes are
 obtained by running the traced graph on zeros, and the fx graph is lowered to
 the spadmap-network JSON contract (see data/README.md for the folding rules).
+With --unfold nothing is folded: BatchNorm, activations and tensor-constant
+arithmetic stay ops of their own, one per PyTorch module or function call, as
+in the COSMA paper's graphs (it converts the PyTorch implementation); the
+files go to data/networks/unfolded/ (default: the paper's ten human-designed
+networks, which `spadmap bench cosma --unfolded` runs).
 The output is deterministic: running twice gives byte-identical files.
 """
 import collections
@@ -194,8 +200,9 @@ def _fmt_index(idx):
 
 
 class Lowering:
-    def __init__(self, gm, vals, prefix_strip='', input_names=()):
+    def __init__(self, gm, vals, prefix_strip='', input_names=(), fold=True):
         self.gm = gm
+        self.fold = fold
         self.input_names = list(input_names)
         self.vals = vals
         self.strip = prefix_strip
@@ -550,7 +557,7 @@ class Lowering:
         root = self.alias_root(src)
         t = self.tmap[src]
         prod = self.producer.get(t)
-        if prod is not None and len(prod['outputs']) == 1 and \
+        if self.fold and prod is not None and len(prod['outputs']) == 1 and \
                 self.eff_users(root) == {n}:
             # fold into the producer
             typ = self.op_type(n)
@@ -617,7 +624,7 @@ class Lowering:
         self.tensors = [self.tensors[k] for k in order]
 
 
-def trace_model(model, inputs, prefix_strip=''):
+def trace_model(model, inputs, prefix_strip='', fold=True):
     """inputs: OrderedDict graph-input name -> shape (forward arg order)."""
     input_shapes = list(inputs.values())
     model.eval()
@@ -627,7 +634,7 @@ def trace_model(model, inputs, prefix_strip=''):
     rec = Recorder(gm)
     with torch.no_grad():
         rec.run(*[torch.zeros(s) for s in input_shapes])
-    low = Lowering(gm, rec.vals, prefix_strip, inputs.keys())
+    low = Lowering(gm, rec.vals, prefix_strip, inputs.keys(), fold)
     low.run()
     return low.tensors, low.ops
 
@@ -763,6 +770,11 @@ NETWORKS = collections.OrderedDict([
 ])
 
 SUFFIX = ', traced with torch.fx, BN/activations folded into producers, views as aliases, int8 activations'
+SUFFIX_UNFOLDED = (', traced with torch.fx, BN/activations kept as ops (not folded), views as aliases, '
+                   'int8 activations')
+# --unfold's default: the COSMA paper's ten human-designed networks (its Fig. 3)
+UNFOLDED_DEFAULT = ('resnet50', 'densenet121', 'resnext50_32x4d', 'r2plus1d_18', 's3d', 'fcn_resnet50',
+                    'lraspp_mobilenet_v3_large', 'deeplabv3_resnet50', 'transformer', 'vit_b_16')
 
 
 def to_json(name, source, tensors, ops):
@@ -874,7 +886,9 @@ def taa_example():
 
 
 def main(argv):
-    want = argv[1:]
+    want = [a for a in argv[1:] if a != '--unfold']
+    if '--unfold' in argv[1:]:
+        return main_unfolded(want or list(UNFOLDED_DEFAULT))
     os.makedirs(OUT_DIR, exist_ok=True)
     rows = []
     if not want or TAA_EXAMPLE[0] in want:
@@ -894,15 +908,40 @@ def main(argv):
         del model
         shp = ' '.join('(%s)' % ','.join(str(d) for d in s) for s in inputs.values())
         write(name, source + SUFFIX, tensors, ops, rows, shp)
+    print_rows(rows)
+    return 0
+
+
+def main_unfolded(want):
+    """--unfold: the networks named (torchvision and nas models only), nothing folded."""
+    out_dir = os.path.join(OUT_DIR, 'unfolded')
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
+    for name in want:
+        if name not in NETWORKS:
+            sys.stderr.write('gen_networks.py --unfold: unknown network %s\n' % name)
+            return 1
+        builder, inputs, source = NETWORKS[name]
+        torch.manual_seed(0)
+        model = builder()
+        tensors, ops = trace_model(model, inputs, fold=False)
+        del model
+        shp = ' '.join('(%s)' % ','.join(str(d) for d in s) for s in inputs.values())
+        write(name, source + SUFFIX_UNFOLDED, tensors, ops, rows, shp, out_dir)
+    print_rows(rows)
+    return 0
+
+
+def print_rows(rows):
     print('| network | ops | tensors | input shape | activation bytes total |')
     print('|---|---:|---:|---|---:|')
     for r in rows:
         print('| %s | %d | %d | %s | %d |' % r)
 
 
-def write(name, source, tensors, ops, rows, shp):
+def write(name, source, tensors, ops, rows, shp, out_dir=OUT_DIR):
     text = to_json(name, source, tensors, ops)
-    path = os.path.join(OUT_DIR, name + '.json')
+    path = os.path.join(out_dir, name + '.json')
     with open(path, 'w') as f:
         f.write(text)
     act = sum(nbytes(t) for t in tensors if t.get('kind') != 'param')
@@ -911,4 +950,4 @@ def write(name, source, tensors, ops, rows, shp):
 
 
 if __name__ == '__main__':
-    main(sys.argv)
+    sys.exit(main(sys.argv))

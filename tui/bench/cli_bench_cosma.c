@@ -27,9 +27,11 @@
 #include "validate.h"
 
 static const CliOption BenchCosma_options[] = {
-  {"--time-limit", "SECONDS", "time limit of each ILP solve (default 60)"},
+  {"--time-limit", "SECONDS", "each solve: the work budget (search nodes, MIP iterations) and a wall-clock stop (default 60)"},
+  {"--wall-limit", "SECONDS", "each solve's wall-clock stop instead (default: --time-limit; a solve it stops may differ on a slower machine)"},
   {"--network", "NAME", "only these (repeatable or a comma list; other stems in DIR run as human)"},
   {"--dir", "DIR", "networks directory (default: the bundled data/networks)"},
+  {"--unfolded", NULL, "the ten human-designed networks from the bundled networks/unfolded: BatchNorm and activations kept as ops, as the paper's graphs"},
   {"--acts", NULL, "activations only (default: both settings)"},
   {"--params", NULL, "with params only (the NAS networks run with activations only)"},
   {"--human-only", NULL, "only the ten human-designed networks"},
@@ -103,7 +105,9 @@ typedef struct {
 
 typedef struct {
   const char *dir;
+  char dir_buf[PATH_BYTES]; /* a bundled folder: Data_file's buffers rotate */
   double time_limit;
+  double wall_limit;   /* 0: the wall-clock stop is time_limit */
   bool settings[2];    /* [0] activations only, [1] with params */
   FILE *csv;
   BenchCosmaNet nets[MAX_NETS];
@@ -228,6 +232,9 @@ static void BenchCosma_solvePlan(BenchCosma *b, const Net *net, const BenchCosma
   s.params = row->params;
   s.budget = row->budget_bytes;
   s.time_limit = b->time_limit;
+  /* the wall-clock stop, so that a busy machine does not decide a run the work budget
+   * would (Solve_run sets deadline from time_limit when it is 0) */
+  if (b->wall_limit > 0) s.deadline = Clock_now() + b->wall_limit;
   s.schedule = sc->schedule;
   if (sc->replacement) s.replacement = sc->replacement;
   if (sc->allocator) s.allocator = sc->allocator;
@@ -520,12 +527,29 @@ typedef struct {
   double red_sum;
 } BenchTally;
 
-static BenchTally BenchCosma_tally(const BenchCosma *b, bool nas, int k) {
+/* Which runs a mean counts: all of them; each distinct budget of a network and
+ * setting once (M_H or M_P equal to an earlier budget repeats that run); M_R only. */
+typedef enum { TALLY_ALL, TALLY_DISTINCT, TALLY_MR } TallyRuns;
+
+/* An earlier row of the same network and setting with the same budget bytes. */
+static bool BenchCosma_repeats(const BenchCosma *b, int i) {
+  const BenchCosmaRow *row = &b->rows[i];
+  for (int j = 0; j < i; j++) {
+    const BenchCosmaRow *o = &b->rows[j];
+    if (o->budget >= 0 && o->nas == row->nas && o->params == row->params && strcmp(o->net, row->net) == 0 &&
+        o->budget_bytes == row->budget_bytes)
+      return true;
+  }
+  return false;
+}
+
+static BenchTally BenchCosma_tally(const BenchCosma *b, bool nas, int k, TallyRuns which) {
   BenchTally t = {0};
   for (int i = 0; i < b->nrows; i++) {
     const BenchCosmaRow *row = &b->rows[i];
     const BenchRun *r = &row->cosma[k];
     if (row->nas != nas || row->budget < 0 || r->kind == RUN_NA) continue;
+    if ((which == TALLY_MR && row->budget != 0) || (which == TALLY_DISTINCT && BenchCosma_repeats(b, i))) continue;
     t.runs++;
     t.optimal += r->kind == RUN_VALID && r->solver.status == SOLVER_OPTIMAL;
     double pct;
@@ -539,7 +563,7 @@ static void BenchCosma_summaryLine(const BenchCosma *b, bool nas, int k) {
   for (int i = 0; i < b->nrows && !any; i++) any = b->rows[i].nas == nas && b->rows[i].budget >= 0;
   if (!any) return;
   const BenchScheme *sc = BenchCosma_scheme(nas, k);
-  BenchTally t = BenchCosma_tally(b, nas, k);
+  BenchTally t = BenchCosma_tally(b, nas, k, TALLY_ALL);
   printf("- %s on the %s networks: ", sc->label, nas ? "NAS" : "human-designed");
   if (!t.runs) {
     printf("n/a (not in this build)\n");
@@ -548,6 +572,18 @@ static void BenchCosma_summaryLine(const BenchCosma *b, bool nas, int k) {
   printf("%d of %d runs proven optimal; mean reduction vs the best baseline ", t.optimal, t.runs);
   if (t.nred) printf("%.1f%% (over the %d runs where the best baseline has traffic)\n", t.red_sum / t.nred, t.nred);
   else printf("- (no run where the best baseline has traffic)\n");
+  if (nas) return;
+  /* a budget equal to another of the same network and setting repeats its run:
+   * the mean over every run weighs such networks up to three times */
+  BenchTally d = BenchCosma_tally(b, nas, k, TALLY_DISTINCT), m = BenchCosma_tally(b, nas, k, TALLY_MR);
+  printf("  - each distinct budget once: %d of the %d runs (the others repeat an equal budget of the same network "
+         "and setting); mean reduction ",
+         d.runs, t.runs);
+  if (d.nred) printf("%.1f%% (over %d run%s)", d.red_sum / d.nred, d.nred, d.nred == 1 ? "" : "s");
+  else printf("-");
+  printf("; at M_R alone ");
+  if (m.nred) printf("%.1f%% (over %d run%s)\n", m.red_sum / m.nred, m.nred, m.nred == 1 ? "" : "s");
+  else printf("-\n");
 }
 
 static int BenchCosma_nproc(void) {
@@ -595,9 +631,11 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
   bool inexact = false;
   for (int i = 0; i < b->nrows; i++) inexact |= b->rows[i].budget >= 0 && !b->rows[i].mp_exact;
   if (inexact) printf("- M_P*: the exact search hit its state limit; this M_P is an upper bound\n");
-  char tls[24];
-  printf("- slowest solve: %.2f s (%s); time limit %s s per ILP solve; total %.1f s\n", b->slowest,
-         b->slowest_what[0] ? b->slowest_what : "-", Words_figure(b->time_limit, tls, sizeof tls), total_s);
+  char tls[24], wls[24];
+  printf("- slowest solve: %.2f s (%s); time limit %s s per ILP solve", b->slowest,
+         b->slowest_what[0] ? b->slowest_what : "-", Words_figure(b->time_limit, tls, sizeof tls));
+  if (b->wall_limit > 0) printf(" (work budget; wall-clock stop %s s)", Words_figure(b->wall_limit, wls, sizeof wls));
+  printf("; total %.1f s\n", total_s);
   printf("- plans: %d validated (%d valid, %d INVALID); errors: %d; n/a: %d%s%s%s\n", b->valid + b->invalid, b->valid,
          b->invalid, b->errors, b->na, b->missing[0] ? " (policies not in this build: " : "", b->missing,
          b->missing[0] ? ")" : "");
@@ -689,11 +727,12 @@ static int BenchCosma_select(BenchCosma *b, int argc, char **argv, bool human, b
   return b->nnets;
 }
 
-static int BenchCosma_parseTimeLimit(const char *text, double *out) {
+static int BenchCosma_parseSeconds(const char *option, const char *text, double *out) {
   char *end;
   double v = strtod(text, &end);
   if (end == text || *end || !(v > 0) || v > 1e7) {
-    fprintf(stderr, "spadmap bench cosma: --time-limit \"%s\": expected a positive number of seconds\n", text);
+    fprintf(stderr, "spadmap bench cosma: %s \"%s\": expected a positive number of seconds\n", option,
+            Cli_safe(text));
     return -1;
   }
   *out = v;
@@ -705,9 +744,20 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
   const CliCommand *c = &Cli_benchCosma;
   int bad = Cli_inputDir(c, a);
   if (bad >= 0) return bad; /* bench taa --dir /nonexistent printed its tables empty */
-  b->dir = Cli_value(c, a, "--dir") ? Cli_value(c, a, "--dir") : Data_file("networks");
+  if (Cli_value(c, a, "--dir") && Cli_value(c, a, "--unfolded")) {
+    fprintf(stderr, "spadmap bench cosma: --dir and --unfolded exclude each other (--unfolded is the bundled "
+                    "networks/unfolded)\n");
+    return EXIT_USAGE;
+  }
+  const char *bundled = Cli_value(c, a, "--unfolded") ? "networks/unfolded" : "networks";
+  snprintf(b->dir_buf, sizeof b->dir_buf, "%s", Data_file(bundled));
+  b->dir = Cli_value(c, a, "--dir") ? Cli_value(c, a, "--dir") : b->dir_buf;
   b->time_limit = 60;
-  if (Cli_value(c, a, "--time-limit") && BenchCosma_parseTimeLimit(Cli_value(c, a, "--time-limit"), &b->time_limit))
+  if (Cli_value(c, a, "--time-limit") &&
+      BenchCosma_parseSeconds("--time-limit", Cli_value(c, a, "--time-limit"), &b->time_limit))
+    return EXIT_USAGE;
+  if (Cli_value(c, a, "--wall-limit") &&
+      BenchCosma_parseSeconds("--wall-limit", Cli_value(c, a, "--wall-limit"), &b->wall_limit))
     return EXIT_USAGE;
   bool acts = Cli_value(c, a, "--acts"), params = Cli_value(c, a, "--params");
   b->settings[0] = acts || !params;
@@ -716,6 +766,13 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
   if (human_only && nas_only) {
     fprintf(stderr, "spadmap bench cosma: --human-only and --nas-only exclude each other\n");
     return EXIT_USAGE;
+  }
+  if (Cli_value(c, a, "--unfolded")) {
+    if (nas_only) {
+      fprintf(stderr, "spadmap bench cosma: --unfolded has the ten human-designed networks only, not the NAS ones\n");
+      return EXIT_USAGE;
+    }
+    human_only = true; /* networks/unfolded holds no NAS network */
   }
   if (BenchCosma_select(b, argc, argv, !nas_only, !human_only) < 0) return EXIT_USAGE;
   for (int i = 0; i < b->nnets; i++)
