@@ -57,6 +57,7 @@ struct PackCanon {
   /* search state */
   int64_t cap;
   int64_t *off, *minoff, *sol;
+  const int64_t *fixed;    /* NULL, or per buffer its forced offset (-1: free); see PackCanon_runFixed */
   int64_t *deg;            /* per buffer: its unplaced time-overlapping buffers */
   int64_t *lowest, *total; /* per section: the lowest offset an unplaced buffer there can get, their summed size */
   int64_t *cuts;           /* per boundary k (between sections k, k + 1): unplaced buffers across */
@@ -389,6 +390,11 @@ static int Canon_try(PackCanon *c, size_t part, int m, int slo, int shi, int i, 
     if (c->off[j] >= 0) continue;
     if (!Canon_save(c, &c->deg[j], c->deg[j] - 1)) return SEARCH_STOPPED;
     int64_t lo = Pack_alignUp(top, b[j].align), old = c->minoff[j];
+    if (c->fixed && c->fixed[j] >= 0) {
+      /* a fixed buffer keeps its offset: it must still lie above i */
+      if (top > c->fixed[j]) return SEARCH_EXHAUSTED;
+      continue;
+    }
     if (old >= lo) continue;
     if (lo + b[j].size > c->cap) return SEARCH_EXHAUSTED; /* j no longer fits anywhere */
     if (!Canon_save(c, &c->minoff[j], lo)) return SEARCH_STOPPED;
@@ -470,13 +476,14 @@ static int Canon_search(PackCanon *c, size_t part, int m, int slo, int shi, int6
                         size_t base) {
   if (Canon_node(c)) return SEARCH_STOPPED;
   const PackBuffer *b = c->b;
-  int64_t min_height = INT64_MAX;
+  int64_t min_height = INT64_MAX, min_fixed = INT64_MAX;
   int left = 0;
   for (int x = 0; x < m; x++) {
     int i = c->lists[part + (size_t)x];
     if (c->off[i] >= 0) continue;
     left++;
     if (c->minoff[i] + b[i].size < min_height) min_height = c->minoff[i] + b[i].size;
+    if (c->fixed && c->fixed[i] >= 0 && c->fixed[i] < min_fixed) min_fixed = c->fixed[i];
   }
   if (left == 0) return SEARCH_FOUND;
   if (!Grow_array((void **)&c->cand, &c->cand_cap, base + (size_t)left, sizeof *c->cand)) {
@@ -489,6 +496,7 @@ static int Canon_search(PackCanon *c, size_t part, int m, int slo, int shi, int6
     if (c->off[i] >= 0) continue;
     int64_t o = c->minoff[i];
     if (o >= min_height) continue; /* dominance */
+    if (o > min_fixed) continue;   /* a fixed buffer below o could no longer come in order */
     if (o < last_off || (o == last_off && c->rank[i] < last_rank)) continue; /* canonical order */
     c->cand[top++] = (CanonCand){o, (int)c->rank[i], i};
   }
@@ -536,7 +544,13 @@ static int Canon_search(PackCanon *c, size_t part, int m, int slo, int shi, int6
 
 int PackCanon_run(PackCanon *c, int64_t cap, const char *heuristic, long budget, bool (*tick)(void *user),
                   void *user, int64_t *off, long *nodes) {
+  return PackCanon_runFixed(c, cap, NULL, heuristic, budget, tick, user, off, nodes);
+}
+
+int PackCanon_runFixed(PackCanon *c, int64_t cap, const int64_t *fixed, const char *heuristic, long budget,
+                       bool (*tick)(void *user), void *user, int64_t *off, long *nodes) {
   int n = c->n;
+  c->fixed = fixed;
   *nodes = 0;
   c->heuristic = heuristic;
   c->cap = cap;
@@ -551,16 +565,20 @@ int PackCanon_run(PackCanon *c, int64_t cap, const char *heuristic, long budget,
   c->secs_top = 0;
   for (int i = 0; i < n; i++) {
     c->off[i] = -1;
-    c->minoff[i] = 0;
-    if (c->b[i].size > cap) return PACK_CANON_INFEASIBLE;
+    c->minoff[i] = fixed && fixed[i] >= 0 ? fixed[i] : 0;
+    if (c->minoff[i] + c->b[i].size > cap) return PACK_CANON_INFEASIBLE;
   }
-  for (int k = 0; k < c->ns; k++) c->lowest[k] = 0, c->total[k] = 0, c->cuts[k] = 0;
+  for (int k = 0; k < c->ns; k++) c->lowest[k] = INT64_MAX, c->total[k] = 0, c->cuts[k] = 0;
   for (int i = 0; i < n; i++) {
-    for (int k = c->slo[i]; k < c->shi[i]; k++) c->total[k] += c->b[i].size;
+    for (int k = c->slo[i]; k < c->shi[i]; k++) {
+      c->total[k] += c->b[i].size;
+      if (c->minoff[i] < c->lowest[k]) c->lowest[k] = c->minoff[i];
+    }
     for (int k = c->slo[i]; k + 1 < c->shi[i]; k++) c->cuts[k]++;
   }
   for (int k = 0; k < c->ns; k++)
-    if (c->total[k] > cap) return PACK_CANON_INFEASIBLE;
+    if (c->total[k] > cap || (c->lowest[k] != INT64_MAX && c->lowest[k] + c->total[k] > cap))
+      return PACK_CANON_INFEASIBLE; /* lowest > 0 only with fixed buffers */
   for (int i = 0; i < n; i++) c->deg[i] = c->adj_start[i + 1] - c->adj_start[i];
   if (!Grow_array((void **)&c->lists, &c->lists_cap, (size_t)(n > 0 ? n : 1), sizeof *c->lists))
     return PACK_CANON_NOMEM;

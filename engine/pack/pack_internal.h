@@ -128,6 +128,12 @@ PackCanon *PackCanon_new(const PackBuffer *b, int n, size_t max_pairs);
  * no node budget; tick (may be NULL) is called once per node, true: stop. */
 int PackCanon_run(PackCanon *c, int64_t cap, const char *heuristic, long budget, bool (*tick)(void *user),
                   void *user, int64_t *off, long *nodes);
+/* The same with some buffers fixed: fixed[i] >= 0 is buffer i's offset, which
+ * the search keeps (the others are placed around them); fixed NULL: none. An
+ * exhausted attempt proves no placement of the free ones fits with the fixed
+ * ones where they are. What large-neighbourhood re-packing decides. */
+int PackCanon_runFixed(PackCanon *c, int64_t cap, const int64_t *fixed, const char *heuristic, long budget,
+                       bool (*tick)(void *user), void *user, int64_t *off, long *nodes);
 void PackCanon_free(PackCanon *c);
 
 #endif
