@@ -882,9 +882,10 @@ rest:
       rest_left = bound_end - WorkClock_now();
       if (rest_left <= 0.02 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
       if (!stats->order_bound_stopped) { /* it finished: widen it, while there is more to consider */
-        if (bo.max_checkpoints >= n && bo.max_antichain >= 9) break;
+        if (bo.max_checkpoints >= n && bo.max_antichain >= 9 && bo.max_groups >= n) break;
         bo.max_checkpoints = bo.max_checkpoints * 2 < n ? bo.max_checkpoints * 2 : n;
         if (bo.max_antichain < 9) bo.max_antichain++;
+        bo.max_groups = bo.max_groups * 2 < n ? bo.max_groups * 2 : n; /* NAS cells: more groups raise it */
       }
       bo.work = rest_left;
       bo.target = Joint_cost(best);
