@@ -102,6 +102,7 @@ typedef struct {
   int64_t order_bound;          /* the checkpoint bound over every order (Cosma_orderBound) */
   bool order_bound_stopped;     /* it stopped at its time share (the bound found so far stands) */
   double seconds_order_bound;
+  double seconds_order_work;    /* its work, in the work clock's nominal seconds */
   char stop_reason[160];        /* why the pipeline stopped short of a proof ("" when optimal) */
   double seconds;
 } CosmaJointStats;
