@@ -708,12 +708,12 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   /* 1b. the checkpoint bound over every order (max flows, no ILP): often exact
    * where the relaxation's LP is weak (transformers, parallel branches). Two rounds:
    * the chain (and antichain) alone, then, if neither it nor COSMA FS proved the
-   * plan, with groups of parallel ops (dearer; RegNet's first blocks need them),
-   * within the rest of the bound's share */
+   * plan, with groups of parallel ops (dearer; RegNet's first blocks need them) and
+   * twice the checkpoints, within the rest of the bound's share */
   CosmaBoundOptions bo;
   CosmaBoundOptions_init(&bo);
   if (!opt->force_full) {
-    int groups = bo.max_groups;
+    int groups = bo.max_groups, checkpoints = bo.max_checkpoints;
     double share = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
     bool ran_early[NCAND] = {false};
     bo.deadline = s->deadline;
@@ -721,6 +721,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
     bo.test_bias = opt->bound_bias;
     for (int round = 0; round < 2; round++) {
       bo.max_groups = round ? groups : 0;
+      bo.max_checkpoints = round ? 2 * checkpoints : checkpoints; /* gpt24's 24 blocks need 70 */
       bo.work = share - stats->seconds_order_work;
       if (round && (bo.work <= 0 || stats->order_bound_stopped || Joint_cancelled(s))) break;
       bo.target = Joint_cost(best); /* no need to enumerate orders past the incumbent */
@@ -750,7 +751,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
         if (Joint_cost(best) <= bound) goto proven;
       }
     }
-    bo.max_groups = groups;
+    bo.max_groups = groups, bo.max_checkpoints = checkpoints;
   }
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
