@@ -102,6 +102,7 @@ typedef struct {
   int64_t order_bound;          /* the checkpoint bound over every order (Cosma_orderBound) */
   bool order_bound_stopped;     /* it stopped at its time share (the bound found so far stands) */
   double seconds_order_bound;
+  double seconds_order_work;    /* its work, in the work clock's nominal seconds */
   char stop_reason[160];        /* why the pipeline stopped short of a proof ("" when optimal) */
   double seconds;
 } CosmaJointStats;
@@ -136,6 +137,7 @@ Status Cosma_dncPlan(const Net *net, const SolveSettings *s, Plan **out, SpError
 typedef struct {
   int max_checkpoints;   /* ops considered as checkpoints, the costliest first (default 48) */
   int max_antichain;     /* tight parallel ops whose relative orders are enumerated (default 5: 120 orders) */
+  int max_groups;        /* groups of up to 5 parallel ops whose orders are enumerated locally (default 16; 0: none) */
   double deadline;       /* Clock_now() seconds (the outer, wall-clock stop); 0: none. Past it, the
                             bound found so far (complete = false) */
   double work;           /* nominal seconds on the work clock (workclock.h); 0: none. Past them,
@@ -151,6 +153,8 @@ typedef struct {
   int checkpoints;       /* ops on the chain that gave it */
   int antichain;         /* ops whose relative orders were enumerated (0: none) */
   int orders;            /* relative orders tried */
+  int groups;            /* groups of parallel ops chained with the checkpoints */
+  bool by_groups;        /* the bound came from the chain with groups */
   bool complete;         /* false: stopped at the deadline or cancel (the bound still holds) */
   bool combined;         /* the checkpoints' evictions were combined by the small ILP (shared spills) */
   long cuts;             /* minimum cuts computed */

@@ -151,6 +151,7 @@ typedef struct {
   int **pred, *npred, *predcap; /* the net's producers plus the antichain's edges */
   int nbase;                    /* pred counts without the antichain's edges */
   uint64_t *anc, *desc;         /* n x w bitsets */
+  uint64_t *upto;               /* w words: Term_build's ops up to the next checkpoint */
   int *topo;                    /* a topological order of the (augmented) DAG */
   Flow flow;
   int *tmark;                   /* per tensor: last op whose own set marked it */
@@ -263,8 +264,20 @@ static bool Cb_isOwn(const Cb *c, int v, int t) {
   return false;
 }
 
+/* upto: the ops that run no later than the next checkpoint in every order (NULL: v
+ * is the last one). Reads after v and inside upto are counted. */
+static bool Term_buildUpto(Cb *c, int v, const uint64_t *upto, Term *tm);
+
 /* The checkpoint v followed by nxt (-1: the last one). */
 static bool Term_build(Cb *c, int v, int nxt, Term *tm) {
+  if (nxt < 0) return Term_buildUpto(c, v, NULL, tm);
+  uint64_t *u = c->upto;
+  memcpy(u, c->anc + (size_t)nxt * c->w, sizeof(uint64_t) * (size_t)c->w);
+  Bitset_set(u, nxt);
+  return Term_buildUpto(c, v, u, tm);
+}
+
+static bool Term_buildUpto(Cb *c, int v, const uint64_t *upto, Term *tm) {
   const Net *net = c->net;
   int n = c->n, S = n + 2 * c->nt, T = S + 1;
   memset(tm, 0, sizeof *tm);
@@ -288,7 +301,7 @@ static bool Term_build(Cb *c, int v, int nxt, Term *tm) {
     bool any_after = false, sure_after = false, sure_start = false, may_start = false;
     for (int k = 0; k < tt->nconsumers; k++) {
       int cc = tt->consumers[k];
-      if (cc == v || Cb_anc(c, v, cc) || (nxt >= 0 && cc != nxt && !Cb_anc(c, nxt, cc))) continue;
+      if (cc == v || Cb_anc(c, v, cc) || (upto && !Bitset_has(upto, cc))) continue;
       any_after = true;
       sure_after |= Cb_desc(c, v, cc);
     }
@@ -301,7 +314,7 @@ static bool Term_build(Cb *c, int v, int nxt, Term *tm) {
       for (int q = 0; q < tt->nconsumers && !may_start; q++) {
         int cc = tt->consumers[q];
         may_start = (tt->producer >= 0 || cc != st) && cc != v && !Cb_anc(c, v, cc) &&
-                    (nxt < 0 || cc == nxt || Cb_anc(c, nxt, cc));
+                    (!upto || Bitset_has(upto, cc));
       }
     }
     if (!may_start) continue;
@@ -319,7 +332,7 @@ static bool Term_build(Cb *c, int v, int nxt, Term *tm) {
     Flow_add(f, u, wn, tt->bytes);
     for (int k = 0; k < tt->nconsumers; k++) {
       int cc = tt->consumers[k];
-      if (cc == v || Cb_anc(c, v, cc) || (nxt >= 0 && cc != nxt && !Cb_anc(c, nxt, cc))) continue;
+      if (cc == v || Cb_anc(c, v, cc) || (upto && !Bitset_has(upto, cc))) continue;
       Flow_add(f, wn, cc, FLOW_INF);
     }
   }
@@ -588,6 +601,7 @@ void CosmaBoundOptions_init(CosmaBoundOptions *o) {
   memset(o, 0, sizeof *o);
   o->max_checkpoints = 48;
   o->max_antichain = 5;
+  o->max_groups = 16;
 }
 
 static bool Cb_addPred(Cb *c, int v, int p) {
@@ -613,6 +627,389 @@ static bool Cb_nextPerm(int *a, int k) {
   return true;
 }
 
+/* ---------- groups: a few parallel ops, every relative order ----------
+ *
+ * Three ops can each fit alone in some order, but not all of them in any one
+ * order (RegNet's first block: the 1x1 conv a at 112x112 fits only if the shortcut
+ * projection p runs after it; then p fits only if a's consumer b ran first; then b
+ * has the stem output, which p still reads, across it). No single checkpoint needs
+ * an eviction, so the chain bound is 0. A group is such a set of ops, grown from an
+ * op whose optional tensors could overflow it: the ops that decide whether those
+ * tensors cross it (their producer and readers, when they can run on either side),
+ * and so on. Each linear extension of the group (an order of its members that the
+ * DAG allows; every schedule follows exactly one) makes it a chain of checkpoints;
+ * the group costs the least over its extensions. Groups and single checkpoints are
+ * chained by the same longest path; the least over the extensions of one group does
+ * not depend on another's, so the sum of the least costs is the least sum. */
+enum { GROUP_OPS = 5, GROUP_EXTS = 120, GROUP_NEAR = 8 };
+
+typedef struct {
+  int k, next;    /* members; linear extensions */
+  int ops[GROUP_OPS];
+  int *ext;       /* next x k op ids, each an order of the members */
+  int pos;        /* the least topological position of a member (the longest path's order) */
+  uint64_t *upto; /* w words: the ops that run no later than the item's first member in every order */
+  int64_t *val;   /* next x (nitems + 1): its best sub-chain before item j (nitems: the end; -1: no link) */
+} Item;
+
+static void Item_free(Item *it) { free(it->ext), free(it->upto), free(it->val); }
+
+/* The linear extensions of ops[0..k) under the current closure, up to max (more: -1). */
+static int Cb_extensions(const Cb *c, const int *ops, int k, int *out, int max) {
+  int seq[GROUP_OPS], count = 0, depth = 0, pick[GROUP_OPS];
+  bool used[GROUP_OPS] = {false};
+  pick[0] = -1;
+  while (depth >= 0) {
+    if (depth == k) {
+      if (count == max) return -1;
+      memcpy(out + (size_t)count * k, seq, sizeof(int) * (size_t)k);
+      count++;
+      depth--;
+      if (depth >= 0) used[pick[depth]] = false;
+      continue;
+    }
+    int m = pick[depth] + 1;
+    for (; m < k; m++) {
+      if (used[m]) continue;
+      bool ready = true; /* no unplaced member is an ancestor of it */
+      for (int q = 0; q < k && ready; q++) ready = used[q] || q == m || !Cb_anc(c, ops[m], ops[q]);
+      if (ready) break;
+    }
+    if (m >= k) {
+      depth--;
+      if (depth >= 0) used[pick[depth]] = false;
+      continue;
+    }
+    pick[depth] = m, used[m] = true, seq[depth] = ops[m];
+    if (++depth < k) pick[depth] = -1;
+  }
+  return count;
+}
+
+/* The DAG plus the edges that make seq a chain (saved: the base predecessor counts). */
+static bool Cb_follow(Cb *c, const int *saved, const int *seq, int k) {
+  memcpy(c->npred, saved, sizeof(int) * (size_t)c->n);
+  for (int q = 1; q < k; q++)
+    if (!Cb_addPred(c, seq[q], seq[q - 1])) return c->nomem = true, false;
+  return Cb_closure(c);
+}
+
+/* Term_cost of checkpoint v with the given upto; false when stopped or out of memory. */
+static bool Cb_price(Cb *c, int v, const uint64_t *upto, const bool *spill_ok, int64_t *cost) {
+  Term tm;
+  if (Cb_over(c)) return false;
+  if (!Term_buildUpto(c, v, upto, &tm)) return c->nomem = true, false;
+  int64_t fm;
+  Term_cost(c, v, &tm, spill_ok, false, cost, &fm);
+  Term_free(&tm);
+  return true;
+}
+
+/* P[q][r] (q < r): seq[q]'s term when seq[r] is the next checkpoint. */
+static bool Cb_pairs(Cb *c, const int *seq, int k, const bool *spill_ok, int64_t P[GROUP_OPS][GROUP_OPS]) {
+  for (int q = 0; q < k; q++)
+    for (int r = q + 1; r < k; r++) {
+      memcpy(c->upto, c->anc + (size_t)seq[r] * c->w, sizeof(uint64_t) * (size_t)c->w);
+      Bitset_set(c->upto, seq[r]);
+      if (!Cb_price(c, seq[q], c->upto, spill_ok, &P[q][r])) return false;
+    }
+  return true;
+}
+
+/* The costliest sub-chain of the chain seq[0..k) whose last term reads up to up
+ * (NULL: the end): its cost (0 and *len 0 when none costs), sub its positions; -1
+ * when stopped. Any sub-chain of a chain is a chain, so each is a valid bound (up
+ * must not be c->upto, which the terms use). */
+static int64_t Cb_subchain(Cb *c, const int *seq, int k, int64_t P[GROUP_OPS][GROUP_OPS], const uint64_t *up,
+                           const bool *spill_ok, int *sub, int *len) {
+  int64_t g[GROUP_OPS];
+  int nx[GROUP_OPS];
+  for (int q = k - 1; q >= 0; q--) {
+    if (!Cb_price(c, seq[q], up, spill_ok, &g[q])) return -1;
+    nx[q] = -1;
+    for (int r = q + 1; r < k; r++)
+      if (g[r] > 0 && P[q][r] + g[r] > g[q]) g[q] = P[q][r] + g[r], nx[q] = r;
+  }
+  int start = -1;
+  for (int q = 0; q < k; q++)
+    if (g[q] > 0 && (start < 0 || g[q] > g[start])) start = q;
+  *len = 0;
+  for (int q = start; q >= 0; q = nx[q]) sub[(*len)++] = q;
+  return start < 0 ? 0 : g[start];
+}
+
+/* Grows a group from seed: the producers and readers of its members' optional
+ * tensors (the largest first) that can run on either side of the member. */
+static int Cb_grow(Cb *c, int seed, int *ops) {
+  int k = 0;
+  ops[k++] = seed;
+  for (int i = 0; i < k && k < GROUP_OPS; i++) {
+    Term tm;
+    int u = ops[i];
+    if (Cb_over(c) || !Term_buildUpto(c, u, NULL, &tm)) break;
+    for (int a = 1; a < tm.nopt; a++) /* the largest first */
+      for (int b = a; b > 0 && c->net->tensors[tm.optc[b]].bytes > c->net->tensors[tm.optc[b - 1]].bytes; b--) {
+        int x = tm.optc[b];
+        tm.optc[b] = tm.optc[b - 1], tm.optc[b - 1] = x;
+      }
+    for (int m = 0; m < tm.nopt + tm.nmust && k < GROUP_OPS; m++) {
+      const Tensor *tt = &c->net->tensors[m < tm.nopt ? tm.optc[m] : tm.must[m - tm.nopt]];
+      for (int q = -1; q < tt->nconsumers && k < GROUP_OPS; q++) {
+        int x = q < 0 ? tt->producer : tt->consumers[q];
+        if (x < 0 || x == u || Cb_anc(c, u, x) || Cb_desc(c, u, x)) continue; /* its side is fixed */
+        bool dup = false;
+        for (int z = 0; z < k && !dup; z++) dup = ops[z] == x;
+        if (!dup) ops[k++] = x;
+      }
+    }
+    Term_free(&tm);
+  }
+  return k;
+}
+
+/* The chain bound over single checkpoints (cand) and groups grown from the ops
+ * whose optional tensors could overflow them (at most max_groups). -1: stopped. */
+static int64_t Cb_groupChain(Cb *c, const int *cand, int ncand, int max_groups, int *ngroups) {
+  int n = c->n, nt = c->nt, w = c->w;
+  *ngroups = 0;
+  int64_t result = -1;
+  int *subs = NULL;
+  int cap = ncand + max_groups, ni = 0;
+  Item *items = calloc((size_t)cap + 1, sizeof(Item));
+  int *saved = malloc(sizeof(int) * (size_t)n), *pos = malloc(sizeof(int) * (size_t)n);
+  int *seeds = malloc(sizeof(int) * (size_t)n), *chain = malloc(sizeof(int) * (size_t)(cap + 1));
+  int64_t *key = malloc(sizeof(int64_t) * (size_t)n), *best = malloc(sizeof(int64_t) * (size_t)(cap + 1));
+  int *nextj = malloc(sizeof(int) * (size_t)(cap + 1)), *count = calloc((size_t)nt, sizeof(int));
+  int *ecount = calloc((size_t)nt, sizeof(int)), *icount = calloc((size_t)nt, sizeof(int));
+  bool *all_ok = malloc(sizeof(bool) * (size_t)nt), *spill_ok = malloc(sizeof(bool) * (size_t)nt);
+  if (!items || !saved || !pos || !seeds || !chain || !key || !best || !nextj || !count || !ecount || !icount || !all_ok ||
+      !spill_ok) {
+    c->nomem = true;
+    goto out;
+  }
+  memcpy(saved, c->npred, sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) pos[c->topo[i]] = i;
+  for (int t = 0; t < nt; t++) all_ok[t] = true;
+  /* seeds: ops whose must and optional tensors together could overflow them */
+  int nseeds = 0;
+  for (int v = 0; v < n; v++) {
+    Term tm;
+    if (Cb_over(c)) goto out;
+    if (!Term_buildUpto(c, v, NULL, &tm)) {
+      c->nomem = true;
+      goto out;
+    }
+    int64_t most = 0;
+    for (int m = 0; m < tm.nmust; m++) most += c->net->tensors[tm.must[m]].bytes;
+    for (int m = 0; m < tm.nopt; m++) most += c->net->tensors[tm.optc[m]].bytes;
+    Term_free(&tm);
+    if (most > c->budget - c->own[v] && tm.nopt > 0) key[v] = most - (c->budget - c->own[v]), seeds[nseeds++] = v;
+  }
+  for (int a = 1; a < nseeds; a++)
+    for (int b = a; b > 0 && key[seeds[b]] > key[seeds[b - 1]]; b--) {
+      int x = seeds[b];
+      seeds[b] = seeds[b - 1], seeds[b - 1] = x;
+    }
+  int *ext = malloc(sizeof(int) * GROUP_EXTS * GROUP_OPS);
+  if (!ext) {
+    c->nomem = true;
+    goto out;
+  }
+  for (int s = 0; s < nseeds && *ngroups < max_groups; s++) {
+    Item it = {0};
+    it.k = Cb_grow(c, seeds[s], it.ops);
+    if (c->stopped) break;
+    if (it.k < 2) continue;
+    while ((it.next = Cb_extensions(c, it.ops, it.k, ext, GROUP_EXTS)) < 0) it.k--; /* too many: the last grown go */
+    if (it.k < 2 || it.next < 2) continue; /* one order: its members are single checkpoints already */
+    bool dup = false; /* the same members grown from another seed */
+    for (int i = 0; i < ni && !dup; i++) {
+      dup = items[i].k == it.k;
+      for (int a = 0; a < it.k && dup; a++) {
+        bool in = false;
+        for (int b = 0; b < it.k && !in; b++) in = items[i].ops[b] == it.ops[a];
+        dup = in;
+      }
+    }
+    if (dup) continue;
+    if (!(it.ext = malloc(sizeof(int) * (size_t)(it.next * it.k)))) {
+      free(ext);
+      c->nomem = true;
+      goto out;
+    }
+    memcpy(it.ext, ext, sizeof(int) * (size_t)(it.next * it.k));
+    items[ni++] = it, (*ngroups)++;
+  }
+  free(ext);
+  if (c->stopped) goto out;
+  for (int i = 0; i < ncand; i++) {
+    Item *it = &items[ni++];
+    it->k = it->next = 1, it->ops[0] = cand[i];
+    if (!(it->ext = malloc(sizeof(int)))) {
+      c->nomem = true;
+      goto out;
+    }
+    it->ext[0] = cand[i];
+  }
+  /* upto of each item (the base DAG: it holds in every order) and the longest path's order */
+  for (int i = 0; i < ni; i++) {
+    Item *it = &items[i];
+    if (!(it->upto = malloc(sizeof(uint64_t) * (size_t)w))) {
+      c->nomem = true;
+      goto out;
+    }
+    it->pos = n;
+    for (int x = 0; x < w; x++) it->upto[x] = ~(uint64_t)0;
+    for (int m = 0; m < it->k; m++) {
+      const uint64_t *a = c->anc + (size_t)it->ops[m] * w;
+      int me = it->ops[m];
+      for (int x = 0; x < w; x++) it->upto[x] &= a[x] | (x == me >> 6 ? (uint64_t)1 << (me & 63) : 0);
+      if (pos[it->ops[m]] < it->pos) it->pos = pos[it->ops[m]];
+    }
+  }
+  for (int a = 1; a < ni; a++)
+    for (int b = a; b > 0 && items[b].pos < items[b - 1].pos; b--) {
+      Item x = items[b];
+      items[b] = items[b - 1], items[b - 1] = x;
+    }
+  /* after[i][j]: every member of j is a descendant of every member of i (base DAG) */
+  bool *after = calloc((size_t)ni * (size_t)ni + 1, sizeof(bool));
+  if (!after) {
+    c->nomem = true;
+    goto out;
+  }
+  for (int i = 0; i < ni; i++)
+    for (int j = i + 1; j < ni; j++) {
+      bool ok = true;
+      for (int a = 0; a < items[i].k && ok; a++)
+        for (int b = 0; b < items[j].k && ok; b++) ok = Cb_desc(c, items[i].ops[a], items[j].ops[b]);
+      after[(size_t)i * ni + j] = ok;
+    }
+  /* each item's best sub-chain per extension and next item, priced with every spill
+   * (to choose the chain); a group links to its GROUP_NEAR nearest later items */
+  for (int i = 0; i < ni && !c->stopped; i++) {
+    Item *it = &items[i];
+    if (!(it->val = malloc(sizeof(int64_t) * (size_t)it->next * (size_t)(ni + 1)))) {
+      c->nomem = true;
+      break;
+    }
+    for (size_t x = 0; x < (size_t)it->next * (size_t)(ni + 1); x++) it->val[x] = -1;
+    for (int e = 0; e < it->next && !c->stopped; e++) {
+      const int *seq = it->ext + (size_t)e * it->k;
+      int64_t P[GROUP_OPS][GROUP_OPS];
+      int sub[GROUP_OPS], len, near = 0;
+      if (it->k > 1 && !Cb_follow(c, saved, seq, it->k)) break;
+      if (!Cb_pairs(c, seq, it->k, all_ok, P)) break;
+      for (int j = i + 1; j <= ni && !c->stopped; j++) {
+        if (j < ni && (!after[(size_t)i * ni + j] || (it->k > 1 && near >= GROUP_NEAR))) continue;
+        near += j < ni;
+        it->val[(size_t)e * (ni + 1) + j] = Cb_subchain(c, seq, it->k, P, j < ni ? items[j].upto : NULL, all_ok, sub, &len);
+      }
+    }
+    if (it->k > 1 && !c->nomem && !Cb_follow(c, saved, NULL, 0)) break; /* back to the base DAG */
+  }
+  if (c->stopped || c->nomem) {
+    free(after);
+    memcpy(c->npred, saved, sizeof(int) * (size_t)n);
+    if (!c->nomem) Cb_closure(c);
+    goto out;
+  }
+  /* the longest path, from the end */
+  for (int i = ni - 1; i >= 0; i--) {
+    best[i] = -1, nextj[i] = -1;
+    for (int j = i + 1; j <= ni; j++) {
+      if (j < ni && (!after[(size_t)i * ni + j] || best[j] <= 0)) continue;
+      int64_t cost = -1;
+      for (int e = 0; e < items[i].next && cost != -2; e++) {
+        int64_t x = items[i].val[(size_t)e * (ni + 1) + j];
+        if (x < 0) cost = -2; /* not priced: no link */
+        else if (cost < 0 || x < cost) cost = x;
+      }
+      if (cost < 0) continue;
+      if (j < ni) cost += best[j];
+      if (cost > best[i]) best[i] = cost, nextj[i] = j < ni ? j : -1;
+    }
+  }
+  free(after);
+  int start = -1, k = 0;
+  for (int i = 0; i < ni; i++)
+    if (best[i] > 0 && (start < 0 || best[i] > best[start])) start = i;
+  if (start < 0) {
+    result = 0;
+    goto out;
+  }
+  for (int i = start; i >= 0; i = nextj[i]) chain[k++] = i;
+  subs = malloc(sizeof(int) * (size_t)k * GROUP_EXTS * (GROUP_OPS + 1));
+  if (!subs) {
+    c->nomem = true;
+    goto out;
+  }
+  /* the chain priced again: pass 0 picks each extension's sub-chain (every spill
+   * priced) and counts where each must tensor appears, the most over the extensions
+   * of each item; pass 1 prices those sub-chains with a must tensor's spill only
+   * where it is must at one checkpoint of the whole chain (so in any one order too) */
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t total = 0;
+    for (int z = 0; z < k; z++) {
+      Item *it = &items[chain[z]];
+      const uint64_t *up = z + 1 < k ? items[chain[z + 1]].upto : NULL;
+      int64_t least = -1;
+      for (int e = 0; e < it->next; e++) {
+        const int *seq = it->ext + (size_t)e * it->k;
+        int *sub = subs + ((size_t)z * GROUP_EXTS + e) * (GROUP_OPS + 1), len;
+        if (it->k > 1 && !Cb_follow(c, saved, seq, it->k)) goto restore;
+        if (pass == 0) {
+          int64_t P[GROUP_OPS][GROUP_OPS];
+          if (!Cb_pairs(c, seq, it->k, all_ok, P) || Cb_subchain(c, seq, it->k, P, up, all_ok, sub + 1, &len) < 0)
+            goto restore;
+          sub[0] = len;
+        }
+        int64_t sum = 0;
+        for (int q = 0; q < sub[0]; q++) {
+          int v = seq[sub[1 + q]];
+          const uint64_t *u = up;
+          if (q + 1 < sub[0]) {
+            int nx = seq[sub[2 + q]];
+            memcpy(c->upto, c->anc + (size_t)nx * w, sizeof(uint64_t) * (size_t)w);
+            Bitset_set(c->upto, nx);
+            u = c->upto;
+          }
+          Term tm;
+          if (Cb_over(c) || !Term_buildUpto(c, v, u, &tm)) {
+            c->nomem |= !c->stopped;
+            goto restore;
+          }
+          int64_t cost, fm;
+          if (pass == 0)
+            for (int m = 0; m < tm.nmust; m++) ecount[tm.must[m]]++;
+          else
+            Term_cost(c, v, &tm, spill_ok, false, &cost, &fm), sum += cost;
+          Term_free(&tm);
+        }
+        if (pass == 0) /* the most appearances in any one extension */
+          for (int t = 0; t < nt; t++) icount[t] = icount[t] > ecount[t] ? icount[t] : ecount[t], ecount[t] = 0;
+        else if (least < 0 || sum < least)
+          least = sum;
+      }
+      if (pass == 0)
+        for (int t = 0; t < nt; t++) count[t] += icount[t], icount[t] = 0;
+      total += least > 0 ? least : 0;
+    }
+    if (pass == 0)
+      for (int t = 0; t < nt; t++) spill_ok[t] = count[t] == 1;
+    else
+      result = total;
+  }
+restore:
+  memcpy(c->npred, saved, sizeof(int) * (size_t)n);
+  if (!c->nomem) Cb_closure(c);
+out:
+  for (int i = 0; items && i < ni; i++) Item_free(&items[i]);
+  free(items), free(saved), free(pos), free(seeds), free(chain), free(key), free(best), free(nextj), free(count);
+  free(subs), free(ecount), free(icount), free(all_ok), free(spill_ok);
+  return c->stopped || c->nomem ? -1 : result;
+}
+
 Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const CosmaBoundOptions *opt,
                         CosmaBoundResult *res, SpError *err) {
   CosmaBoundOptions defaults;
@@ -635,11 +1032,12 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
   c.desc = malloc(sizeof(uint64_t) * ((size_t)n * (size_t)c.w + 1));
   c.topo = malloc(sizeof(int) * ((size_t)n + 1));
   c.tmark = malloc(sizeof(int) * ((size_t)nt + 1));
+  c.upto = malloc(sizeof(uint64_t) * ((size_t)c.w + 1));
   cand = malloc(sizeof(int) * ((size_t)n + 1));
   key = malloc(sizeof(int64_t) * ((size_t)n + 1));
   H = malloc(sizeof(int) * ((size_t)n + 1)), perm = malloc(sizeof(int) * ((size_t)n + 1));
   order = malloc(sizeof(int) * ((size_t)n + 1));
-  if (!c.on || !c.own || !c.pred || !c.npred || !c.predcap || !c.anc || !c.desc || !c.topo || !c.tmark || !cand ||
+  if (!c.on || !c.own || !c.pred || !c.npred || !c.predcap || !c.anc || !c.desc || !c.topo || !c.tmark || !c.upto || !cand ||
       !key || !H || !perm || !order) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
@@ -709,6 +1107,16 @@ Status Cosma_orderBound(const Net *net, bool params, int64_t budget, const Cosma
   if (base < 0) goto stopped;
   res->bound = base, res->checkpoints = len, res->complete = true, res->combined = c.combined;
   if (opt->target > 0 && base >= opt->target) goto done; /* the caller's plan is proven: no orders to try */
+  if (opt->max_groups > 0) { /* a few parallel ops in every relative order, chained like checkpoints */
+    int64_t grouped = Cb_groupChain(&c, cand, ncand, opt->max_groups, &res->groups);
+    if (c.nomem) {
+      st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    if (grouped < 0) goto stopped;
+    if (grouped > res->bound) res->bound = grouped, res->combined = false, res->by_groups = true;
+    if (opt->target > 0 && res->bound >= opt->target) goto done;
+  }
   /* tight parallel ops: the antichain whose relative orders are enumerated */
   int64_t maxsz = 0;
   for (int t = 0; t < nt; t++)
@@ -785,7 +1193,7 @@ out:
   res->cuts = c.cuts;
   for (int v = 0; c.pred && v < n; v++) free(c.pred[v]);
   free(c.on), free(c.own), free(c.pred), free(c.npred), free(c.predcap), free(c.anc), free(c.desc), free(c.topo);
-  free(c.tmark), free(cand), free(key), free(H), free(perm), free(order);
+  free(c.tmark), free(c.upto), free(cand), free(key), free(H), free(perm), free(order);
   Flow_free(&c.flow);
   return st;
 }

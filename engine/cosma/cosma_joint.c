@@ -706,37 +706,52 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   relay.incumbent = (double)(Joint_cost(best) / j.g), relay.has_incumbent = true;
   if (Joint_cost(best) == 0 && !opt->force_full) goto proven;
   /* 1b. the checkpoint bound over every order (max flows, no ILP): often exact
-   * where the relaxation's LP is weak (transformers, parallel branches) */
+   * where the relaxation's LP is weak (transformers, parallel branches). Two rounds:
+   * the chain (and antichain) alone, then, if neither it nor COSMA FS proved the
+   * plan, with groups of parallel ops (dearer; RegNet's first blocks need them) and
+   * twice the checkpoints, within the rest of the bound's share */
   CosmaBoundOptions bo;
   CosmaBoundOptions_init(&bo);
   if (!opt->force_full) {
-    bo.work = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
+    int groups = bo.max_groups, checkpoints = bo.max_checkpoints;
+    double share = tl > 0 ? tl * 0.15 : 10; /* no time limit: still bounded (thousands of ops) */
+    bool ran_early[NCAND] = {false};
     bo.deadline = s->deadline;
     bo.cancel = s->cancel;
-    bo.target = Joint_cost(best); /* no need to enumerate orders past the incumbent */
     bo.test_bias = opt->bound_bias;
-    CosmaBoundResult br;
-    if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
-    stats->order_bound = br.bound;
-    stats->order_bound_stopped = !br.complete;
-    stats->seconds_order_bound = br.seconds;
-    if (br.bound > bound) bound = br.bound;
-    relay.bound = (double)(bound / j.g), relay.has_bound = true;
-    if (Joint_cost(best) <= bound) goto proven;
-    /* with a bound above 0, COSMA FS on the mpmf and default orders first (5 % of
-     * the time limit each): on the networks where the checkpoint bound is exact, one
-     * of them meets it in well under a second, and the relaxation (30 %) is not
-     * needed; an order FS did not finish is solved again after the relaxation */
-    for (int c = CAND_MPMF; br.bound > 0 && c < NCAND; c++) {
-      if (!have[c] || Joint_cancelled(s) || (c == CAND_DEFAULT && have[CAND_MPMF] &&
-                                             memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
-        continue;
-      if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
-                           err)))
-        goto out;
-      fs_proven[c] = fs_done[c];
+    for (int round = 0; round < 2; round++) {
+      bo.max_groups = round ? groups : 0;
+      bo.max_checkpoints = round ? 2 * checkpoints : checkpoints; /* gpt24's 24 blocks need 70 */
+      bo.work = share - stats->seconds_order_work;
+      if (round && (bo.work <= 0 || stats->order_bound_stopped || Joint_cancelled(s))) break;
+      bo.target = Joint_cost(best); /* no need to enumerate orders past the incumbent */
+      CosmaBoundResult br;
+      double wb = WorkClock_now();
+      if ((st = Cosma_orderBound(net, s->params, s->budget, &bo, &br, err))) goto out;
+      stats->seconds_order_work += WorkClock_now() - wb;
+      if (br.bound > stats->order_bound) stats->order_bound = br.bound;
+      stats->order_bound_stopped = !br.complete;
+      stats->seconds_order_bound += br.seconds;
+      if (br.bound > bound) bound = br.bound;
+      relay.bound = (double)(bound / j.g), relay.has_bound = true;
       if (Joint_cost(best) <= bound) goto proven;
+      /* with a bound above 0, COSMA FS on the mpmf and default orders first (5 % of
+       * the time limit each): on the networks where the checkpoint bound is exact, one
+       * of them meets it in well under a second, and the relaxation (30 %) is not
+       * needed; an order FS did not finish is solved again after the relaxation */
+      for (int c = CAND_MPMF; bound > 0 && c < NCAND; c++) {
+        if (!have[c] || ran_early[c] || Joint_cancelled(s) ||
+            (c == CAND_DEFAULT && have[CAND_MPMF] && memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
+          continue;
+        if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
+                             err)))
+          goto out;
+        ran_early[c] = true;
+        fs_proven[c] = fs_done[c];
+        if (Joint_cost(best) <= bound) goto proven;
+      }
     }
+    bo.max_groups = groups, bo.max_checkpoints = checkpoints;
   }
   /* 2. the joint relaxation (no addresses): a bound and a schedule */
   bool too_big;
@@ -882,9 +897,10 @@ rest:
       rest_left = bound_end - WorkClock_now();
       if (rest_left <= 0.02 * tl || Joint_cancelled(s) || (s->deadline > 0 && Clock_now() >= s->deadline)) break;
       if (!stats->order_bound_stopped) { /* it finished: widen it, while there is more to consider */
-        if (bo.max_checkpoints >= n && bo.max_antichain >= 9) break;
+        if (bo.max_checkpoints >= n && bo.max_antichain >= 9 && bo.max_groups >= n) break;
         bo.max_checkpoints = bo.max_checkpoints * 2 < n ? bo.max_checkpoints * 2 : n;
         if (bo.max_antichain < 9) bo.max_antichain++;
+        bo.max_groups = bo.max_groups * 2 < n ? bo.max_groups * 2 : n; /* NAS cells: more groups raise it */
       }
       bo.work = rest_left;
       bo.target = Joint_cost(best);
