@@ -35,6 +35,7 @@ static const CliOption BenchCosma_options[] = {
   {"--human-only", NULL, "only the ten human-designed networks"},
   {"--nas-only", NULL, "only the four NAS networks"},
   {"--csv", "FILE", "also write one row per network x setting x budget x scheme"},
+  {"--break-nodes", "NET=A,B,...", "dnc on NET: these break nodes, by hand (repeatable, one per network; default: automatic)"},
   {"--model", "ours|paper", "cosma on the human networks: our pipeline (default) or the paper's model, solved directly"},
   {NULL, NULL, NULL},
 };
@@ -106,6 +107,7 @@ typedef struct {
   const char *dir;
   double time_limit;
   bool paper_model;    /* --model paper: the human networks' cosma runs solve the paper's model */
+  const char *breaks[MAX_NETS]; /* --break-nodes: per network (nets[i]), NULL: automatic */
   bool settings[2];    /* [0] activations only, [1] with params */
   FILE *csv;
   BenchCosmaNet nets[MAX_NETS];
@@ -233,6 +235,9 @@ static void BenchCosma_solvePlan(BenchCosma *b, const Net *net, const BenchCosma
   if (sc->replacement) s.replacement = sc->replacement;
   if (sc->allocator) s.allocator = sc->allocator;
   s.paper_model = b->paper_model && sc == &BenchCosma_joint;
+  if (strcmp(sc->schedule, "dnc") == 0)
+    for (int i = 0; i < b->nnets; i++)
+      if (strcmp(b->nets[i].name, row->net) == 0) s.break_nodes = b->breaks[i];
   /* mpmf is the exact search Figures_compute has just run: reuse its order */
   if (mp_order && strcmp(sc->schedule, "mpmf") == 0) s.order = mp_order;
   Plan *plan = NULL;
@@ -594,6 +599,8 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
   BenchCosma_summaryLine(b, false, 0);
   for (int k = 0; k < NAS_SCHEMES; k++) BenchCosma_summaryLine(b, true, k);
   BenchCosma_unproven(b);
+  for (int i = 0; i < b->nnets; i++)
+    if (b->breaks[i]) printf("- DnC break nodes on %s, by hand: %s\n", b->nets[i].name, b->breaks[i]);
   bool inexact = false;
   for (int i = 0; i < b->nrows; i++) inexact |= b->rows[i].budget >= 0 && !b->rows[i].mp_exact;
   if (inexact) printf("- M_P*: the exact search hit its state limit; this M_P is an upper bound\n");
@@ -610,9 +617,9 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
 
 /* ---------------------------------------------------------------- options */
 
-/* Every --network value (Cli_parse keeps only the last), walking argv with the
+/* Every value of a repeatable option (Cli_parse keeps only the last), walking argv with the
  * option table so that other options' values are skipped as Cli_parse skips them. */
-static int BenchCosma_networkArgs(int argc, char **argv, const char **out, int max) {
+static int BenchCosma_optionArgs(int argc, char **argv, const char *option, const char **out, int max) {
   int n = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *eq = strchr(arg, '=');
@@ -621,7 +628,7 @@ static int BenchCosma_networkArgs(int argc, char **argv, const char **out, int m
     while (o->name && !(strlen(o->name) == len && strncmp(o->name, arg, len) == 0)) o++;
     if (!o->name || !o->arg) continue;
     const char *value = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
-    if (value && strcmp(o->name, "--network") == 0 && n < max) out[n++] = value;
+    if (value && strcmp(o->name, option) == 0 && n < max) out[n++] = value;
   }
   return n;
 }
@@ -643,7 +650,7 @@ static void BenchCosma_addNet(BenchCosma *b, const char *name, bool nas) {
 /* Splits the --network values at commas into names; -1 (message printed) on a bad one. */
 static int BenchCosma_wanted(int argc, char **argv, char names[][64], int max) {
   const char *values[MAX_NETS];
-  int nv = BenchCosma_networkArgs(argc, argv, values, MAX_NETS), n = 0;
+  int nv = BenchCosma_optionArgs(argc, argv, "--network", values, MAX_NETS), n = 0;
   for (int v = 0; v < nv; v++) {
     for (const char *p = values[v]; *p;) {
       size_t len = strcspn(p, ",");
@@ -691,6 +698,35 @@ static int BenchCosma_select(BenchCosma *b, int argc, char **argv, bool human, b
   return b->nnets;
 }
 
+/* --break-nodes NET=A,B,... (repeatable): each NET one of the networks to run, once;
+ * the op names are checked by DnC itself (an unknown or misplaced one fails that run). */
+static int BenchCosma_breakArgs(BenchCosma *b, int argc, char **argv) {
+  const char *values[MAX_NETS];
+  int nv = BenchCosma_optionArgs(argc, argv, "--break-nodes", values, MAX_NETS);
+  for (int v = 0; v < nv; v++) {
+    const char *eq = strchr(values[v], '=');
+    size_t len = eq ? (size_t)(eq - values[v]) : 0;
+    int at = -1;
+    for (int i = 0; eq && i < b->nnets; i++)
+      if (strlen(b->nets[i].name) == len && strncmp(b->nets[i].name, values[v], len) == 0) at = i;
+    if (!eq || !len || !eq[1]) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes \"%s\": expected NET=OP,OP,...\n", Cli_safe(values[v]));
+      return -1;
+    }
+    if (at < 0 || !b->nets[at].nas) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes \"%.*s\": not one of the NAS networks this run solves with DnC\n",
+              (int)len, Cli_safe(values[v]));
+      return -1;
+    }
+    if (b->breaks[at]) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes: %s is given twice\n", b->nets[at].name);
+      return -1;
+    }
+    b->breaks[at] = eq + 1;
+  }
+  return 0;
+}
+
 static int BenchCosma_parseTimeLimit(const char *text, double *out) {
   char *end;
   double v = strtod(text, &end);
@@ -726,6 +762,7 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
     return EXIT_USAGE;
   }
   if (BenchCosma_select(b, argc, argv, !nas_only, !human_only) < 0) return EXIT_USAGE;
+  if (BenchCosma_breakArgs(b, argc, argv) < 0) return EXIT_USAGE;
   for (int i = 0; i < b->nnets; i++)
     for (int p = 0; p < 2; p++)
       if (b->settings[p] && !(b->nets[i].nas && p)) b->total += 3 * BenchCosma_solvesPerBudget(b->nets[i].nas);
