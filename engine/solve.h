@@ -43,6 +43,8 @@ struct SolveSettings {
   bool paper_model;          /* cosma: solve the paper's model as written (no pipeline,
                                 no windows, per-step pairs), for comparison */
   const char *break_nodes;   /* dnc: comma-separated op names; NULL or "": chosen automatically */
+  int mp_orders;             /* cosma, dnc (each segment): 2 = also try the M_P order of the whole-network
+                                search (another optimal order) as a candidate schedule; 0, 1: one */
 };
 
 /* Defaults: activations only, budget 0 (set it), default / belady / linear,

@@ -117,6 +117,8 @@ typedef struct {
   bool force_full;       /* skip the shortcuts and COSMA FS: always solve the joint model (tests) */
   bool no_warm_start;    /* do not hand the heuristic incumbent to the models */
   int64_t bound_bias;    /* tests only: added to the checkpoint bound (a wrong bound must be caught) */
+  int mp_orders;         /* 2: also the M_P order of the whole-network search (MinPeakOptions.whole, another
+                            optimal order) as a candidate schedule; 0 or 1: the default search's only */
   bool paper_unreduced;  /* tests only: s->paper_model without the paper's overlap analysis (Section
                             III-F): every op at every step, every tensor pair at every step */
 } CosmaJointOptions;

@@ -754,11 +754,12 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   /* t0: the seconds reported; w0: the stages' shares, on the work clock */
   double t0 = Clock_now(), w0 = WorkClock_now(), tl = s->time_limit > 0 ? s->time_limit : 0;
   int n = net->nops;
-  enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, NCAND };
-  static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
+  /* CAND_MPMF_WHOLE: opt->mp_orders > 1, the M_P order of the whole-network search (another optimal one) */
+  enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, CAND_MPMF_WHOLE, NCAND };
+  static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default", "mpmf-whole"};
   int *cand[NCAND] = {0};
-  bool have[NCAND] = {false, false, true}, fs_done[NCAND] = {false, false, false};
-  bool fs_proven[NCAND] = {false, false, false}; /* COSMA FS proved its plan optimal for that order */
+  bool have[NCAND] = {false, false, true, false}, fs_done[NCAND] = {false};
+  bool fs_proven[NCAND] = {false}; /* COSMA FS proved its plan optimal for that order */
   Plan *best = NULL;
   Jm j;
   IlpModel *relax = NULL, *full = NULL;
@@ -769,7 +770,7 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   int64_t bound = 0; /* bytes */
   bool jm_ok = Jm_init(&j, net, s->params, s->budget, false, true);
   for (int c = 0; c < NCAND; c++) cand[c] = malloc(sizeof(int) * (size_t)n);
-  if (!jm_ok || !cand[0] || !cand[1] || !cand[2]) {
+  if (!jm_ok || !cand[0] || !cand[1] || !cand[2] || !cand[3]) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
@@ -781,10 +782,21 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   SolveSettings mp = *s; /* the exact M_P search gets a share of the time; on its limit, its best order */
   mp.time_limit = tl * 0.2;
   have[CAND_MPMF] = Schedule_mpmf(net, &mp, cand[CAND_MPMF], NULL, &e2) == SP_OK;
+  if ((opt->mp_orders ? opt->mp_orders : s->mp_orders) > 1 && have[CAND_MPMF]) { /* the same M_P by the search before issue 37 */
+    MinPeakOptions mo;
+    MinPeakOptions_init(&mo);
+    mo.whole = true, mo.cancel = s->cancel, mo.time_limit = tl * 0.1, mo.deadline = s->deadline;
+    MinPeakResult mr;
+    have[CAND_MPMF_WHOLE] = Figures_minPeak(net, s->params, &mo, cand[CAND_MPMF_WHOLE], &mr, &e2) == SP_OK &&
+                            memcmp(cand[CAND_MPMF_WHOLE], cand[CAND_MPMF], sizeof(int) * (size_t)n) != 0;
+  }
   Cosma_bestSimulated(net, s, cand[CAND_DEFAULT], "default", &best, stats->heuristic_policy,
                       sizeof stats->heuristic_policy);
   if (have[CAND_MPMF])
     Cosma_bestSimulated(net, s, cand[CAND_MPMF], "mpmf", &best, stats->heuristic_policy, sizeof stats->heuristic_policy);
+  if (have[CAND_MPMF_WHOLE])
+    Cosma_bestSimulated(net, s, cand[CAND_MPMF_WHOLE], "mpmf-whole", &best, stats->heuristic_policy,
+                        sizeof stats->heuristic_policy);
   if (!best) {
     st = SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
     goto out;
@@ -815,9 +827,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
      * of them meets it in well under a second, and the relaxation (30 %) is not
      * needed; an order FS did not finish is solved again after the relaxation */
     for (int c = CAND_MPMF; br.bound > 0 && c < NCAND; c++) {
-      if (!have[c] || Joint_cancelled(s) || (c == CAND_DEFAULT && have[CAND_MPMF] &&
-                                             memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
-        continue;
+      bool dup = false;
+      for (int d = CAND_MPMF; d < c; d++) dup |= have[d] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+      if (!have[c] || Joint_cancelled(s) || dup) continue;
       if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
                            err)))
         goto out;

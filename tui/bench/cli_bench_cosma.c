@@ -36,6 +36,7 @@ static const CliOption BenchCosma_options[] = {
   {"--nas-only", NULL, "only the four NAS networks"},
   {"--csv", "FILE", "also write one row per network x setting x budget x scheme"},
   {"--break-nodes", "NET=A,B,...", "dnc on NET: these break nodes, by hand (repeatable, one per network; default: automatic)"},
+  {"--mp-orders", "1|2", "cosma and dnc: 2 also tries the whole-network search's M_P order in every joint solve"},
   {"--model", "ours|paper", "cosma on the human networks: our pipeline (default) or the paper's model, solved directly"},
   {NULL, NULL, NULL},
 };
@@ -107,6 +108,7 @@ typedef struct {
   const char *dir;
   double time_limit;
   bool paper_model;    /* --model paper: the human networks' cosma runs solve the paper's model */
+  int mp_orders;       /* --mp-orders (SolveSettings.mp_orders) */
   const char *breaks[MAX_NETS]; /* --break-nodes: per network (nets[i]), NULL: automatic */
   bool settings[2];    /* [0] activations only, [1] with params */
   FILE *csv;
@@ -235,6 +237,7 @@ static void BenchCosma_solvePlan(BenchCosma *b, const Net *net, const BenchCosma
   if (sc->replacement) s.replacement = sc->replacement;
   if (sc->allocator) s.allocator = sc->allocator;
   s.paper_model = b->paper_model && sc == &BenchCosma_joint;
+  s.mp_orders = b->mp_orders;
   if (strcmp(sc->schedule, "dnc") == 0)
     for (int i = 0; i < b->nnets; i++)
       if (strcmp(b->nets[i].name, row->net) == 0) s.break_nodes = b->breaks[i];
@@ -753,6 +756,12 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
     return EXIT_USAGE;
   }
   b->paper_model = model && strcmp(model, "paper") == 0;
+  const char *mpo = Cli_value(c, a, "--mp-orders");
+  if (mpo && strcmp(mpo, "1") != 0 && strcmp(mpo, "2") != 0) {
+    fprintf(stderr, "spadmap bench cosma: --mp-orders \"%s\": expected 1 or 2\n", Cli_safe(mpo));
+    return EXIT_USAGE;
+  }
+  b->mp_orders = mpo ? atoi(mpo) : 1;
   bool acts = Cli_value(c, a, "--acts"), params = Cli_value(c, a, "--params");
   b->settings[0] = acts || !params;
   b->settings[1] = params || !acts;
