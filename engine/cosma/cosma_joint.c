@@ -781,11 +781,15 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   SpError e2;
   SolveSettings mp = *s; /* the exact M_P search gets a share of the time; on its limit, its best order */
   mp.time_limit = tl * 0.2;
+  /* no caller's deadline: no wall-clock stop either (the M_P search would take its
+   * time limit as one, and a loaded machine would change the order; since issue 35
+   * it runs on every DnC segment, where it used to fail at once) */
+  if (mp.deadline <= 0) mp.deadline = Clock_now() + 1e9;
   have[CAND_MPMF] = Schedule_mpmf(net, &mp, cand[CAND_MPMF], NULL, &e2) == SP_OK;
   if ((opt->mp_orders ? opt->mp_orders : s->mp_orders) > 1 && have[CAND_MPMF]) { /* the same M_P by the search before issue 37 */
     MinPeakOptions mo;
     MinPeakOptions_init(&mo);
-    mo.whole = true, mo.cancel = s->cancel, mo.time_limit = tl * 0.1, mo.deadline = s->deadline;
+    mo.whole = true, mo.cancel = s->cancel, mo.time_limit = tl * 0.1, mo.deadline = mp.deadline;
     MinPeakResult mr;
     have[CAND_MPMF_WHOLE] = Figures_minPeak(net, s->params, &mo, cand[CAND_MPMF_WHOLE], &mr, &e2) == SP_OK &&
                             memcmp(cand[CAND_MPMF_WHOLE], cand[CAND_MPMF], sizeof(int) * (size_t)n) != 0;
