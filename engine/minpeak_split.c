@@ -7,8 +7,13 @@
 
 #include "bitset.h"
 
+/* One output only: an op that makes several tensors at once (DnC's "enter" op of a
+ * segment) makes each of them live from that step, not from its own first reader,
+ * so taking it out would lower M_P (the search then failed its own check, and every
+ * joint solve of such a segment ran without its M_P order: issue 35). */
 static bool Reduce_removable(const Net *net, int v) {
   const Op *op = &net->ops[v];
+  if (op->noutputs != 1) return false;
   for (int k = 0; k < op->ninputs; k++)
     if (net->tensors[op->inputs[k]].kind != TK_PARAM) return false;
   for (int k = 0; k < op->noutputs; k++)

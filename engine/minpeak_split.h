@@ -9,7 +9,7 @@
 #include "net.h"
 
 /* The network without its weight-only ops: ops that read nothing on chip (only
- * params, or nothing) and whose every output is read. Their outputs become graph
+ * params, or nothing) and make one output, which is read. Their outputs become graph
  * inputs, live from their first reader. Activations only, this keeps M_P (running
  * such an op just before its first reader never raises a step); with params it
  * is a relaxation (its M_P is a lower bound) and the caller checks the result. */

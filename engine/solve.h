@@ -40,9 +40,11 @@ struct SolveSettings {
   void *progress_user;
   const int *order;          /* if set: this schedule (nops entries) instead of running
                                 the schedule policy, e.g. an mpmf order computed once */
-  bool paper_model;          /* cosma: solve the paper's model as written (no pipeline,
-                                no windows, per-step pairs), for comparison */
+  bool paper_model;          /* cosma: solve the paper's model (Eqs. 1-12 with its Section III-F
+                                overlap analysis; no pipeline, no warm start), for comparison */
   const char *break_nodes;   /* dnc: comma-separated op names; NULL or "": chosen automatically */
+  int mp_orders;             /* cosma, dnc (each segment): 2 = also try the M_P order of the whole-network
+                                search (another optimal order) as a candidate schedule; 0, 1: one */
 };
 
 /* Defaults: activations only, budget 0 (set it), default / belady / linear,

@@ -66,6 +66,14 @@ expect 2 "unknown schedule policy \"nope\"" "$bin" solve "$net" --budget M_R --s
 expect 0 "schedule dnc" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,a4 --time-limit 2
 expect 2 "break node \"nope\": no such op" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,nope
 expect 2 "break node \"a3\" is not a descendant of \"a2\"" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a2,a3
+expect 2 "break node \"a6\" separates nothing" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1,a6
+expect 0 "schedule dnc" "$bin" solve "$net" --budget M_R --schedule dnc --break-nodes a1 --mp-orders 2 --time-limit 2
+expect 2 "--mp-orders \"3\": expected 1 or 2" "$bin" solve "$net" --budget M_R --schedule dnc --mp-orders 3
+expect 2 "--mp-orders applies to --schedule cosma or dnc only" "$bin" solve "$net" --budget M_R --mp-orders 2
+expect 2 "--break-nodes \"darts\": expected NET=OP,OP" "$bin" bench cosma --network darts --break-nodes darts
+expect 2 "--break-nodes \"resnet50\": not one of the NAS networks" "$bin" bench cosma --network darts --break-nodes resnet50=conv1
+expect 2 "--break-nodes: darts is given twice" "$bin" bench cosma --network darts --break-nodes darts=a --break-nodes darts=b
+expect 2 "--model \"gurobi\": expected ours or paper" "$bin" bench cosma --network resnet50 --model gurobi
 expect 2 "needs NET and --budget" "$bin" solve "$net"
 # A hand-broken plan: move every placement to offset 0 (overlaps appear).
 sed 's/"offset":[0-9]*/"offset":0/g' "$tmp/plan.json" >"$tmp/broken.json"
@@ -104,19 +112,19 @@ expect 0 "mean reduction 72.8% (over 3 runs); at M_R alone 68.4% (over 1 run)$" 
 expect 2 "has the ten human-designed networks only" "$bin" bench cosma --unfolded --nas-only
 expect 2 "--dir and --unfolded exclude each other" "$bin" bench cosma --unfolded --dir "$data/networks"
 expect 2 "wall-limit \"0\": expected a positive number" "$bin" bench cosma --wall-limit 0
-# the joint policy and the paper's model as written
+# the joint policy and the paper's model (with its overlap analysis)
 dia=$data/networks/diamond.json
 expect 0 "solver         optimal" "$bin" solve "$dia" --budget M_R --schedule cosma
 expect 0 "schedule cosma, replacement cosma, allocator cosma" "$bin" solve "$dia" --budget M_P --schedule cosma --model paper
 expect 2 "--model \"frob\": expected ours or paper" "$bin" solve "$dia" --budget M_R --schedule cosma --model frob
-expect 3 "use the cosma pipeline" "$bin" solve "$data/networks/densenet121.json" --budget M_R --schedule cosma --model paper
+expect 3 "after its overlap analysis, needs over 400000 address-ordering pairs.*use the cosma pipeline" "$bin" solve "$data/networks/pnasnet5.json" --budget M_R --schedule cosma --model paper
 # solver honesty: the paper's model at 1 GiB was "optimal" with overlapping placements
 for n in chain skip fig1 diamond alexnet; do
   # on one line for the pattern; the exit code is spadmap's, not tr's (a pipeline's is its last command's)
   expect 0 "solver         optimal.*validator      valid" sh -c 'out=$("$0" solve "$1" --budget 1G --schedule cosma --model paper); rc=$?; printf "%s" "$out" | tr "\n" " "; exit $rc' "$bin" "$data/networks/$n.json"
 done
 # a solver limit is not invalid input: exit 3, documented in --help
-expect 3 "needs about .* s to build and load" "$bin" solve "$data/networks/resnet50.json" --budget M_R --schedule cosma --model paper --time-limit 0.5
+expect 3 "needs about .* s to build and load" "$bin" solve "$data/networks/transformer.json" --budget M_R --schedule cosma --model paper --time-limit 0.5
 expect 0 "3 a solver limit" "$bin" --help
 # the time limit covers building the models: a deadline that passes while cosma
 # builds its model on nasnet_a (GLPK was deaf there for seconds) ends the solve

@@ -170,6 +170,7 @@ TEST(break_nodes_option_errors) {
     {"t0,l1,t0", "break node \"t0\" is listed twice"},
     {"t0,,l1", "empty op name"},
     {"t0,", "empty op name"},
+    {"t0,join", "break node \"join\" separates nothing: every other op runs before it in every order"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     Plan *plan = NULL;
@@ -180,7 +181,7 @@ TEST(break_nodes_option_errors) {
   }
   Plan *plan = NULL;
   SpError err;
-  CHECK_EQ(dnc(net, " t0 , l1,join", 5, &plan, &err), SP_OK); /* spaces around names; join reaches every op */
+  CHECK_EQ(dnc(net, " t0 , l1", 5, &plan, &err), SP_OK); /* spaces around names */
   Plan_free(plan);
   SolveSettings s;
   SolveSettings_init(&s);
@@ -322,7 +323,88 @@ TEST(dnc_plans_on_nas_networks_are_valid) {
   }
 }
 
+/* Break nodes by hand at the NAS cell boundaries (as the paper picks them by hand):
+ * every cell's concat but the last, on darts and nasnet_a at M_R; the plan is
+ * valid and keeps every segment's ops before the next one's (the given breaks are
+ * the ones used); with mp_orders 2 (each segment also tries the whole search's M_P
+ * order) as well. */
+TEST(dnc_hand_breaks_at_nas_cell_boundaries) {
+  static const char *const nets[] = {"darts", "nasnet_a"};
+  for (int i = 0; i < 2; i++) {
+    Net *net = Bundled_load(nets[i]);
+    if (!net) continue;
+    char list[2048] = "", name[32];
+    int b[64], k = 0;
+    for (int c = 0; k < 64; c++) {
+      snprintf(name, sizeof name, "cells.%d.concat", c);
+      int op = Net_findOp(net, name);
+      snprintf(name, sizeof name, "cells.%d.concat", c + 1);
+      if (op < 0 || Net_findOp(net, name) < 0) break; /* not the last cell's */
+      b[k++] = op;
+      strncat(list, k > 1 ? "," : "", sizeof list - strlen(list) - 1);
+      strncat(list, net->ops[op].name, sizeof list - strlen(list) - 1);
+    }
+    CHECK(k >= 10);
+    for (int mp = 1; mp <= 2; mp++) {
+      SolveSettings s;
+      SolveSettings_init(&s);
+      s.schedule = "dnc";
+      s.budget = Figures_minRequired(net, false);
+      s.time_limit = 3;
+      s.break_nodes = list;
+      s.mp_orders = mp;
+      Plan *plan = NULL;
+      SpError err;
+      CHECK_EQ(Solve_run(net, &s, &plan, &err), SP_OK);
+      if (plan) {
+        check_plan(net, plan, b, k);
+        printf("  %s at M_R, %d cell breaks, mp_orders %d: %lld bytes\n", net->name, k, mp,
+               (long long)plan->metrics.noncompulsory_bytes);
+      } else {
+        printf("  %s: %s\n", net->name, err.text);
+      }
+      Plan_free(plan);
+    }
+    Net_free(net);
+  }
+}
+
+/* An op without inputs that makes two tensors at once, read at different times
+ * (DnC's "enter" op of a segment): the exact M_P search took it out as a weight-only
+ * op, as if each tensor were live from its own first reader, found a lower M_P than
+ * any order has and failed its own check ("internal error"), so every joint solve of
+ * such a segment lost its M_P candidate order. Now: proven, equal to the whole search. */
+TEST(m_p_of_a_segment_with_a_multi_output_enter_op) {
+  static const char text[] =
+      "{\"format\":\"spadmap-network\",\"version\":1,\"name\":\"enter\",\"tensors\":["
+      "{\"name\":\"a\",\"shape\":[4096]},{\"name\":\"b\",\"shape\":[256]},"
+      "{\"name\":\"c\",\"shape\":[1024]},{\"name\":\"d\",\"shape\":[1024]},"
+      "{\"name\":\"y\",\"shape\":[256],\"kind\":\"output\"}],\"ops\":["
+      "{\"name\":\"enter\",\"type\":\"t\",\"inputs\":[],\"outputs\":[\"a\",\"b\"]},"
+      "{\"name\":\"x\",\"type\":\"t\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},"
+      "{\"name\":\"w\",\"type\":\"t\",\"inputs\":[\"c\"],\"outputs\":[\"d\"]},"
+      "{\"name\":\"z\",\"type\":\"t\",\"inputs\":[\"a\",\"d\"],\"outputs\":[\"y\"]}]}";
+  Net *net = NULL;
+  SpError err;
+  CHECK_EQ(Net_parse(text, strlen(text), "enter", &net, &err), SP_OK);
+  if (!net) return;
+  int order[4], whole_order[4];
+  MinPeakOptions o;
+  MinPeakOptions_init(&o);
+  MinPeakResult r, rw;
+  Status st = Figures_minPeak(net, false, &o, order, &r, &err);
+  if (st) printf("  %s\n", err.text);
+  CHECK_EQ(st, SP_OK);
+  o.whole = true;
+  CHECK_EQ(Figures_minPeak(net, false, &o, whole_order, &rw, &err), SP_OK);
+  CHECK_EQ(r.peak, rw.peak);
+  CHECK_EQ(r.peak, 4096 + 1024 + 1024); /* a stays live from the first step: at w, a + c + d */
+  CHECK_EQ(Figures_peak(net, false, order, NULL), r.peak);
+  Net_free(net);
+}
+
 TEST_MAIN("dnc", T(break_nodes_form_a_chain_on_teaching_graphs), T(break_nodes_form_a_chain_on_random_dags),
           T(break_nodes_on_nas_networks), T(break_nodes_option_errors), T(dnc_plans_on_random_dags_are_valid),
           T(dnc_reports_progress_and_stops_on_cancel), T(dnc_segment_ops_do_not_clash_with_the_networks_names),
-          T(dnc_plans_on_nas_networks_are_valid))
+          T(dnc_plans_on_nas_networks_are_valid), T(dnc_hand_breaks_at_nas_cell_boundaries),
+          T(m_p_of_a_segment_with_a_multi_output_enter_op))

@@ -99,6 +99,7 @@ typedef struct {
   bool full_warm_accepted;      /* the incumbent was a valid warm start for it */
   bool full_plan;               /* the returned plan is the joint model's solution */
   int full_cols, full_rows;
+  long full_pairs;              /* --model paper: its u/d address-ordering pairs (per step) */
   int64_t order_bound;          /* the checkpoint bound over every order (Cosma_orderBound) */
   bool order_bound_stopped;     /* it stopped at its time share (the bound found so far stands) */
   double seconds_order_bound;
@@ -117,6 +118,10 @@ typedef struct {
   bool force_full;       /* skip the shortcuts and COSMA FS: always solve the joint model (tests) */
   bool no_warm_start;    /* do not hand the heuristic incumbent to the models */
   int64_t bound_bias;    /* tests only: added to the checkpoint bound (a wrong bound must be caught) */
+  int mp_orders;         /* 2: also the M_P order of the whole-network search (MinPeakOptions.whole, another
+                            optimal order) as a candidate schedule; 0 or 1: the default search's only */
+  bool paper_unreduced;  /* tests only: s->paper_model without the paper's overlap analysis (Section
+                            III-F): every op at every step, every tensor pair at every step */
 } CosmaJointOptions;
 Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointOptions *opt, Plan **out,
                        CosmaJointStats *stats, SpError *err);

@@ -232,6 +232,9 @@ static Status Dnc_parseBreaks(const Net *net, const Dag *d, const char *text, in
     if (op < 0) st = SpError_set(err, SP_ERR_ARG, "break node \"%s\": no such op", name);
     for (int i = 0; !st && i < *count; i++)
       if (nodes[i] == op) st = SpError_set(err, SP_ERR_ARG, "break node \"%s\" is listed twice", name);
+    if (!st && d->nup[op] == d->n) /* A(op) is every op: nothing is left after it */
+      st = SpError_set(err, SP_ERR_ARG,
+                       "break node \"%s\" separates nothing: every other op runs before it in every order", name);
     if (!st && *count > 0 && !Bitset_has(Dag_down(d, nodes[*count - 1]), op))
       st = SpError_set(err, SP_ERR_ARG, "break node \"%s\" is not a descendant of \"%s\"", name,
                        net->ops[nodes[*count - 1]].name);

@@ -17,12 +17,22 @@
  * Every model restricts an op to its ASAP..ALAP steps and a tensor to the steps it
  * can be live, and uses one ordering binary per pair of tensors that may be
  * resident at the same step. With s->paper_model the paper's model is built as
- * written instead (all steps, V/u/d variables, per-step spills) and solved alone. */
+ * written instead (V/u/d variables, per-step spills, no capacity or precedence
+ * rows) and solved alone, with the paper's own size reduction (Section III-F, "a
+ * tensor overlap analysis ... based on the minimum/maximum timesteps (or maximum
+ * lifetime) of tensors and data dependencies between tensors"): an op's C only in
+ * its ASAP..ALAP steps, a tensor's P/R/S/L/V only in the steps it can be live
+ * (from its producer's ASAP to its last reader's ALAP), and u/d only for the pairs
+ * that can be live at once: not when every reader of one runs before the other is
+ * made in every order (the paper's a0 and a6 of Fig. 1). Neither loses a plan: a
+ * dead tensor is never needed, and Jm_toPlan keeps a tensor only from its birth to
+ * its last read. CosmaJointOptions.paper_unreduced builds it without (tests). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitset.h"
 #include "clock.h"
 #include "workclock.h"
 #include "cosma_model.h"
@@ -35,6 +45,7 @@ enum { JOINT_MAX_PAIRS = 400000, JOINT_MAX_FULL_COLS = 50000 };
 typedef struct {
   const Net *net;
   bool params, paper;
+  bool reduced;       /* ours, or the paper's with its overlap analysis (Section III-F) */
   int64_t budget, g, cap;
   int n, nt;
   int *asap, *alap;   /* op windows */
@@ -48,6 +59,8 @@ typedef struct {
   int *vcol;          /* paper: V[t][lo+1..hi] */
   long npairs;
   int pair0;          /* the first ordering column (pairs follow in step, tensor order), or -1 */
+  uint64_t *after;    /* paper, reduced: per tensor, the ops made after its last read in every order */
+  int words;          /* Bitset_words(n) */
   CosmaBuildLimit lim; /* building stops (Jm_build gives NULL, lim.hit set) at it */
 } Jm;
 
@@ -58,7 +71,7 @@ static void Jm_limit(Jm *j, double deadline, double seconds, atomic_int *cancel)
 
 static void Jm_free(Jm *j) {
   free(j->asap), free(j->alap), free(j->lo), free(j->hi), free(j->ccol), free(j->fcol), free(j->rcol);
-  free(j->pcol), free(j->scol), free(j->lcol), free(j->vcol);
+  free(j->pcol), free(j->scol), free(j->lcol), free(j->vcol), free(j->after);
 }
 
 static bool Jm_onChip(const Jm *j, int t) { return j->lo[t] <= j->hi[t]; }
@@ -102,9 +115,57 @@ static void Jm_addRes(const Jm *j, Row *r, int t, int s, double coef) {
   for (int i = 0; i < k; i++) Jm_add(r, cols[i], coef);
 }
 
-static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool paper) {
+/* The paper's overlap analysis by precedence: after[t] = the ops that are proper
+ * descendants of every op that reads t (of its producer if none reads it), i.e.
+ * the ops that run after t's last use in every order. */
+static bool Jm_afterSets(Jm *j) {
+  const Net *net = j->net;
+  int n = j->n, w = j->words = Bitset_words(n);
+  uint64_t *desc = calloc((size_t)n * (size_t)w + 1, sizeof(uint64_t));
+  j->after = calloc((size_t)j->nt * (size_t)w + 1, sizeof(uint64_t));
+  if (!desc || !j->after) {
+    free(desc);
+    return false;
+  }
+  for (int v = n - 1; v >= 0; v--) /* file order is topological */
+    for (int k = 0; k < net->ops[v].ninputs; k++) {
+      int p = net->tensors[net->ops[v].inputs[k]].producer;
+      if (p < 0) continue;
+      for (int i = 0; i < w; i++) desc[(size_t)p * w + i] |= desc[(size_t)v * w + i];
+      Bitset_set(desc + (size_t)p * w, v);
+    }
+  for (int t = 0; t < j->nt; t++) {
+    const Tensor *tt = &net->tensors[t];
+    uint64_t *a = j->after + (size_t)t * w;
+    int nd = tt->nconsumers ? tt->nconsumers : tt->producer >= 0;
+    for (int i = 0; i < w; i++) a[i] = nd ? ~(uint64_t)0 : 0;
+    for (int k = 0; k < nd; k++) {
+      int d = tt->nconsumers ? tt->consumers[k] : tt->producer;
+      for (int i = 0; i < w; i++) a[i] &= desc[(size_t)d * w + i];
+    }
+  }
+  free(desc);
+  return true;
+}
+
+/* b is born (made, or first read if an input) after a's last use in every order. */
+static bool Jm_bornAfter(const Jm *j, int a, int b) {
+  const Tensor *tb = &j->net->tensors[b];
+  const uint64_t *after = j->after + (size_t)a * j->words;
+  if (tb->producer >= 0) return Bitset_has(after, tb->producer);
+  for (int k = 0; k < tb->nconsumers; k++)
+    if (!Bitset_has(after, tb->consumers[k])) return false;
+  return tb->nconsumers > 0;
+}
+
+/* The paper's reduction: a and b are never live at the same step. */
+static bool Jm_apart(const Jm *j, int a, int b) {
+  return j->paper && j->after && (Jm_bornAfter(j, a, b) || Jm_bornAfter(j, b, a));
+}
+
+static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool paper, bool reduced) {
   memset(j, 0, sizeof *j);
-  j->net = net, j->params = params, j->budget = budget, j->paper = paper;
+  j->net = net, j->params = params, j->budget = budget, j->paper = paper, j->reduced = reduced || !paper;
   int n = j->n = net->nops, nt = j->nt = net->ntensors;
   j->asap = malloc(sizeof(int) * (size_t)n), j->alap = malloc(sizeof(int) * (size_t)n);
   j->ccol = malloc(sizeof(int) * (size_t)n);
@@ -114,7 +175,8 @@ static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool pap
   if (!j->asap || !j->alap || !j->ccol || !j->lo || !j->hi || !j->fcol || !j->rcol || !j->pcol || !j->scol ||
       !j->lcol || !j->vcol || !Cosma_windows(net, j->asap, j->alap))
     return false;
-  if (paper)
+  if (paper && j->reduced && !Jm_afterSets(j)) return false;
+  if (!j->reduced)
     for (int v = 0; v < n; v++) j->asap[v] = 0, j->alap[v] = n - 1;
   for (int t = 0; t < nt; t++) {
     const Tensor *tt = &net->tensors[t];
@@ -127,7 +189,7 @@ static bool Jm_init(Jm *j, const Net *net, bool params, int64_t budget, bool pap
       if (tt->producer < 0 && j->asap[c] < lo) lo = j->asap[c];
       if (j->alap[c] > hi) hi = j->alap[c];
     }
-    j->lo[t] = paper ? 0 : lo, j->hi[t] = paper ? n - 1 : hi;
+    j->lo[t] = j->reduced ? lo : 0, j->hi[t] = j->reduced ? hi : n - 1;
   }
   if (j->g <= 0) j->g = 1;
   /* Addresses (and so every big-M) in units of g, and never above the sum of the
@@ -298,6 +360,7 @@ static bool Jm_addressRows(Jm *j, IlpModel *m, Row *row) {
     for (int x = 0; x < na; x++)
       for (int y = x + 1; y < na; y++) {
         int a = act[x], b = act[y];
+        if (Jm_apart(j, a, b)) continue; /* the paper's overlap analysis */
         double sa = (double)Jm_sz(j, a), sb = (double)Jm_sz(j, b);
         if (!j->paper && sa + sb > M) { /* never together */
           Jm_addRes(j, row, a, q, 1), Jm_addRes(j, row, b, q, 1);
@@ -559,33 +622,50 @@ static Status Joint_fsOn(const Net *net, const SolveSettings *s, const int *orde
   return SP_OK;
 }
 
-static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, CosmaJointStats *stats, SpError *err) {
+/* The u/d pairs Jm_addressRows will make (stops counting past limit). */
+static long Jm_countPairs(const Jm *j, long limit) {
+  int *act = malloc(sizeof(int) * (size_t)(j->nt + 1));
+  long pairs = 0;
+  if (!act) return limit + 1;
+  for (int q = 0; q < j->n && pairs <= limit; q++) {
+    int na = 0;
+    for (int t = 0; t < j->nt; t++)
+      if (Jm_onChip(j, t) && j->lo[t] <= q && q <= j->hi[t]) act[na++] = t;
+    for (int x = 0; x < na && pairs <= limit; x++)
+      for (int y = x + 1; y < na; y++) pairs += !Jm_apart(j, act[x], act[y]);
+  }
+  free(act);
+  return pairs;
+}
+
+static Status Joint_paper(const Net *net, const SolveSettings *s, bool reduced, Plan **out, CosmaJointStats *stats,
+                          SpError *err) {
   double t0 = Clock_now(), w0 = WorkClock_now();
   Jm j;
   IlpModel *m = NULL;
   IlpResult r = {0};
   Status st = SP_OK;
   int *order = malloc(sizeof(int) * (size_t)net->nops);
-  if (!order || !Jm_init(&j, net, s->params, s->budget, true)) {
+  if (!order || !Jm_init(&j, net, s->params, s->budget, true, reduced)) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
-  int k = 0;
-  for (int t = 0; t < net->ntensors; t++) k += Jm_onChip(&j, t);
-  double est = (double)net->nops * (double)k * (double)k;
-  if (est > 2.0 * JOINT_MAX_PAIRS) {
+  long npairs = Jm_countPairs(&j, JOINT_MAX_PAIRS);
+  stats->full_pairs = npairs;
+  if (npairs > JOINT_MAX_PAIRS) {
     st = SpError_set(err, SP_ERR_LIMIT,
-                     "the paper's model as written needs about %.0f address-ordering pairs on %s (%d steps x %d "
-                     "tensors^2 / 2); the limit is %d: use the cosma pipeline (without --model paper)",
-                     est / 2, net->name, net->nops, k, JOINT_MAX_PAIRS);
+                     "the paper's model%s needs over %d address-ordering pairs (u/d per step) on %s (%d steps); "
+                     "use the cosma pipeline (without --model paper)",
+                     reduced ? ", after its overlap analysis," : " without its overlap analysis", JOINT_MAX_PAIRS,
+                     net->name, net->nops);
     goto out;
   }
   /* measured on resnet50: about 18 nonzeros, 4 rows and 2 columns per pair */
-  double tl = s->time_limit > 0 ? s->time_limit : 0, pairs = est / 2;
+  double tl = s->time_limit > 0 ? s->time_limit : 0, pairs = (double)npairs;
   double load = Ilp_estimateSeconds((long)(18 * pairs), (long)(4 * pairs), (long)(2 * pairs));
   if (tl > 0 && load > tl) {
     st = SpError_set(err, SP_ERR_LIMIT,
-                     "the paper's model as written on %s (about %.0f address-ordering pairs) needs about %.1f s to "
+                     "the paper's model on %s (%.0f address-ordering pairs) needs about %.1f s to "
                      "build and load before GLPK can be stopped; the time limit is %.2f s: raise --time-limit or "
                      "use the cosma pipeline (without --model paper)",
                      net->name, pairs, load, tl);
@@ -640,6 +720,13 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, Plan **out, Co
                               .objective = (double)Joint_cost(plan), .bound = (double)bound,
                               .has_objective = true, .has_bound = true};
   stats->relax_bound = bound;
+  /* the model's size beside the pairs of the paper's O(|T| x |A|^2) encoding without its analysis */
+  int k = 0;
+  for (int t = 0; t < net->ntensors; t++) k += Net_onChip(net, t, s->params) && Jm_onChip(&j, t);
+  snprintf(plan->solver.note, sizeof plan->solver.note,
+           "the paper's model%s: %d columns, %d rows, %ld u/d pairs (every tensor pair at every step: %.0f)",
+           reduced ? " after its overlap analysis" : "", stats->full_cols, stats->full_rows, npairs,
+           (double)net->nops * k * (k - 1) / 2);
   *out = plan;
 out:
   stats->seconds = Clock_now() - t0;
@@ -663,15 +750,16 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   if (s->budget < m_r)
     return SpError_set(err, SP_ERR_INFEASIBLE, "infeasible: budget %lld < M_R = %lld bytes", (long long)s->budget,
                        (long long)m_r);
-  if (s->paper_model) return Joint_paper(net, s, out, stats, err);
+  if (s->paper_model) return Joint_paper(net, s, !opt->paper_unreduced, out, stats, err);
   /* t0: the seconds reported; w0: the stages' shares, on the work clock */
   double t0 = Clock_now(), w0 = WorkClock_now(), tl = s->time_limit > 0 ? s->time_limit : 0;
   int n = net->nops;
-  enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, NCAND };
-  static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default"};
+  /* CAND_MPMF_WHOLE: opt->mp_orders > 1, the M_P order of the whole-network search (another optimal one) */
+  enum { CAND_RELAX, CAND_MPMF, CAND_DEFAULT, CAND_MPMF_WHOLE, NCAND };
+  static const char *const cand_name[NCAND] = {"the relaxation's order", "mpmf", "default", "mpmf-whole"};
   int *cand[NCAND] = {0};
-  bool have[NCAND] = {false, false, true}, fs_done[NCAND] = {false, false, false};
-  bool fs_proven[NCAND] = {false, false, false}; /* COSMA FS proved its plan optimal for that order */
+  bool have[NCAND] = {false, false, true, false}, fs_done[NCAND] = {false};
+  bool fs_proven[NCAND] = {false}; /* COSMA FS proved its plan optimal for that order */
   Plan *best = NULL;
   Jm j;
   IlpModel *relax = NULL, *full = NULL;
@@ -680,9 +768,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   Status st = SP_OK;
   SolverStatus status = SOLVER_TIMEOUT;
   int64_t bound = 0; /* bytes */
-  bool jm_ok = Jm_init(&j, net, s->params, s->budget, false);
+  bool jm_ok = Jm_init(&j, net, s->params, s->budget, false, true);
   for (int c = 0; c < NCAND; c++) cand[c] = malloc(sizeof(int) * (size_t)n);
-  if (!jm_ok || !cand[0] || !cand[1] || !cand[2]) {
+  if (!jm_ok || !cand[0] || !cand[1] || !cand[2] || !cand[3]) {
     st = SpError_set(err, SP_ERR_NOMEM, "out of memory");
     goto out;
   }
@@ -693,11 +781,26 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
   SpError e2;
   SolveSettings mp = *s; /* the exact M_P search gets a share of the time; on its limit, its best order */
   mp.time_limit = tl * 0.2;
+  /* no caller's deadline: no wall-clock stop either (the M_P search would take its
+   * time limit as one, and a loaded machine would change the order; since issue 35
+   * it runs on every DnC segment, where it used to fail at once) */
+  if (mp.deadline <= 0) mp.deadline = Clock_now() + 1e9;
   have[CAND_MPMF] = Schedule_mpmf(net, &mp, cand[CAND_MPMF], NULL, &e2) == SP_OK;
+  if ((opt->mp_orders ? opt->mp_orders : s->mp_orders) > 1 && have[CAND_MPMF]) { /* the same M_P by the search before issue 37 */
+    MinPeakOptions mo;
+    MinPeakOptions_init(&mo);
+    mo.whole = true, mo.cancel = s->cancel, mo.time_limit = tl * 0.1, mo.deadline = mp.deadline;
+    MinPeakResult mr;
+    have[CAND_MPMF_WHOLE] = Figures_minPeak(net, s->params, &mo, cand[CAND_MPMF_WHOLE], &mr, &e2) == SP_OK &&
+                            memcmp(cand[CAND_MPMF_WHOLE], cand[CAND_MPMF], sizeof(int) * (size_t)n) != 0;
+  }
   Cosma_bestSimulated(net, s, cand[CAND_DEFAULT], "default", &best, stats->heuristic_policy,
                       sizeof stats->heuristic_policy);
   if (have[CAND_MPMF])
     Cosma_bestSimulated(net, s, cand[CAND_MPMF], "mpmf", &best, stats->heuristic_policy, sizeof stats->heuristic_policy);
+  if (have[CAND_MPMF_WHOLE])
+    Cosma_bestSimulated(net, s, cand[CAND_MPMF_WHOLE], "mpmf-whole", &best, stats->heuristic_policy,
+                        sizeof stats->heuristic_policy);
   if (!best) {
     st = SpError_set(err, SP_ERR_INFEASIBLE, "no simulated plan fits the budget");
     goto out;
@@ -740,9 +843,9 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
        * of them meets it in well under a second, and the relaxation (30 %) is not
        * needed; an order FS did not finish is solved again after the relaxation */
       for (int c = CAND_MPMF; bound > 0 && c < NCAND; c++) {
-        if (!have[c] || ran_early[c] || Joint_cancelled(s) ||
-            (c == CAND_DEFAULT && have[CAND_MPMF] && memcmp(cand[c], cand[CAND_MPMF], sizeof(int) * (size_t)n) == 0))
-          continue;
+        bool dup = false;
+        for (int d = CAND_MPMF; d < c; d++) dup |= have[d] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
+        if (!have[c] || ran_early[c] || Joint_cancelled(s) || dup) continue;
         if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
                              err)))
           goto out;

@@ -37,6 +37,9 @@ static const CliOption BenchCosma_options[] = {
   {"--human-only", NULL, "only the ten human-designed networks"},
   {"--nas-only", NULL, "only the four NAS networks"},
   {"--csv", "FILE", "also write one row per network x setting x budget x scheme"},
+  {"--break-nodes", "NET=A,B,...", "dnc on NET: these break nodes, by hand (repeatable, one per network; default: automatic)"},
+  {"--mp-orders", "1|2", "cosma and dnc: 2 also tries the whole-network search's M_P order in every joint solve"},
+  {"--model", "ours|paper", "cosma on the human networks: our pipeline (default) or the paper's model, solved directly"},
   {NULL, NULL, NULL},
 };
 
@@ -108,6 +111,9 @@ typedef struct {
   char dir_buf[PATH_BYTES]; /* a bundled folder: Data_file's buffers rotate */
   double time_limit;
   double wall_limit;   /* 0: the wall-clock stop is time_limit */
+  bool paper_model;    /* --model paper: the human networks' cosma runs solve the paper's model */
+  int mp_orders;       /* --mp-orders (SolveSettings.mp_orders) */
+  const char *breaks[MAX_NETS]; /* --break-nodes: per network (nets[i]), NULL: automatic */
   bool settings[2];    /* [0] activations only, [1] with params */
   FILE *csv;
   BenchCosmaNet nets[MAX_NETS];
@@ -180,7 +186,7 @@ static void BenchCosma_progressEnd(const BenchRun *r) {
     fprintf(stderr, "%s, %s", Words_bytes((double)r->bytes, kb, sizeof kb), SolverStatus_name(r->solver.status));
     if (gap >= 0) fprintf(stderr, ", gap %.2f%%", gap * 100);
     fprintf(stderr, ", %.2f s", r->seconds);
-    if (r->solver.status != SOLVER_OPTIMAL && r->solver.note[0]) fprintf(stderr, " (%s)", r->solver.note);
+    if (r->solver.note[0]) fprintf(stderr, " (%s)", r->solver.note);
     fputc('\n', stderr);
     break;
   }
@@ -238,6 +244,11 @@ static void BenchCosma_solvePlan(BenchCosma *b, const Net *net, const BenchCosma
   s.schedule = sc->schedule;
   if (sc->replacement) s.replacement = sc->replacement;
   if (sc->allocator) s.allocator = sc->allocator;
+  s.paper_model = b->paper_model && sc == &BenchCosma_joint;
+  s.mp_orders = b->mp_orders;
+  if (strcmp(sc->schedule, "dnc") == 0)
+    for (int i = 0; i < b->nnets; i++)
+      if (strcmp(b->nets[i].name, row->net) == 0) s.break_nodes = b->breaks[i];
   /* mpmf is the exact search Figures_compute has just run: reuse its order */
   if (mp_order && strcmp(sc->schedule, "mpmf") == 0) s.order = mp_order;
   Plan *plan = NULL;
@@ -628,6 +639,8 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
   BenchCosma_summaryLine(b, false, 0);
   for (int k = 0; k < NAS_SCHEMES; k++) BenchCosma_summaryLine(b, true, k);
   BenchCosma_unproven(b);
+  for (int i = 0; i < b->nnets; i++)
+    if (b->breaks[i]) printf("- DnC break nodes on %s, by hand: %s\n", b->nets[i].name, b->breaks[i]);
   bool inexact = false;
   for (int i = 0; i < b->nrows; i++) inexact |= b->rows[i].budget >= 0 && !b->rows[i].mp_exact;
   if (inexact) printf("- M_P*: the exact search hit its state limit; this M_P is an upper bound\n");
@@ -646,9 +659,9 @@ static void BenchCosma_summary(const BenchCosma *b, double total_s) {
 
 /* ---------------------------------------------------------------- options */
 
-/* Every --network value (Cli_parse keeps only the last), walking argv with the
+/* Every value of a repeatable option (Cli_parse keeps only the last), walking argv with the
  * option table so that other options' values are skipped as Cli_parse skips them. */
-static int BenchCosma_networkArgs(int argc, char **argv, const char **out, int max) {
+static int BenchCosma_optionArgs(int argc, char **argv, const char *option, const char **out, int max) {
   int n = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *eq = strchr(arg, '=');
@@ -657,7 +670,7 @@ static int BenchCosma_networkArgs(int argc, char **argv, const char **out, int m
     while (o->name && !(strlen(o->name) == len && strncmp(o->name, arg, len) == 0)) o++;
     if (!o->name || !o->arg) continue;
     const char *value = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
-    if (value && strcmp(o->name, "--network") == 0 && n < max) out[n++] = value;
+    if (value && strcmp(o->name, option) == 0 && n < max) out[n++] = value;
   }
   return n;
 }
@@ -679,7 +692,7 @@ static void BenchCosma_addNet(BenchCosma *b, const char *name, bool nas) {
 /* Splits the --network values at commas into names; -1 (message printed) on a bad one. */
 static int BenchCosma_wanted(int argc, char **argv, char names[][64], int max) {
   const char *values[MAX_NETS];
-  int nv = BenchCosma_networkArgs(argc, argv, values, MAX_NETS), n = 0;
+  int nv = BenchCosma_optionArgs(argc, argv, "--network", values, MAX_NETS), n = 0;
   for (int v = 0; v < nv; v++) {
     for (const char *p = values[v]; *p;) {
       size_t len = strcspn(p, ",");
@@ -727,6 +740,35 @@ static int BenchCosma_select(BenchCosma *b, int argc, char **argv, bool human, b
   return b->nnets;
 }
 
+/* --break-nodes NET=A,B,... (repeatable): each NET one of the networks to run, once;
+ * the op names are checked by DnC itself (an unknown or misplaced one fails that run). */
+static int BenchCosma_breakArgs(BenchCosma *b, int argc, char **argv) {
+  const char *values[MAX_NETS];
+  int nv = BenchCosma_optionArgs(argc, argv, "--break-nodes", values, MAX_NETS);
+  for (int v = 0; v < nv; v++) {
+    const char *eq = strchr(values[v], '=');
+    size_t len = eq ? (size_t)(eq - values[v]) : 0;
+    int at = -1;
+    for (int i = 0; eq && i < b->nnets; i++)
+      if (strlen(b->nets[i].name) == len && strncmp(b->nets[i].name, values[v], len) == 0) at = i;
+    if (!eq || !len || !eq[1]) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes \"%s\": expected NET=OP,OP,...\n", Cli_safe(values[v]));
+      return -1;
+    }
+    if (at < 0 || !b->nets[at].nas) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes \"%.*s\": not one of the NAS networks this run solves with DnC\n",
+              (int)len, Cli_safe(values[v]));
+      return -1;
+    }
+    if (b->breaks[at]) {
+      fprintf(stderr, "spadmap bench cosma: --break-nodes: %s is given twice\n", b->nets[at].name);
+      return -1;
+    }
+    b->breaks[at] = eq + 1;
+  }
+  return 0;
+}
+
 static int BenchCosma_parseSeconds(const char *option, const char *text, double *out) {
   char *end;
   double v = strtod(text, &end);
@@ -759,6 +801,18 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
   if (Cli_value(c, a, "--wall-limit") &&
       BenchCosma_parseSeconds("--wall-limit", Cli_value(c, a, "--wall-limit"), &b->wall_limit))
     return EXIT_USAGE;
+  const char *model = Cli_value(c, a, "--model");
+  if (model && strcmp(model, "paper") != 0 && strcmp(model, "ours") != 0) {
+    fprintf(stderr, "spadmap bench cosma: --model \"%s\": expected ours or paper\n", Cli_safe(model));
+    return EXIT_USAGE;
+  }
+  b->paper_model = model && strcmp(model, "paper") == 0;
+  const char *mpo = Cli_value(c, a, "--mp-orders");
+  if (mpo && strcmp(mpo, "1") != 0 && strcmp(mpo, "2") != 0) {
+    fprintf(stderr, "spadmap bench cosma: --mp-orders \"%s\": expected 1 or 2\n", Cli_safe(mpo));
+    return EXIT_USAGE;
+  }
+  b->mp_orders = mpo ? atoi(mpo) : 1;
   bool acts = Cli_value(c, a, "--acts"), params = Cli_value(c, a, "--params");
   b->settings[0] = acts || !params;
   b->settings[1] = params || !acts;
@@ -775,6 +829,7 @@ static int BenchCosma_configure(BenchCosma *b, const CliArgs *a, int argc, char 
     human_only = true; /* networks/unfolded holds no NAS network */
   }
   if (BenchCosma_select(b, argc, argv, !nas_only, !human_only) < 0) return EXIT_USAGE;
+  if (BenchCosma_breakArgs(b, argc, argv) < 0) return EXIT_USAGE;
   for (int i = 0; i < b->nnets; i++)
     for (int p = 0; p < 2; p++)
       if (b->settings[p] && !(b->nets[i].nas && p)) b->total += 3 * BenchCosma_solvesPerBudget(b->nets[i].nas);
@@ -818,6 +873,9 @@ static int BenchCosma_run(int argc, char **argv) {
   }
   b.csv = NULL;
   printf("# COSMA evaluation (paper section V): non-compulsory off-chip traffic at M_R, M_H, M_P\n");
+  if (b.paper_model)
+    printf("\n\"cosma\" below is the paper's model (Eqs. 1-12 with its Section III-F overlap analysis), solved "
+           "directly (--model paper), not our pipeline.\n");
   BenchCosma_humanTable(&b, false);
   BenchCosma_humanTable(&b, true);
   if (BenchCosma_any(&b, true, false)) {

@@ -27,7 +27,8 @@ static const CliOption Solve_options[] = {
   {"--time-limit", "SECONDS", "time limit of the searching policies (ILP, exact M_P), counted from the start: their work budget and a wall-clock stop (default: 60)"},
   {"--wall-limit", "SECONDS", "the wall-clock stop instead (default: --time-limit; a run it stops says so, and may differ on a slower machine)"},
   {"--break-nodes", "A,B,...", "dnc: the break nodes (op names, each an ancestor of the next; default: automatic)"},
-  {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model as written, solved directly"},
+  {"--model", "ours|paper", "cosma: our pipeline (default) or the paper's model (with its overlap analysis), solved directly"},
+  {"--mp-orders", "1|2", "cosma, dnc: 2 also tries the M_P order of the whole-network search (another optimal order) in every joint solve"},
   {"--out", "FILE", "write the plan (spadmap-plan JSON; - for standard output)"},
   {"--list", NULL, "list the policies and exit"},
   CLI_MODEL_OPTIONS,
@@ -68,6 +69,10 @@ static int Solve_checkApplies(const CliCommand *c, const CliArgs *a, const Solve
   bool dnc = strcmp(sp->name, "dnc") == 0, joint = sp->joint != NULL;
   if (Cli_value(c, a, "--break-nodes") && !dnc) {
     fprintf(stderr, "spadmap solve: --break-nodes applies to --schedule dnc only (the schedule is %s)\n", sp->name);
+    return EXIT_USAGE;
+  }
+  if (Cli_value(c, a, "--mp-orders") && !joint) {
+    fprintf(stderr, "spadmap solve: --mp-orders applies to --schedule cosma or dnc only (the schedule is %s)\n", sp->name);
     return EXIT_USAGE;
   }
   if (Cli_value(c, a, "--model") && !joint) {
@@ -185,6 +190,12 @@ static int Solve_run_cmd(int argc, char **argv) {
     return EXIT_USAGE;
   }
   s.paper_model = model && strcmp(model, "paper") == 0;
+  const char *mpo = Cli_value(c, &a, "--mp-orders");
+  if (mpo && strcmp(mpo, "1") != 0 && strcmp(mpo, "2") != 0) {
+    fprintf(stderr, "spadmap solve: --mp-orders \"%s\": expected 1 or 2\n", Cli_safe(mpo));
+    return EXIT_USAGE;
+  }
+  s.mp_orders = mpo ? atoi(mpo) : 1;
   const PolicyKind kinds[3] = {POLICY_SCHEDULE, POLICY_REPLACEMENT, POLICY_ALLOCATOR};
   const char *names[3] = {s.schedule, s.replacement, s.allocator};
   for (int k = 0; k < 3; k++)
