@@ -350,6 +350,8 @@ expect 2 "LO-HI within" "$bin" bench steps --inputs 9-4
 # a grouping proven not to exist (Eq. 9 at 1: 5x5 G = 2) is an answer, not an error (it was "error", exit 1)
 expect 0 "^5,2,0,.*,infeasible,.*,ok$" "$bin" bench steps --inputs 5-5 --groups 2-2 --max-loads 1 --csv
 expect 0 "functional check failed on 0; proven infeasible (no grouping keeps Eq. 9 or fits) on 1" "$bin" bench steps --inputs 5-5 --groups 2-3 --max-loads 1
+# no plan within the node budget (12x12 G = 6, Eq. 9 at 1) is a timeout, not an error (it was exit 1)
+expect 0 "^12,6,0,.*,timeout (no plan),.*,ok$" "$bin" bench steps --inputs 12-12 --groups 6-6 --max-loads 1 --csv --wall-limit 600
 expect 0 "MACs / DRAM access" "$bin" bench shuttle
 # Table III's static baselines (issue 24): one ORO tiling for all of Table II's layers
 check "bench shuttle: Zhang and Eyeriss" 'grep -q "| static ORO: Zhang (free) / Eyeriss (rates) | 476.8 | 192.4 | 205.5 | 446.4 |" "$tmp/out"'

@@ -194,7 +194,7 @@ static int BenchSteps_run(int argc, char **argv) {
     printf("| input | G | n | S1 | Row | ZigZag | MIP start | ILP | status | proven by | bound | s | gain vs Row/ZigZag keeping Eq. 9 |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
-  int total = 0, optimal = 0, infeasibles = 0, failed = 0, unchecked = 0, refused = 0, errors = 0, better = 0, search_threads = 0;
+  int total = 0, optimal = 0, infeasibles = 0, no_plans = 0, failed = 0, unchecked = 0, refused = 0, errors = 0, better = 0, search_threads = 0;
   double worst = 0, best_gain = 0;
   for (int hin = hin_min; hin <= hin_max; hin++)
     for (int g = g_min; g <= g_max; g++) {
@@ -218,11 +218,16 @@ static int BenchSteps_run(int argc, char **argv) {
       StepsPlan p[STEPS_STRATEGIES];
       Status st[STEPS_STRATEGIES];
       SpError err;
-      bool ok = true, skipped = false, too_large = false, error = false, infeasible = false; /* ok: no plan made failed its check */
+      bool ok = true, skipped = false, too_large = false, error = false, infeasible = false, no_plan = false; /* ok: no plan made failed its check */
       for (int s = 0; s < STEPS_STRATEGIES; s++) {
         st[s] = Steps_plan(&l, &o, (StepsStrategy)s, &p[s], &err);
         if (s == STEPS_ILP && st[s] == SP_ERR_INFEASIBLE) { /* proven: no grouping keeps Eq. 9 (e.g. --max-loads 1) */
           infeasible = true;
+          continue;
+        }
+        if (s == STEPS_ILP && st[s] == SP_ERR_LIMIT) { /* the budget ran out before any plan: a limit, not an error */
+          fprintf(stderr, "spadmap bench steps: %dx%d G=%d ilp: %s\n", hin, hin, g, err.text);
+          no_plan = true;
           continue;
         }
         if (st[s] != SP_OK) {
@@ -250,6 +255,7 @@ static int BenchSteps_run(int argc, char **argv) {
       if (too_large) refused++;
       if (error) errors++;
       if (infeasible) infeasibles++;
+      if (no_plan) no_plans++;
       int64_t heur = -1;
       for (int s = STEPS_ROW; s <= STEPS_ZIGZAG; s++) /* the best that keeps Eq. 9, as the ILP must */
         if (st[s] == SP_OK && (!max_loads || p[s].max_loads <= max_loads) && (heur < 0 || p[s].objective < heur))
@@ -263,7 +269,7 @@ static int BenchSteps_run(int argc, char **argv) {
       if (gain > best_gain) best_gain = gain;
       const char *status = ip ? (ip->wall_stopped && ip->ilp_status == ILP_TIMEOUT ? "timeout (wall clock)"
                                                                                    : IlpStatus_name(ip->ilp_status))
-                              : too_large ? "refused (too large)" : infeasible ? "infeasible" : "error";
+                              : too_large ? "refused (too large)" : infeasible ? "infeasible" : no_plan ? "timeout (no plan)" : "error";
       const char *by = ip && ip->proven_by ? ip->proven_by : "-";
 #define OBJ(s) (st[s] == SP_OK ? (long long)p[s].objective : -1LL)
       if (csv)
@@ -292,6 +298,7 @@ static int BenchSteps_run(int argc, char **argv) {
     if (unchecked) printf("; functional check skipped (time limit or too large) on %d", unchecked);
     if (refused) printf("; ILP refused (too large) on %d", refused);
     if (infeasibles) printf("; proven infeasible (no grouping keeps Eq. 9 or fits) on %d", infeasibles);
+    if (no_plans) printf("; no plan within the limit on %d", no_plans);
     if (errors) printf("; no plan (error) on %d", errors);
     printf("\n");
     if (search_threads) printf("the exact search ran on %d thread%s\n", search_threads, search_threads > 1 ? "s" : "");
