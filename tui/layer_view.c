@@ -76,7 +76,11 @@ static void LayerView_solve(LayerView *v, int method, int arch, int group_size, 
   LayerMapOptions o;
   LayerMapOptions_init(&o);
   o.time_limit = 10;
-  if (snapshot) o.mip_limit = 0; /* the MIPs to their end, as the screenshots were made */
+  if (snapshot) { /* the MIPs to their end, as the screenshots were made; the work budget decides,
+                   * the wall clock only guards a hang (a loaded machine stopped it at 10 s) */
+    o.mip_limit = 0;
+    o.wall_limit = 600;
+  }
   o.cancel = &v->cancel;
   o.progress = LayerView_progress;
   o.user = v;
@@ -598,6 +602,7 @@ Status LayerView_mapOther(App *app, const char *method, const char *arch, int gr
   LayerMapOptions_init(&o);
   o.time_limit = 10;
   o.mip_limit = 0;
+  o.wall_limit = 600; /* the work budget decides the figure; the wall clock guards a hang */
   o.cancel = &cancel;
   LayerMapResult r;
   st = LayerMap_methods[m].fn(&v->archs[a], &v->layer, &o, &r, err);
