@@ -718,7 +718,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->cost = cost;
       r->tried = r->valid = 1;
       r->nodes = nodes;
-      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes in all), %d round%s; %s; %d local-search step%s",
+      snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes), %d round%s; %s; %d local-search step%s",
                IlpStatus_name(res.status),
                res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)",
                res.objective, res.gap < 0 ? 0 : 100 * res.gap, nodes, round, round > 1 ? "s" : "",
