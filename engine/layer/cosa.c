@@ -48,6 +48,9 @@
  *  Symmetry (both modes, removing mirror images only): equal dimensions R/S
  *    and P/Q are ordered (Cosa_symmetry), a square PE array keeps at least as
  *    much along X as along Y (Cosa_mesh).
+ *  Branching (rank mode): the largest primes' placements first (Cosa_priority),
+ *    a search order only; it took ResNet-50's conv1 on cosa_4xpe from 34,269
+ *    nodes to 771 (issue 35, point 5).
  * The method `cosa` (LayerMap_cosa, at the end) is the paper's: one solve of this
  * MIP with Eq. 12 as published (no latency term, no local search). The method
  * `cosa-plus` (LayerMap_cosaPlus) is ours: a latency term (Cosa_latency), three
