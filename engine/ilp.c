@@ -255,9 +255,25 @@ static void Ilp_setBound(IlpCtx *c, double b) {
   c->has_bound = true;
 }
 
+/* Branching by priority: among the fractional columns of the highest priority,
+ * the most fractional (the first of equals: deterministic). */
+static void Ilp_branch(IlpCtx *c, glp_tree *T) {
+  glp_prob *P = glp_ios_get_prob(T);
+  int best = 0;
+  double bp = -1, bf = -1;
+  for (int j = 1; j <= c->m->ncols; j++) {
+    if (!glp_ios_can_branch(T, j)) continue;
+    double pr = c->o->priority[j - 1], x = glp_get_col_prim(P, j), fr = fabs(x - floor(x) - 0.5);
+    fr = 0.5 - fr; /* 0.5: most fractional */
+    if (pr > bp || (pr == bp && fr > bf + 1e-9)) best = j, bp = pr, bf = fr;
+  }
+  if (best) glp_ios_branch_upon(T, best, GLP_NO_BRNCH);
+}
+
 static void Ilp_callback(glp_tree *T, void *info) {
   IlpCtx *c = info;
   int reason = glp_ios_reason(T);
+  if (reason == GLP_IBRANCH && c->o->priority) Ilp_branch(c, T);
   if (reason == GLP_IHEUR && c->warm1 && !c->warm_given) {
     c->warm_given = true;
     glp_ios_heur_sol(T, c->warm1);

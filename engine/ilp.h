@@ -100,6 +100,9 @@ typedef struct {
                              per call (it is not interruptible: keep it short). Wall clock inside
                              GLPK: its answer depends on the machine's speed when it is cut short */
   bool pseudocost;        /* pseudocost branching instead of GLPK's default */
+  const double *priority; /* ncols branching priorities, or NULL (GLPK's own rule). At each
+                             branching: the most fractional of the fractional columns of the
+                             highest priority (the first of equals), priority 0 the lowest */
   bool cuts;              /* GLPK's Gomory, MIR, cover and clique cuts (CoSA's log-space knapsacks need them) */
 } IlpOptions;
 

@@ -41,6 +41,31 @@ TEST(knapsack_is_solved_to_optimality) {
   IlpModel_free(m);
 }
 
+/* Branching priorities change the search order only: whichever column is put
+ * first, the knapsack's optimum and solution are the same as without. */
+TEST(priority_keeps_the_optimum) {
+  IlpModel *m = knapsack();
+  for (int first = 0; first < 4; first++) {
+    double prio[4] = {0, 0, 0, 0};
+    prio[first] = 1;
+    IlpOptions o;
+    IlpOptions_init(&o);
+    o.priority = prio;
+    IlpResult r;
+    SpError err;
+    CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+    CHECK_EQ(r.status, ILP_OPTIMAL);
+    CHECK_EQ(llround(-r.objective), 23);
+    if (r.x) {
+      CHECK_EQ(llround(r.x[0]), 1);
+      CHECK_EQ(llround(r.x[1]), 1);
+      CHECK_EQ(llround(r.x[2]) + llround(r.x[3]), 0);
+    }
+    IlpResult_free(&r);
+  }
+  IlpModel_free(m);
+}
+
 TEST(infeasible_model_is_reported) {
   IlpModel *m = IlpModel_new();
   int x = IlpModel_addCol(m, ILP_INTEGER, 0, 10, 1), y = IlpModel_addCol(m, ILP_INTEGER, 0, 10, 1);
@@ -257,6 +282,6 @@ TEST(gap_stop_reports_feasible) {
   IlpModel_free(m);
 }
 
-TEST_MAIN("ilp", T(knapsack_is_solved_to_optimality), T(infeasible_model_is_reported),
+TEST_MAIN("ilp", T(knapsack_is_solved_to_optimality), T(priority_keeps_the_optimum), T(infeasible_model_is_reported),
           T(work_limit_gives_timeout_with_incumbent_and_progress), T(the_wall_clock_stop_is_a_timeout_not_a_work_limit), T(cancel_stops_the_solve),
           T(warm_start_is_checked_and_used), T(glpk_error_is_caught_not_aborted), T(gap_stop_reports_feasible))

@@ -66,10 +66,10 @@ case_ fig1_open_diamond     fig1     80x24  "Odiam<Enter>"
 # 3_7_512_512_1), ours (cosa-plus, m), random on the 4x PE variant, an op that is no layer
 case_ resnet50_layer_cosa   resnet50 120x40 "<End><Left><Left><Left><Left>I"
 shows resnet50_layer_cosa   "MIP optimal, objective 6.068 (gap 0.0 %"
-shows resnet50_layer_cosa   "latency 1,235,584 cycles"
-shows resnet50_layer_cosa   "energy 570.6 µJ (4.94 pJ/MAC)"
 # the arch as the CLI names it (its "name" field), not its file's stem (issue 33: "cosa_baseline")
 shows resnet50_layer_cosa   "arch cosa-baseline"
+shows resnet50_layer_cosa   "latency 1,266,944 cycles"
+shows resnet50_layer_cosa   "energy 584.1 µJ (5.05 pJ/MAC)"
 case_ resnet50_layer_cosa_plus resnet50 120x40 "<End><Left><Left><Left><Left>Im"
 shows resnet50_layer_cosa_plus "best of 3 weight vectors"
 case_ resnet50_layer_random resnet50 120x40 "<Right><Right><Right>Imma"

@@ -48,6 +48,9 @@
  *  Symmetry (both modes, removing mirror images only): equal dimensions R/S
  *    and P/Q are ordered (Cosa_symmetry), a square PE array keeps at least as
  *    much along X as along Y (Cosa_mesh).
+ *  Branching (rank mode): the largest primes' placements first (Cosa_priority),
+ *    a search order only; it took ResNet-50's conv1 on cosa_4xpe from 34,269
+ *    nodes to 771 (issue 35, point 5).
  * The method `cosa` (LayerMap_cosa, at the end) is the paper's: one solve of this
  * MIP with Eq. 12 as published (no latency term, no local search). The method
  * `cosa-plus` (LayerMap_cosaPlus) is ours: a latency term (Cosa_latency), three
@@ -522,6 +525,28 @@ static double Cosa_mipSize(const Mapping *m, int lv, int v) {
   return s;
 }
 
+/* Branching priorities (rank mode; not in the paper, a search order only: the
+ * optimum and its proof are the same MIP's). At every branching GLPK takes the
+ * most fractional column of the highest priority still fractional (ilp.h,
+ * IlpOptions.priority): the placements of the largest primes first (conv1's
+ * 7s before its 2s), and for one prime the slots at and above the NoC level
+ * before those below it, spatial before temporal; rank slots, Y, the mesh's
+ * axis choice and the products last (priority 0): they follow from the
+ * placements. Measured in docs/design/cosa.md: conv1 on cosa_4xpe from 34,269
+ * nodes / 28 s of CPU to 771 / 0.4 s; GLPK's own rule branched on rank slots
+ * and products whose value changes nothing until the primes under them are placed. */
+static double *Cosa_priority(const Cosa *c, const IlpModel *m) {
+  double *prio = calloc((size_t)IlpModel_ncols(m), sizeof *prio);
+  if (!prio) return NULL; /* GLPK's own rule: slower, the same answer */
+  for (int f = 0; f < c->nf; f++)
+    for (int i = 0; i < c->a->nlevels; i++) {
+      double up = i >= c->lo; /* at or above the NoC level */
+      prio[c->xt[f][i]] = 10 * c->f[f].lg + 1 + up;
+      if (c->xs[f][i] >= 0) prio[c->xs[f][i]] = 10 * c->f[f].lg + 2 + up;
+    }
+  return prio;
+}
+
 typedef struct {
   const LayerMapOptions *o;
   int round;
@@ -593,6 +618,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
   int round;
   bool cap = true;
   long work_used = 0; /* GLPK work of the rounds so far */
+  long nodes = 0;     /* branch-and-bound nodes of the rounds so far */
   for (round = 1; round <= 8; round++) {
     IlpModel *m = IlpModel_new();
     if (!m) {
@@ -633,6 +659,9 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     }
     io.cancel = o->cancel;
     io.cuts = true;
+    /* rank mode (the paper's method): branch on the placements of the largest primes first */
+    double *prio = c->ranks ? Cosa_priority(c, m) : NULL;
+    io.priority = prio;
     CosaRelay relay = {o, round};
     if (o->progress) {
       io.progress = Cosa_progress;
@@ -641,6 +670,8 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     IlpResult res;
     st = Ilp_solve(m, &io, &res, err);
     work_used += res.work;
+    free(prio);
+    nodes += res.nodes;
     IlpModel_free(m);
     if (st) break;
     if (res.status == ILP_CANCELLED) {
@@ -689,10 +720,11 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->map = map;
       r->cost = cost;
       r->tried = r->valid = 1;
+      r->nodes = nodes;
       snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes), %d round%s; %s; %d local-search step%s",
                IlpStatus_name(res.status),
                res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)",
-               res.objective, res.gap < 0 ? 0 : 100 * res.gap, res.nodes, round, round > 1 ? "s" : "",
+               res.objective, res.gap < 0 ? 0 : 100 * res.gap, nodes, round, round > 1 ? "s" : "",
                ranks ? "NoC loop order by Eqs. 9-10's ranks, other levels R S P Q C K N"
                      : "one stationary operand at the NoC level, other levels' loop orders by the cost model",
                steps, steps == 1 ? "" : "s");

@@ -61,6 +61,7 @@ typedef struct {
   long tried, valid;        /* mappings drawn / valid among them */
   double seconds;
   char note[256];           /* e.g. the MIP's status, gap, re-solves */
+  long nodes;               /* cosa*: branch-and-bound nodes over all MIP rounds, as the note says (0 for the others) */
 } LayerMapResult;
 
 typedef Status (*LayerMapFn)(const Arch *a, const Layer *l, const LayerMapOptions *o, LayerMapResult *r,
