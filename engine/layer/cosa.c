@@ -635,14 +635,14 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
     double left = deadline > 0 ? deadline - Clock_now() : 0;
     if (deadline > 0 && left <= 0.05) {
       IlpModel_free(m);
-      st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.3g s) reached after %d rounds%s%s", o->time_limit,
+      st = SpError_set(err, SP_ERR_LIMIT, "cosa: the wall clock (%.3g s) stopped it after %d rounds, before its work budget%s%s", wall,
                        round - 1, last_why[0] ? "; last: " : " (no MIP solved in it)", last_why);
       break;
     }
     /* The first round leaves 40 % for re-solves after a shared-level overflow: 60 % of the
      * work budget (time_limit x LAYER_WORK_PER_SECOND), a later round what is left of it, so
      * the same on any machine; the wall clock likewise, as a stop only (on a machine too slow
-     * for the work, it ends the round first and the note says "time limit"). */
+     * for the work, it ends the round first and the note says so). */
     io.time_limit = round == 1 && deadline > 0 ? 0.6 * left : left;
     bool capped = false;
     if (o->time_limit > 0) {
@@ -693,7 +693,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
         st = SpError_set(err, SP_ERR_LIMIT, "cosa: work limit (%ld, --time-limit %.3g s x %d) without a solution",
                          io.work_limit, o->time_limit, LAYER_WORK_PER_SECOND);
       else if (s == ILP_TIMEOUT)
-        st = SpError_set(err, SP_ERR_LIMIT, "cosa: time limit (%.1f s) without a solution", o->time_limit);
+        st = SpError_set(err, SP_ERR_LIMIT, "cosa: the wall clock (%.1f s) stopped it without a solution, before its work budget", wall);
       else if (s == ILP_INFEASIBLE && bad_level >= 0)
         st = SpError_set(err, SP_ERR_INFEASIBLE,
                          "cosa: no mapping found: %s capacity binds (after %d rounds of tightening; last: %s)",
@@ -723,7 +723,7 @@ static Status Cosa_solve(const Arch *a, const Layer *l, const LayerMapOptions *o
       r->nodes = nodes;
       snprintf(r->note, sizeof r->note, "MIP %s%s, objective %.3f (gap %.1f %%, %ld nodes), %d round%s; %s; %d local-search step%s",
                IlpStatus_name(res.status),
-               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (time limit)" : capped ? " (work cap)" : " (work limit)",
+               res.status != ILP_TIMEOUT ? "" : !res.work_limited ? " (stopped by the wall clock before its work budget: a slower or busier machine)" : capped ? " (work cap)" : " (work limit)",
                res.objective, res.gap < 0 ? 0 : 100 * res.gap, nodes, round, round > 1 ? "s" : "",
                ranks ? "NoC loop order by Eqs. 9-10's ranks, other levels R S P Q C K N"
                      : "one stationary operand at the NoC level, other levels' loop orders by the cost model",
