@@ -252,6 +252,15 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
   App_free(&app);
 }
 
+/* A network opened and solved on this thread, deterministically (no worker yet). */
+static void Test_openSolved(App *app, const char *path) {
+  SpError err;
+  CHECK_EQ(App_init(app, path, &err), SP_OK);
+  app->deterministic = true;
+  App_resolve(app);
+  CHECK(app->plan != NULL);
+}
+
 /* The 80x24 defect "replacement policy: lru (the menu m has the ILP ones)ect a tensor at the cursor",
  * reproduced: nasnet_a under cosma stopped at its time limit (the panel's "why" note wraps to 5 rows),
  * then e (the message) while the next search reports progress (the panel's search section, 5 rows):
@@ -261,11 +270,7 @@ TEST(progress_reports_reach_the_status_line_and_panel) {
  * the layout. Fails before 4acdb3c (the bottom line cleared, the section kept to its rows). */
 TEST(a_message_owns_the_bottom_line_while_a_search_fills_the_panel) {
   App app;
-  SpError err;
-  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json", &err), SP_OK);
-  app.deterministic = true;
-  App_resolve(&app);
-  CHECK(app.plan != NULL);
+  Test_openSolved(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json");
   if (!app.plan) return;
   SolverInfo *si = &app.plan->solver;
   si->status = SOLVER_TIMEOUT;
@@ -299,11 +304,7 @@ TEST(a_message_owns_the_bottom_line_while_a_search_fills_the_panel) {
 
 TEST(cancel_key_stops_an_ilp_and_keeps_the_last_plan) {
   App app;
-  SpError err;
-  CHECK_EQ(App_init(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json", &err), SP_OK);
-  app.deterministic = true;
-  App_resolve(&app);
-  CHECK(app.plan != NULL);
+  Test_openSolved(&app, SPADMAP_DATA_DIR "/networks/nasnet_a.json");
   const Plan *before = app.plan;
   CHECK_EQ(Actions_key(&app, 'C'), ACT_REDRAW);
   CHECK_HAS(app.message, "no solve is running");
