@@ -110,6 +110,12 @@ const char *Words_bytes(double b, char *buf, size_t n) {
   return buf;
 }
 
+const char *Words_bytesExact(double b, char *buf, size_t n) {
+  char exact[40], sized[32];
+  snprintf(buf, n, "%s bytes (%s)", Words_count(b, exact, sizeof exact), Words_bytes(b, sized, sizeof sized));
+  return buf;
+}
+
 const char *Words_bytesShort(double b, int width, char *buf, size_t n) {
   static const char unit[] = "BKMG";
   int d;

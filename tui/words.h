@@ -25,6 +25,8 @@ const char *Words_result(const SolverInfo *si, double seconds, double limit, cha
 const char *Words_count(double v, char *buf, size_t n);
 /* Bytes in binary units, one decimal below a MiB, two above: "512 B", "44.0 KiB", "2.53 MiB", "1.20 GiB". */
 const char *Words_bytes(double bytes, char *buf, size_t n);
+/* The exact count and the binary size, as a report line gives every size: "2,408,448 bytes (2.30 MiB)". */
+const char *Words_bytesExact(double bytes, char *buf, size_t n);
 /* The same figure in the same unit, compact for the explorer's columns and axes: the unit's
  * initial without a space ("512B", "984.4K", "2.53M", "1.20G"; K = KiB, M = MiB), with decimals
  * dropped only as far as needed to keep within width columns ("1003K", "100.0M"), a minus sign
