@@ -128,6 +128,18 @@ const char *Words_bytesShort(double b, int width, char *buf, size_t n) {
   return buf;
 }
 
+const char *Words_bytesTick(double b, char *buf, size_t n) {
+  Words_bytesShort(b, 0, buf, n);
+  size_t len = strlen(buf);
+  if (len < 2 || !strchr(buf, '.')) return buf;
+  char unit = buf[len - 1];
+  size_t end = len - 1; /* trailing zeros, then the point, dropped: "1.00M" -> "1M", "2.50K" -> "2.5K" */
+  while (end > 0 && buf[end - 1] == '0') end--;
+  if (end > 0 && buf[end - 1] == '.') end--;
+  buf[end] = unit, buf[end + 1] = '\0';
+  return buf;
+}
+
 const char *Words_figure(double v, char *buf, size_t n) {
   if (v != v) return snprintf(buf, n, "-"), buf;
   if (v >= 999.5 || v <= -999.5) return Words_count(v, buf, n);

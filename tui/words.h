@@ -32,6 +32,8 @@ const char *Words_bytesExact(double bytes, char *buf, size_t n);
  * dropped only as far as needed to keep within width columns ("1003K", "100.0M"), a minus sign
  * besides (a difference: "-385.0K"); width <= 0: no bound. */
 const char *Words_bytesShort(double bytes, int width, char *buf, size_t n);
+/* An axis tick: Words_bytesShort without the zeros after the point ("1M", "512K", "2.5K", "1.41M"). */
+const char *Words_bytesTick(double bytes, char *buf, size_t n);
 /* Any other figure (a limit, a weight, a factor) without an exponent: grouped from 1,000 on
  * ("1,290,690"), else four significant digits with trailing zeros dropped ("15", "0.5", "0.8172"). */
 const char *Words_figure(double v, char *buf, size_t n);
