@@ -58,6 +58,13 @@ done
 if command -v xmllint >/dev/null; then xmllint --noout "$tmp/p.svg" && ok || bad "plot: not well-formed XML"; fi
 expect 0 "wrote $tmp/t.svg: traffic" "$bin" sweep "$dia" --plot "$tmp/t.svg"
 grep -q "non-compulsory traffic (bytes" "$tmp/t.svg" && ok || bad "plot without --arch: traffic"
+# the ticks in the one vocabulary (words.c): bytes in round KiB steps, cycles grouped, never raw or decimal-in-binary
+for want in ">10K<" ">20K<" ">40K<" ">M_R 10K<" "K = KiB, M = MiB"; do
+  grep -q -- "$want" "$tmp/t.svg" && ok || bad "traffic plot: no \"$want\""
+done
+grep -q ">9.77K<" "$tmp/t.svg" && bad "traffic plot: a decimal step in binary units (9.77K)" || ok
+grep -q ">5,000,000<" "$tmp/p.svg" && ok || bad "latency plot: ticks not grouped counts"
+grep -Eq ">[0-9.]+k<|k = 1000" "$tmp/p.svg" && bad "latency plot: decimal k ticks (20k)" || ok
 [ "$(grep -c '<polyline' "$tmp/t.svg")" -eq 4 ] && ok || bad "plot without --arch: one panel of 4 lines"
 # a --to under M_R ends there: the halving steps under it, then --to (no rows past it)
 "$bin" sweep "$fs" --from M_R/8 --to M_R/3 --csv >"$tmp/low.csv" || bad "sweep --to M_R/3"

@@ -504,6 +504,10 @@ expect 2 "apply to a network" "$bin" pack "$tmp/p.csv" --budget M_P
 expect 0 "height         1,806,336" "$bin" pack "$data/networks/densenet121.json" --budget M_P
 expect 0 "allocator pack" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
 expect 0 "non-compulsory 0 bytes" "$bin" solve "$data/networks/densenet121.json" --budget M_P --allocator pack
+# every size solve prints has the exact count and the binary size (words.c), not only non-compulsory's
+expect 0 "^compulsory     3,072 bytes (3.0 KiB)$" "$bin" solve "$data/networks/diamond.json" --budget M_R
+expect 0 "^peak           10,240 bytes (10.0 KiB)$" "$bin" solve "$data/networks/diamond.json" --budget M_R
+expect 0 "^footprint      10,240 bytes (10.0 KiB)$" "$bin" solve "$data/networks/diamond.json" --budget M_R
 expect 0 "usage: spadmap bench pack" "$bin" bench pack --help
 expect 0 "invalid solutions or errors: 0" "$bin" bench pack --network diamond --nets-only
 # bench pack --dir: a folder of minimalloc CSVs, capacity from NAME.CAPACITY.csv

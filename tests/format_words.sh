@@ -14,8 +14,6 @@ allow='
 tui/bench/cli_bench_layer.c|%s,%s,%s,%d,%.3f,%.3f,%.6g
 tui/bench/cli_bench_layer.c|%s,%s,%s,%d,%s,%.3f,%.3f,%.6g
 tui/bench/cli_bench_pack.c|--timeout=%gs
-tui/cli/cli_sweep_plot.c|%.4g
-tui/cli/cli_sweep_plot.c|%.3g%c
 tui/lesson_state.c|%s*%g
 tui/lesson_state.c| x %g
 tui/lesson_state.c|%.15g
@@ -23,7 +21,6 @@ tui/lesson_state.c|%.15g
 # Why each entry stays:
 #  cli_bench_layer.c %.6g rows: the --csv output of bench layer (a machine format, read back by scripts).
 #  cli_bench_pack.c --timeout=%gs: an argument passed to the minimalloc binary, not text for a reader.
-#  cli_sweep_plot.c: the SVG plot's axis tick labels (SVG, sized to the plot's own short labels).
 #  lesson_state.c: lesson --check's exact values and budget factors; the lessons module is owned
 #    by the lesson work (issue 33's lesson part) and quotes the exact number beside the rounded one.
 # Sizes are binary (KiB, MiB) in text everywhere; the one decimal unit left is bench shuttle's MB

@@ -110,5 +110,33 @@ if [ -f "$win" ]; then
   expect 1 'it holds 1 element, 2 given' "$bin" info "$win" --value x=10,12
 fi
 expect 2 '--value applies to ONNX models' "$bin" info "$dag" --value x=1
+# offchip, cost, sweep, layers and layer open a model with the import options as solve does:
+# each prints exactly what it prints for the network `import` writes with the same options
+# (before: "unknown option --dtype"), and differs from the model opened without them
+expect 0 "wrote" "$bin" import "$onnx" --fold --dtype int8 --out "$tmp/t8.json"
+same() { # DESCRIPTION COMMAND [OP] -- OPTIONS...: NET as the model with --fold --dtype int8, and as t8.json
+  desc=$1; cmd=$2; op=; shift 2
+  [ "$1" != "--" ] && { op=$1; shift; }
+  shift
+  "$bin" "$cmd" "$onnx" $op "$@" --fold --dtype int8 2>&1 | grep -v ' s)$\|^time  ' >"$tmp/m.out"
+  "$bin" "$cmd" "$tmp/t8.json" $op "$@" 2>&1 | grep -v ' s)$\|^time  ' >"$tmp/j.out"
+  "$bin" "$cmd" "$onnx" $op "$@" 2>&1 | grep -v ' s)$\|^time  ' >"$tmp/f.out"
+  # layer shapes count elements: --dtype leaves layers and layer as they are (differ=no)
+  if cmp -s "$tmp/m.out" "$tmp/j.out" && { [ "$differ" = no ] || ! cmp -s "$tmp/m.out" "$tmp/f.out"; } &&
+     ! grep -q "unknown option" "$tmp/m.out"; then ok
+  else bad "$desc: the model with --fold --dtype int8 is not the imported network"; diff "$tmp/m.out" "$tmp/j.out" | head -4 | sed 's/^/  | /'; fi
+}
+same "offchip" offchip -- --budget 16K
+same "cost" cost -- --budget 16K --method random
+same "sweep" sweep -- --points 2 --csv
+differ=no
+same "layers" layers --
+same "layer" layer /conv2/Conv -- --method random
+differ=
+expect 2 "--dtype opens a model: give NET OP" "$bin" layer 3_3_56_64_1 --dtype int8
+expect 2 "--dtype applies to ONNX models; resnet50 is a spadmap-network file" "$bin" cost resnet50 --budget M_R --dtype int8
+mkdir "$tmp/jobs"
+expect 0 "wrote" "$bin" sweep "$onnx" --points 2 --fold --dtype int8 --jobs "$tmp/jobs"
+expect 0 " --dtype 'int8' --fold --out " cat "$tmp/jobs/jobs.txt"
 echo "import_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,7 +11,11 @@
 #include "actions.h"
 #include "app.h"
 #include "clock.h"
+#include "figures.h"
 #include "import.h"
+#include "layer/arch.h"
+#include "netcost/netcost.h"
+#include "words.h"
 #include "offchip_view.h"
 #include "snapshot.h"
 #include "tiles/tiles.h"
@@ -222,9 +226,85 @@ TEST(save_in_the_offchip_view_writes_a_valid_taa_plan) {
   }
 }
 
+/* Two small convolutions (3 KiB at M_R): mapped by cosa in milliseconds. */
+static const char Two_convs[] =
+    "{\"format\": \"spadmap-network\", \"version\": 1, \"name\": \"two_convs\", \"tensors\": ["
+    "{\"name\": \"x\", \"shape\": [1, 4, 16, 16], \"dtype\": \"int8\", \"kind\": \"input\"},"
+    "{\"name\": \"w1\", \"shape\": [8, 4, 3, 3], \"dtype\": \"int8\", \"kind\": \"param\"},"
+    "{\"name\": \"a\", \"shape\": [1, 8, 16, 16], \"dtype\": \"int8\"},"
+    "{\"name\": \"w2\", \"shape\": [4, 8, 1, 1], \"dtype\": \"int8\", \"kind\": \"param\"},"
+    "{\"name\": \"y\", \"shape\": [1, 4, 16, 16], \"dtype\": \"int8\", \"kind\": \"output\"}], \"ops\": ["
+    "{\"name\": \"c1\", \"type\": \"conv2d\", \"inputs\": [\"x\", \"w1\"], \"outputs\": [\"a\"], \"attrs\": "
+    "{\"kernel\": [3, 3], \"stride\": [1, 1], \"padding\": [1, 1], \"groups\": 1}},"
+    "{\"name\": \"c2\", \"type\": \"conv2d\", \"inputs\": [\"a\", \"w2\"], \"outputs\": [\"y\"], \"attrs\": "
+    "{\"kernel\": [1, 1], \"stride\": [1, 1], \"padding\": [0, 0], \"groups\": 1}}]}";
+
+/* "N cycles" as `spadmap cost NET --budget B --method cosa` gives it (engine/netcost, the same run). */
+static void Test_costCycles(const char *path, const char *arch_path, int64_t budget, char *out, size_t n) {
+  Net *net;
+  Arch arch;
+  SpError err;
+  NetCostMapper *m = NULL;
+  LayerMapOptions o;
+  LayerMapOptions_init(&o);
+  out[0] = '\0';
+  CHECK_EQ(Net_load(path, &net, &err), SP_OK);
+  CHECK_EQ(Arch_load(arch_path, &arch, &err), SP_OK);
+  CHECK_EQ(NetCostMapper_new(&arch, LayerMap_find("cosa"), &o, &m, &err), SP_OK);
+  SolveSettings s;
+  SolveSettings_init(&s);
+  s.budget = budget;
+  NetCost nc;
+  NetCostStage st;
+  Plan *plan = NULL;
+  CHECK_EQ(NetCost_run(net, &s, m, &nc, &st, &plan, &err), SP_OK);
+  CHECK_EQ(st.tiled != NULL, budget < Figures_minRequired(net, false));
+  char c[40];
+  snprintf(out, n, "%s cycles, ", Words_count((double)nc.cycles, c, sizeof c));
+  NetCost_free(&nc);
+  NetCostStage_free(&st);
+  Plan_free(plan);
+  NetCostMapper_free(m);
+  Net_free(net);
+}
+
+/* With --arch the status line gives the network's cycles below M_R too, the figure
+ * `spadmap cost` gives at that budget (the tiled network's plan costed as the opened
+ * network's ops), and keeps giving it back at M_R. (Before: nothing below M_R, and
+ * nothing at M_R after a tiling either: the setting was lost when the tiles loaded.) */
+TEST(below_m_r_the_status_line_gives_the_cycles_cost_gives) {
+  char path[] = "/tmp/spadmap-two-convs-XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  CHECK_EQ(write(fd, Two_convs, sizeof Two_convs - 1), (ssize_t)(sizeof Two_convs - 1));
+  close(fd);
+  const char *arch = SPADMAP_DATA_DIR "/arch/cosa_baseline.json";
+  App app;
+  SpError err;
+  CHECK_EQ(App_init(&app, path, &err), SP_OK);
+  app.deterministic = true;
+  snprintf(app.layer_arch, sizeof app.layer_arch, "%s", arch);
+  app.netstatus_on = true;
+  const int64_t budgets[] = {3072, 1536, 3072}; /* M_R, M_R/2 (tiled), M_R again */
+  for (int k = 0; k < 3; k++) {
+    Test_at(&app, budgets[k]);
+    CHECK_EQ(Test_tiled(&app), budgets[k] < 3072);
+    char want[64];
+    Test_costCycles(path, arch, budgets[k], want, sizeof want);
+    char *t = Test_screen(&app, 200, 30);
+    if (!strstr(t, want)) printf("  budget %lld: no \"%s\" on the status line:\n%.200s\n", (long long)budgets[k], want, t);
+    CHECK_HAS(t, want);
+    CHECK_HAS(t, "on cosa-baseline (cosa)");
+    free(t);
+  }
+  App_free(&app);
+  unlink(path);
+}
+
 TEST_MAIN("tui_below", T(below_m_r_every_preset_is_the_opened_networks),
           T(below_m_r_plus_and_minus_step_by_the_opened_networks_m_r),
           T(with_workers_p_below_m_r_waits_for_the_opened_networks_m_p),
           T(a_budget_no_tiling_reaches_keeps_the_last_good_plan_and_says_why),
           T(the_offchip_view_stays_through_retiling_and_its_figures_follow_the_budget),
-          T(save_in_the_offchip_view_writes_a_valid_taa_plan))
+          T(save_in_the_offchip_view_writes_a_valid_taa_plan), T(below_m_r_the_status_line_gives_the_cycles_cost_gives))

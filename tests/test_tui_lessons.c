@@ -201,6 +201,71 @@ TEST(the_keys_a_stage_invites_never_change_the_next_stage) {
   Grid_free(g);
 }
 
+/* The "why it left" block of the screen: its three lines after the heading, or "" if none. */
+static void Test_why(const char *screen, char *out, size_t n) {
+  out[0] = '\0';
+  const char *p = strstr(screen, "why it left");
+  if (!p) return;
+  size_t len = 0;
+  for (int rows = 0; *p && rows < 4 && len + 1 < n; p++) { /* the panel's column: from the heading's position on each row */
+    if (*p == '\n') rows++;
+    out[len++] = *p;
+  }
+  out[len] = '\0';
+}
+
+/* A stage that names the replacement policy it teaches and invites x (next_spill)
+ * shows a spill that policy chose, as opened and after the invited key: the panel
+ * says what the policy weighed ("belady: next read at step 14, the furthest"), not
+ * "re-placed its inputs ... (a step input; ...)", which no policy decides. (Before:
+ * replacement stage 1 taught Belady and its x reached "step 1 re-placed its inputs".) */
+TEST(a_stage_teaching_a_replacement_policy_lands_on_a_spill_it_chose) {
+  char **paths;
+  int n = Lesson_listFiles(&paths);
+  Grid *g = Grid_new(W, H, true);
+  int seen = 0, wrong = 0;
+  for (int i = 0; i < n; i++) {
+    Lesson *l;
+    SpError err;
+    Status st = Lesson_load(paths[i], &l, &err);
+    CHECK_EQ(st, SP_OK);
+    free(paths[i]);
+    if (st) continue;
+    for (int k = 0; k < l->nstages && !Test_skipOnnx(l, k); k++) {
+      const LessonStage *s = &l->stages[k];
+      const char *pol = s->current.policy[POLICY_REPLACEMENT];
+      if (!pol || !s->try_action || strcmp(s->try_action, "next_spill") != 0) continue;
+      for (int press = 0; press <= 1; press++) {
+        App app;
+        CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
+        if (k) CHECK_EQ(Lesson_goto(&app, k, &err), SP_OK);
+        app.grid = g;
+        View_draw(&app, g);
+        if (press) Actions_key(&app, Actions_keyOf("next_spill"));
+        char *screen = Test_whole(&app, g), why[2048], said[48];
+        Test_why(screen, why, sizeof why);
+        snprintf(said, sizeof said, " %s: ", pol);
+        if (why[0] || press) { /* after x the panel explains a spill */
+          seen++;
+          if (!why[0] || !strstr(why, said) || strstr(why, "a step input")) {
+            wrong++;
+            printf("  %s stage %d%s: the spill shown is not %s's choice:\n%s\n", l->name, k + 1, press ? ", after x" : "",
+                   pol, why[0] ? why : "(no explanation)");
+          }
+        }
+        free(screen);
+        app.grid = NULL;
+        App_free(&app);
+      }
+    }
+    Lesson_free(l);
+  }
+  free(paths);
+  CHECK_EQ(wrong, 0);
+  CHECK(seen >= 2);
+  Grid_free(g);
+}
+
 /* The pane's keys are actions of the table (lesson_next, lesson_prev), as bound. */
 TEST(the_pane_names_the_bound_keys_and_the_stage_keys_move) {
   App app;
@@ -866,7 +931,7 @@ TEST(an_ilp_stage_is_set_up_on_the_worker_while_the_keys_work) {
   Lesson_free(l);
 }
 
-TEST_MAIN("tui_lessons", T(every_lesson_stage_shows_and_its_claims_hold), T(the_keys_a_stage_invites_never_change_the_next_stage),
+TEST_MAIN("tui_lessons", T(every_lesson_stage_shows_and_its_claims_hold), T(a_stage_teaching_a_replacement_policy_lands_on_a_spill_it_chose), T(the_keys_a_stage_invites_never_change_the_next_stage),
           T(the_text_keeps_the_stage_figures_whatever_is_pressed),
           T(the_pane_names_the_bound_keys_and_the_stage_keys_move), T(at_80x24_every_stage_reads_whole_by_scrolling_the_pane),
           T(at_80x24_the_scroll_and_hide_keys_do_what_the_pane_says), T(the_pane_keys_work_over_the_layer_view),

@@ -271,6 +271,13 @@ else echo "FAIL resnet50_layer_80x24: a map column shows left of the layer view'
 case_ diamond_message_80x24 diamond  80x24  "ce"
 if [ "$(tail -1 "$tmp/diamond_message_80x24.txt")" = " replacement policy: lru (the menu m has the ILP ones)" ]; then pass=$((pass + 1))
 else echo "FAIL diamond_message_80x24: the message line carries other text"; fail=$((fail + 1)); fi
+# d: the cursor to the first step where the current and the pinned plan part (the replacement
+# lesson's stage 2 asks for it: LRU against a pinned Belady plan on nasnet_a at 1.15 M_R)
+case_ nasnet_a_first_difference nasnet_a 120x40 "ced" --budget "M_R*1.15"
+shows nasnet_a_first_difference "the plans part at step 15: cells.0.branches.2.pool: spill after step 15 here, free after step 20 pinned"
+shows nasnet_a_first_difference "step 15/635"
+case_ diamond_first_difference_unpinned diamond 80x24 "d"
+shows diamond_first_difference_unpinned "pin a plan first (c), then change a setting: d finds where the two part"
 # bad key names are usage errors
 "$bin" snapshot "$data/networks/fig1.json" --keys "<Nope>" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q "unknown key name" "$tmp/err"; then pass=$((pass + 1)); else echo "FAIL <Nope>"; fail=$((fail + 1)); fi

@@ -267,6 +267,8 @@ static int Act_pin(App *app) {
   return ACT_REDRAW;
 }
 
+static int Act_firstDifference(App *app) { return Find_firstDifference(app); }
+
 static int Act_flip(App *app) {
   if (!app->pinned) {
     App_setMessage(app, false, "pin a plan first (c), then change a setting: v flips between the two");
@@ -462,6 +464,7 @@ static Action Actions_table[] = {
   {"sweep", 'W', 0, "budget sweep: every fast combination from M_R to past M_P (b in it: from M_R/16, tiled below M_R)", Act_sweep},
   {"pin", 'c', 0, "pin this plan to compare (again: unpin)", Act_pin},
   {"flip", 'v', 0, "map: flip between this plan and the pinned", Act_flip},
+  {"first_difference", 'd', 0, "the first step where this plan and the pinned part", Act_firstDifference},
   {"save_plan", 'S', 0, "save the plan shown (asks where; off-chip view: its TAA plan)", Act_save},
   {"screen_dump", 'P', 0, "write the screen as NAME.screen.svg and .txt (any view)", Act_screen},
   {"cancel", 'C', 0, "cancel the running solve (ILP)", Act_cancel},

@@ -250,6 +250,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   AppSettings set = app->set;
   bool det = app->deterministic, mouse = app->mouse, staging = app->staging; /* staging.c loads through here */
   bool offchip_map = app->offchip_map; /* a budget that re-tiles stays in the off-chip view */
+  bool netstatus_on = app->netstatus_on; /* --arch's cycles stay on the status line, tiled or not */
   struct Lesson *lesson = app->lesson;
   char layer_arch[sizeof app->layer_arch];
   snprintf(layer_arch, sizeof layer_arch, "%s", app->layer_arch);
@@ -266,6 +267,7 @@ Status App_load(App *app, const char *path, SpError *err) {
   app->deterministic = det;
   app->mouse = mouse;
   app->offchip_map = offchip_map;
+  app->netstatus_on = netstatus_on;
   app->lesson = lesson;
   snprintf(app->layer_arch, sizeof app->layer_arch, "%s", layer_arch);
   app->staging = staging;

@@ -216,3 +216,83 @@ int Find_tensorEvent(App *app, int dir) {
   App_setMessage(app, false, "%s: %s at step %d", app->net->tensors[t].name, what, best);
   return ACT_REDRAW;
 }
+
+/* The stay of b matching s (tensor, start, how it came), or NULL. */
+static const Stay *Find_match(const Plan *b, const Stay *s) {
+  for (int i = 0; i < b->nstays; i++) {
+    const Stay *o = &b->stays[i];
+    if (o->tensor == s->tensor && o->start == s->start && o->in == s->in) return o;
+  }
+  return NULL;
+}
+
+/* The earliest step where a stay of x is not the same in y; *who the stay, *other its match. */
+static int Find_firstUnlike(const Plan *x, const Plan *y, const Stay **who, const Stay **other) {
+  int best = -1;
+  for (int i = 0; i < x->nstays; i++) {
+    const Stay *s = &x->stays[i], *o = Find_match(y, s);
+    int at = !o ? s->start : o->offset != s->offset ? s->start : (o->end != s->end || o->out != s->out) ? (o->end < s->end ? o->end : s->end) : -1;
+    if (at >= 0 && (best < 0 || at < best)) best = at, *who = s, *other = o;
+  }
+  return best;
+}
+
+void Find_planDiff(const Net *net, const Plan *a, const Plan *b, FindDiff *d) {
+  d->step = -1, d->tensor = -1, d->what[0] = '\0';
+  int n = a->nsteps < b->nsteps ? a->nsteps : b->nsteps;
+  int order = -1;
+  for (int t = 0; t < n && order < 0; t++)
+    if (a->order[t] != b->order[t]) order = t;
+  const Stay *sa = NULL, *oa = NULL, *sb = NULL, *ob = NULL;
+  int at = Find_firstUnlike(a, b, &sa, &oa), bt = Find_firstUnlike(b, a, &sb, &ob);
+  int step = order;
+  if (at >= 0 && (step < 0 || at < step)) step = at;
+  if (bt >= 0 && (step < 0 || bt < step)) step = bt;
+  if (step < 0) return;
+  d->step = step;
+  char b1[16], b2[16];
+  if (step == order) {
+    snprintf(d->what, sizeof d->what, "step %d runs %s here, %s pinned", step, net->ops[a->order[step]].name,
+             net->ops[b->order[step]].name);
+    return;
+  }
+  bool here = step == at; /* the stay of the current plan, else the pinned one's */
+  const Stay *s = here ? sa : sb, *o = here ? oa : ob;
+  const char *name = net->tensors[s->tensor].name;
+  d->tensor = s->tensor;
+  if (!o)
+    snprintf(d->what, sizeof d->what, "%s: %s at step %d %s only", name,
+             s->in == STAY_RETRIEVE ? "retrieved" : s->in == STAY_LOAD ? "loaded" : "placed", step,
+             here ? "here" : "in the pinned plan");
+  else if (o->offset != s->offset)
+    snprintf(d->what, sizeof d->what, "%s: at %s here, at %s pinned", name,
+             App_bytes(here ? s->offset : o->offset, b1, sizeof b1), App_bytes(here ? o->offset : s->offset, b2, sizeof b2));
+  else {
+    const Stay *x = here ? s : o, *y = here ? o : s; /* x the current plan's, y the pinned one's */
+    snprintf(d->what, sizeof d->what, "%s: %s after step %d here, %s after step %d pinned", name, StayOut_name(x->out),
+             x->end, StayOut_name(y->out), y->end);
+  }
+}
+
+int Find_firstDifference(App *app) {
+  if (!app->pinned || !app->plan) {
+    App_setMessage(app, false, "pin a plan first (c), then change a setting: d finds where the two part");
+    return ACT_REDRAW;
+  }
+  if (app->pinned == app->plan || app->pinned->nsteps != app->plan->nsteps) {
+    App_setMessage(app, false, app->pinned == app->plan ? "the pinned plan is the one shown: change a setting first"
+                                                          : "the pinned plan has another number of steps");
+    return ACT_REDRAW;
+  }
+  FindDiff d;
+  Find_planDiff(app->net, app->plan, app->pinned, &d);
+  if (d.step < 0) {
+    App_setMessage(app, false, "the two plans are the same, step for step");
+    return ACT_REDRAW;
+  }
+  app->cursor = d.step;
+  if (d.tensor >= 0) app->selected = d.tensor;
+  App_clampView(app);
+  App_setMessage(app, false, "the plans part at step %d: %s", d.step, d.what);
+  return ACT_REDRAW;
+}

@@ -32,7 +32,7 @@ static const char *const Lesson_tryable[] = {
   "legend", "budget_mr", "budget_mh", "budget_mp", "budget_up", "budget_down", "schedule", "replacement", "allocator",
   "params", "step_left", "step_right", "first_step", "last_step", "peak", "zoom_in", "zoom_out", "pan_left", "pan_right",
   "page_left", "page_right", "addr_in", "addr_out", "addr_up", "addr_down", "reset_view", "next_tensor", "prev_tensor",
-  "unselect", "next_spill", "prev_spill", "tensor_next", "tensor_prev", "sweep", "pin", "flip", "layer", "offchip",
+  "unselect", "next_spill", "prev_spill", "tensor_next", "tensor_prev", "sweep", "pin", "flip", "first_difference", "layer", "offchip",
   "layer_method_next", "layer_method_prev", "layer_arch", "layer_group_up", "layer_group_down", "steps_prev",
   "steps_next", "steps_page_prev", "steps_page_next", "steps_first", "steps_last", NULL};
 

@@ -11,6 +11,7 @@
 #include "layer/arch.h"
 #include "layer/layer.h"
 #include "netcost/netcost.h"
+#include "import.h"
 #include "worker.h"
 
 struct NetStatus {
@@ -22,7 +23,12 @@ struct NetStatus {
   Status st;              /* the first mapping failure (under mu once finished) */
   SpError err;
   SharedNet *shared;      /* the thread's reference */
-  const Net *net;         /* the network mapped */
+  const Net *net;         /* the network shown (below M_R: its tiled network) */
+  Net *orig;              /* below M_R: the network opened, whose layers are mapped (as `cost` maps them) */
+  char orig_path[1024];   /* its file */
+  char why[160];          /* below M_R, when the plan shown is not `cost`'s: why no figure */
+  bool cut_for;           /* the figure is for tiles cut for another budget than the plan's */
+  int64_t cut_capacity;
   pthread_t thread;
   bool threaded;
   pthread_mutex_t mu;
@@ -38,6 +44,7 @@ static void NetStatus_release(NetStatus *s) {
   if (s->shared) SharedNet_release(s->shared);
   NetCostMapper_free(s->mapper);
   NetCost_free(&s->cost);
+  Net_free(s->orig);
   free(s->layers);
   pthread_mutex_destroy(&s->mu);
   free(s);
@@ -88,12 +95,21 @@ void NetStatus_free(App *app) {
 
 void NetStatus_start(App *app) {
   NetStatus_free(app);
-  if (!app->layer_arch[0] || !app->net || app->untiled_path[0]) return; /* no arch, or the tiles of a network */
+  if (!app->layer_arch[0] || !app->net) return; /* no arch */
   Arch a;
   SpError err;
   if (Arch_load(app->layer_arch, &a, &err)) return; /* the layer view says why when it opens */
+  /* below M_R the tiled network is shown: its tiles are costed as the opened network's ops,
+   * as `spadmap cost` does (engine/netcost), so the layers mapped are the opened network's */
+  Net *orig = NULL;
+  if (app->untiled_path[0] && Import_open(app->untiled_path, &app->import, &orig, &err)) return;
   NetStatus *s = calloc(1, sizeof *s);
-  if (!s) return;
+  if (!s) {
+    Net_free(orig);
+    return;
+  }
+  s->orig = orig;
+  snprintf(s->orig_path, sizeof s->orig_path, "%s", app->untiled_path);
   pthread_mutex_init(&s->mu, NULL);
   atomic_init(&s->mapped, 0);
   atomic_init(&s->cancel, 0);
@@ -104,7 +120,7 @@ void NetStatus_start(App *app) {
   int *count = NULL;
   s->net = app->net;
   if (NetCostMapper_new(&a, LayerMap_find("cosa"), &o, &s->mapper, &err) ||
-      Layer_unique(app->net, &s->layers, &count, &s->nlayers, &err)) {
+      Layer_unique(orig ? orig : app->net, &s->layers, &count, &s->nlayers, &err)) {
     free(count);
     NetStatus_release(s);
     return;
@@ -140,11 +156,52 @@ void NetStatus_format(const NetCost *c, const char *arch, char *out, size_t n) {
            Words_energy(c->energy_pj, en, sizeof en), arch);
 }
 
+/* The same network, op for op and tensor for tensor (the tiles shown and the ones `cost` cuts). */
+static bool NetStatus_sameNet(const Net *a, const Net *b) {
+  if (a->nops != b->nops || a->ntensors != b->ntensors) return false;
+  for (int i = 0; i < a->nops; i++)
+    if (strcmp(a->ops[i].name, b->ops[i].name) != 0) return false;
+  for (int i = 0; i < a->ntensors; i++)
+    if (a->tensors[i].bytes != b->tensors[i].bytes || strcmp(a->tensors[i].name, b->tensors[i].name) != 0) return false;
+  return true;
+}
+
+/* Below M_R: the plan shown costed as the opened network's. `cost --budget B` tiles for
+ * B; the tiles shown were cut for B too, unless the budget went down while they still
+ * fitted (staging.c keeps them): then they are costed as cut, and the text says for what. */
+static Status NetStatus_costTiled(App *app, NetStatus *s) {
+  SpError err;
+  int64_t tries[2] = {app->plan->budget, app->untiled_capacity};
+  s->why[0] = '\0';
+  s->cut_for = false;
+  for (int k = 0; k < 2; k++) {
+    if (k && tries[1] == tries[0]) break;
+    NetCostStage stage;
+    Status st = NetCostStage_build(s->orig, app->plan->params, tries[k], &stage, &err);
+    if (!st && (!stage.tiled || !NetStatus_sameNet(stage.net, app->net))) st = SP_ERR_ARG;
+    if (!st) st = NetCost_evaluate(&stage, app->plan, app->plan->params, s->mapper, &s->cost, &err);
+    NetCostStage_free(&stage);
+    if (!st) {
+      s->cut_for = k == 1, s->cut_capacity = tries[1];
+      return SP_OK;
+    }
+  }
+  char b1[16];
+  snprintf(s->why, sizeof s->why, "cycles on %s: not for these tiles (cut for another budget; spadmap cost tiles for %s)",
+           s->arch, App_bytes(app->plan->budget, b1, sizeof b1));
+  return SP_ERR_ARG;
+}
+
 void NetStatus_text(App *app, char *out, size_t n) {
   out[0] = 0;
-  if (!app->netstatus_on || !app->net || app->untiled_path[0]) return; /* the tiles of a network: not its layers */
-  if (!app->netstatus || app->netstatus->net != app->net) NetStatus_start(app); /* a network opened since */
+  if (!app->netstatus_on || !app->net) return;
   NetStatus *s = app->netstatus;
+  if (s && s->net != app->net && s->orig && app->untiled_path[0] && strcmp(s->orig_path, app->untiled_path) == 0) {
+    s->net = app->net; /* tiled again, finer: the opened network's layers stay mapped */
+    s->plan = NULL;
+  }
+  if (!s || s->net != app->net) NetStatus_start(app); /* a network opened since */
+  s = app->netstatus;
   if (!s || !app->plan) return;
   pthread_mutex_lock(&s->mu);
   bool finished = s->finished;
@@ -159,14 +216,25 @@ void NetStatus_text(App *app, char *out, size_t n) {
   }
   if (s->plan != app->plan) { /* every shape is mapped: this only looks them up */
     NetCost_free(&s->cost);
-    NetCostStage stage;
-    SpError err;
-    s->cost_st = NetCostStage_build(app->net, app->plan->params, app->plan->budget, &stage, &err);
-    if (!s->cost_st && stage.tiled) s->cost_st = SP_ERR_ARG; /* cannot happen: a plan exists at this budget */
-    if (!s->cost_st) s->cost_st = NetCost_evaluate(&stage, app->plan, app->plan->params, s->mapper, &s->cost, &err);
-    NetCostStage_free(&stage);
+    if (s->orig) s->cost_st = NetStatus_costTiled(app, s);
+    else {
+      NetCostStage stage;
+      SpError err;
+      s->cost_st = NetCostStage_build(app->net, app->plan->params, app->plan->budget, &stage, &err);
+      if (!s->cost_st && stage.tiled) s->cost_st = SP_ERR_ARG; /* cannot happen: a plan exists at this budget */
+      if (!s->cost_st) s->cost_st = NetCost_evaluate(&stage, app->plan, app->plan->params, s->mapper, &s->cost, &err);
+      NetCostStage_free(&stage);
+    }
     s->plan = app->plan;
   }
-  if (s->cost_st) return;
+  if (s->cost_st) {
+    if (s->why[0]) snprintf(out, n, "%s", s->why);
+    return;
+  }
   NetStatus_format(&s->cost, s->arch, out, n);
+  if (s->cut_for) {
+    char b1[16];
+    size_t len = strlen(out);
+    snprintf(out + len, n - len, ", tiles cut for %s", App_bytes(s->cut_capacity, b1, sizeof b1));
+  }
 }

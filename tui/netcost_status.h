@@ -17,7 +17,8 @@ void NetStatus_start(App *app);
 /* true when the mapping finished since the last call (the status line changes). */
 bool NetStatus_poll(App *app);
 /* "38.9M cycles, 14.6 mJ on A" for the plan shown, "cycles: mapping 5/24 layers",
- * or "" (no arch, a tiled network, no plan); out gets at most n bytes. */
+ * or "" (no arch, no plan); below M_R the tiled plan costed as the opened network's,
+ * as `spadmap cost` does; out gets at most n bytes. */
 void NetStatus_text(App *app, char *out, size_t n);
 /* "1.166k cycles, 1.19 uJ on cosa-baseline (cosa)": the text for a cost. */
 void NetStatus_format(const NetCost *c, const char *arch, char *out, size_t n);

@@ -110,6 +110,12 @@ const char *Words_bytes(double b, char *buf, size_t n) {
   return buf;
 }
 
+const char *Words_bytesExact(double b, char *buf, size_t n) {
+  char exact[40], sized[32];
+  snprintf(buf, n, "%s bytes (%s)", Words_count(b, exact, sizeof exact), Words_bytes(b, sized, sizeof sized));
+  return buf;
+}
+
 const char *Words_bytesShort(double b, int width, char *buf, size_t n) {
   static const char unit[] = "BKMG";
   int d;
@@ -119,6 +125,18 @@ const char *Words_bytesShort(double b, int width, char *buf, size_t n) {
     snprintf(buf, n, "%.*f%c", d, b / scale, unit[u]);
     if (d == 0 || width <= 0 || (int)strlen(buf) - (b < 0) <= width) break; /* a sign is outside the width */
   }
+  return buf;
+}
+
+const char *Words_bytesTick(double b, char *buf, size_t n) {
+  Words_bytesShort(b, 0, buf, n);
+  size_t len = strlen(buf);
+  if (len < 2 || !strchr(buf, '.')) return buf;
+  char unit = buf[len - 1];
+  size_t end = len - 1; /* trailing zeros, then the point, dropped: "1.00M" -> "1M", "2.50K" -> "2.5K" */
+  while (end > 0 && buf[end - 1] == '0') end--;
+  if (end > 0 && buf[end - 1] == '.') end--;
+  buf[end] = unit, buf[end + 1] = '\0';
   return buf;
 }
 

@@ -25,11 +25,15 @@ const char *Words_result(const SolverInfo *si, double seconds, double limit, cha
 const char *Words_count(double v, char *buf, size_t n);
 /* Bytes in binary units, one decimal below a MiB, two above: "512 B", "44.0 KiB", "2.53 MiB", "1.20 GiB". */
 const char *Words_bytes(double bytes, char *buf, size_t n);
+/* The exact count and the binary size, as a report line gives every size: "2,408,448 bytes (2.30 MiB)". */
+const char *Words_bytesExact(double bytes, char *buf, size_t n);
 /* The same figure in the same unit, compact for the explorer's columns and axes: the unit's
  * initial without a space ("512B", "984.4K", "2.53M", "1.20G"; K = KiB, M = MiB), with decimals
  * dropped only as far as needed to keep within width columns ("1003K", "100.0M"), a minus sign
  * besides (a difference: "-385.0K"); width <= 0: no bound. */
 const char *Words_bytesShort(double bytes, int width, char *buf, size_t n);
+/* An axis tick: Words_bytesShort without the zeros after the point ("1M", "512K", "2.5K", "1.41M"). */
+const char *Words_bytesTick(double bytes, char *buf, size_t n);
 /* Any other figure (a limit, a weight, a factor) without an exponent: grouped from 1,000 on
  * ("1,290,690"), else four significant digits with trailing zeros dropped ("15", "0.5", "0.8172"). */
 const char *Words_figure(double v, char *buf, size_t n);

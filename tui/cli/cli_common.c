@@ -189,7 +189,7 @@ int Cli_modelOptionsFit(const CliCommand *cmd, const CliArgs *a, const char *pat
                                                     : NULL;
   ImportFormat f;
   SpError err;
-  if (!given || Import_detect(path, &f, &err) || f == IMPORT_ONNX) return -1; /* the loader reports a bad file */
+  if (!given || Import_detect(Data_net(path), &f, &err) || f == IMPORT_ONNX) return -1; /* the loader reports a bad file; a bundled name is its file */
   fprintf(stderr, "spadmap %s: %s applies to ONNX models; %s is a %s file (it was ignored)\n", cmd->name, given,
           Cli_safe(path), ImportFormat_name(f));
   return EXIT_USAGE;

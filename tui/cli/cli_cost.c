@@ -29,6 +29,7 @@ static const CliOption Cost_options[] = {
   {"--params", NULL, "hold parameter tensors in the scratchpad too (default: weights stream from DRAM)"},
   {"--time-limit", "SECONDS", "time limit of the searching policies and of each layer mapping (default: 60 and 10)"},
   {"--json", NULL, "print a JSON object: network, arch, budget, total, ops"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -175,10 +176,10 @@ static int Cost_run(int argc, char **argv) {
   s.cancel = &Cost_interrupted;
   NetCostMapper *mapper = NULL;
   if ((rc = CliCost_mapper(c, &a, limit, &Cost_interrupted, &mapper)) >= 0) return rc;
-  Net *net = Cli_loadNet(a.pos[0]);
+  Net *net = Cli_loadModel(c, &a, a.pos[0], &rc); /* a model with --dtype, --fold, --dim, --value as solve opens it */
   if (!net) {
     NetCostMapper_free(mapper);
-    return EXIT_INVALID;
+    return rc;
   }
   SpError err;
   int exit_code = EXIT_OK;

@@ -22,6 +22,7 @@
 
 static const CliOption Layers_options[] = {
   {"--json", NULL, "print a JSON array instead of a table"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -29,8 +30,8 @@ static int Layers_run(int argc, char **argv) {
   CliArgs a;
   int rc = Cli_parse(&Cli_layers, argc, argv, 1, 1, &a);
   if (rc >= 0) return rc;
-  Net *net = Cli_loadNet(a.pos[0]);
-  if (!net) return EXIT_INVALID;
+  Net *net = Cli_loadModel(&Cli_layers, &a, a.pos[0], &rc); /* a model with --dtype, --fold, --dim, --value */
+  if (!net) return rc;
   Layer *u;
   int *count, n;
   SpError err;
@@ -103,6 +104,7 @@ static const CliOption Layer_options[] = {
   {"--list", NULL, "list the methods"},
   {"--json", NULL, "print a JSON object"},
   CLI_LAYER_SHUTTLE_OPTIONS
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -370,9 +372,16 @@ static int Layer_run(int argc, char **argv) {
     return err.code == SP_ERR_ARG ? EXIT_USAGE : EXIT_INVALID;
   }
   Layer layer;
+  const char *model_opt = Cli_value(&Cli_layer, &a, "--dtype") ? "--dtype" : Cli_value(&Cli_layer, &a, "--fold") ? "--fold"
+                          : Cli_value(&Cli_layer, &a, "--dim") ? "--dim" : Cli_value(&Cli_layer, &a, "--value") ? "--value" : NULL;
+  if (a.npos != 2 && model_opt) {
+    fprintf(stderr, "spadmap layer: %s opens a model: give NET OP (a layer typed as a shape has no model)\n", model_opt);
+    return EXIT_USAGE;
+  }
   if (a.npos == 2) {
-    Net *net = Cli_loadNet(a.pos[0]);
-    if (!net) return EXIT_INVALID;
+    int load_rc;
+    Net *net = Cli_loadModel(&Cli_layer, &a, a.pos[0], &load_rc); /* a model with --dtype, --fold, --dim, --value */
+    if (!net) return load_rc;
     int op = Net_findOp(net, a.pos[1]);
     if (op < 0) {
       fprintf(stderr, "spadmap layer: %s: no op named \"%s\"\n", Cli_safe(a.pos[0]), Cli_safe(a.pos[1]));

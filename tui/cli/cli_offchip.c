@@ -26,6 +26,7 @@ static const CliOption Offchip_options[] = {
   {"--out", "FILE", "write the off-chip plan (spadmap-offchip JSON)"},
   {"--json", NULL, "print the off-chip plan as JSON instead of the summary"},
   {"--tiled-net", "FILE", "write the tiled network (one op per tile, one tensor per row piece): solve it at the budget"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -85,8 +86,9 @@ static int Offchip_run(int argc, char **argv) {
     return EXIT_USAGE;
   }
 
-  Net *net = Cli_loadNet(a.pos[0]);
-  if (!net) return EXIT_INVALID;
+  int load_rc;
+  Net *net = Cli_loadModel(c, &a, a.pos[0], &load_rc); /* a model with --dtype, --fold, --dim, --value as solve opens it */
+  if (!net) return load_rc;
   int exit_code = EXIT_INVALID;
   SpError err;
   TilesModel *m = NULL;

@@ -253,19 +253,18 @@ static int Solve_run_cmd(int argc, char **argv) {
     exit_code = EXIT_INVALID;
     goto out;
   }
-  char b1[32], b2[32];
+  char b1[32], b2[32], sz[80];
   const Metrics *m = &plan->metrics;
   printf("network        %s (%d ops)\n", Cli_safe(net->name), net->nops);
-  printf("budget         %s bytes (%s)%s%s\n", Cli_count(s.budget, b1, sizeof b1), Cli_bytes(s.budget, b2, sizeof b2),
-         preset[0] ? " = " : "", preset);
+  printf("budget         %s%s%s\n", Words_bytesExact((double)s.budget, sz, sizeof sz), preset[0] ? " = " : "", preset);
   printf("policies       schedule %s, replacement %s, allocator %s, %s\n", Cli_safe(plan->schedule_policy),
          Cli_safe(plan->replacement_policy), Cli_safe(plan->allocator_policy), s.params ? "with params" : "activations only");
-  printf("non-compulsory %s bytes (%s)\n", Cli_count(m->noncompulsory_bytes, b1, sizeof b1),
-         Cli_bytes(m->noncompulsory_bytes, b2, sizeof b2));
-  printf("compulsory     %s bytes\n", Cli_count(m->compulsory_bytes, b1, sizeof b1));
+  /* every size the same way: the exact count and the binary size (words.c) */
+  printf("non-compulsory %s\n", Words_bytesExact((double)m->noncompulsory_bytes, sz, sizeof sz));
+  printf("compulsory     %s\n", Words_bytesExact((double)m->compulsory_bytes, sz, sizeof sz));
   printf("spills         %d\nretrievals     %d\n", m->spills, m->retrievals);
-  printf("peak           %s bytes\n", Cli_count(m->peak_bytes, b1, sizeof b1));
-  printf("footprint      %s bytes\n", Cli_count(m->footprint_bytes, b1, sizeof b1));
+  printf("peak           %s\n", Words_bytesExact((double)m->peak_bytes, sz, sizeof sz));
+  printf("footprint      %s\n", Words_bytesExact((double)m->footprint_bytes, sz, sizeof sz));
   const SolverInfo *si = &plan->solver;
   char res[200]; /* the explorer's words (words.c): one vocabulary for status, gap and time */
   Words_result(si, si->seconds, asked_limit, res, sizeof res);

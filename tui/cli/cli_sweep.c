@@ -31,6 +31,7 @@ static const CliOption Sweep_options[] = {
   {"--merge", "DIR", "print the CSV of a --jobs run (byte-identical to --csv); NET is not needed"},
   {"--budget", "SIZE", "one budget alone (what a job of --jobs runs)"},
   {"--out", "FILE", "write the CSV to FILE instead of standard output"},
+  CLI_MODEL_OPTIONS,
   {NULL, NULL, NULL},
 };
 
@@ -135,10 +136,10 @@ static int Sweep_runCli(int argc, char **argv) {
   NetCostMapper *mapper = NULL;
   if (Cli_value(c, &a, "--arch") && (rc = CliCost_mapper(c, &a, 0, NULL, &mapper)) >= 0) return rc;
   o.mapper = mapper;
-  Net *net = Cli_loadNet(a.pos[0]);
+  Net *net = Cli_loadModel(c, &a, a.pos[0], &rc); /* a model with --dtype, --fold, --dim, --value as solve opens it */
   if (!net) {
     NetCostMapper_free(mapper);
-    return EXIT_INVALID;
+    return rc;
   }
   NetFigures f;
   SpError err;

@@ -58,6 +58,13 @@ int SweepJobs_write(const char *dir, const char *netpath, const CliCommand *c, c
     Jobs_quote(&b, Jobs_abs(netpath, net));
     StrBuf_printf(&b, " --budget %lld", (long long)sw->budgets[k]);
     if (Cli_value(c, a, "--params")) StrBuf_printf(&b, " --params");
+    static const char *const model[] = {"--dtype", "--dim", "--value"}; /* each job opens the model as this run did */
+    for (size_t m = 0; m < sizeof model / sizeof model[0]; m++)
+      if (Cli_value(c, a, model[m])) {
+        StrBuf_printf(&b, " %s ", model[m]);
+        Jobs_quote(&b, Cli_value(c, a, model[m]));
+      }
+    if (Cli_value(c, a, "--fold")) StrBuf_printf(&b, " --fold");
     if (archname) {
       StrBuf_printf(&b, " --arch ");
       Jobs_quote(&b, Jobs_abs(archfile, arch));

@@ -11,8 +11,9 @@
 
 #include "cli_sweep.h"
 #include "fileio.h"
+#include "words.h"
 
-enum { PLOT_W = 960, PLOT_H = 560, PLOT_L = 100, PLOT_R = 230, PLOT_T = 60, PLOT_B = 80, PLOT_MAX_SERIES = 16 };
+enum { PLOT_W = 960, PLOT_H = 560, PLOT_L = 116, PLOT_R = 230, PLOT_T = 60, PLOT_B = 80, PLOT_MAX_SERIES = 16 };
 
 static const char *const Plot_colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                           "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
@@ -31,15 +32,12 @@ static void Plot_text(StrBuf *b, const char *s) {
   }
 }
 
-/* 1536 -> "1.5K" (binary: bytes) or 1500 -> "1.5k" (decimal: cycles). */
-static const char *Plot_short(double v, bool binary, char *buf, size_t n) {
-  double base = binary ? 1024 : 1000;
-  const char *units = binary ? " KMGT" : " kMGT";
-  int u = 0;
-  while (fabs(v) >= base && u < 4) v /= base, u++;
-  if (u == 0) snprintf(buf, n, "%.4g", v);
-  else snprintf(buf, n, "%.3g%c", v, units[u]);
-  return buf;
+/* A tick label in the one vocabulary (words.c): bytes "1M", "512K", "2.5K"; cycles
+ * grouped, "20,000,000"; mJ "0.5", "1,250". */
+static const char *Plot_tick(double v, int metric, char *buf, size_t n) {
+  if (metric == 0) return v == 0 ? Words_count(0, buf, n) : Words_bytesTick(v, buf, n); /* the origin: "0" */
+  if (metric == 1) return Words_count(v, buf, n);
+  return Words_figure(v, buf, n);
 }
 
 static double Plot_niceStep(double range) {
@@ -75,7 +73,10 @@ static Status Plot_panel(StrBuf *b, const Plot *pl, int metric, double top, doub
       if (v > ymax) ymax = v;
     }
   if (ymax <= 0) ymax = 1;
-  double step = Plot_niceStep(ymax), ytop = ceil(ymax * 1.05 / step) * step;
+  double unit = 1; /* bytes step in round KiB or MiB ("10K", "20K"), not decimal ones that print "9.77K" */
+  if (metric == 0)
+    while (ymax / unit >= 1024) unit *= 1024;
+  double step = Plot_niceStep(ymax / unit) * unit, ytop = ceil(ymax * 1.05 / step) * step;
   const double x0 = pl->x0, x1 = pl->x1, pw = pl->pw;
 #define PX(bytes) (PLOT_L + (log2((double)(bytes)) - x0) / (x1 - x0) * pw)
 #define PY(v) (top + ph - (v) / ytop * ph)
@@ -90,8 +91,7 @@ static Status Plot_panel(StrBuf *b, const Plot *pl, int metric, double top, doub
   for (double v = 0; v <= ytop + step / 2; v += step) { /* y grid and ticks */
     double y = PY(v);
     StrBuf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", PLOT_L, y, PLOT_L + pw, y);
-    if (metric == 2) snprintf(s1, sizeof s1, "%.4g", v);
-    else Plot_short(v, metric == 0, s1, sizeof s1);
+    Plot_tick(v, metric, s1, sizeof s1);
     StrBuf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PLOT_L - 8, y + 4, s1);
   }
   double tstep = x1 - x0 < 2.5 ? 0.5 : 1; /* x ticks: powers of two (and halfway ones when the range is short) */
@@ -101,14 +101,14 @@ static Status Plot_panel(StrBuf *b, const Plot *pl, int metric, double top, doub
                   top + ph + 6);
     if (labels)
       StrBuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x, top + ph + 22,
-                    Plot_short(pow(2, e), true, s1, sizeof s1));
+                    Words_bytesTick(pow(2, e), s1, sizeof s1));
   }
   StrBuf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>\n", PLOT_L, top, PLOT_L, top + ph);
   StrBuf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", PLOT_L, top + ph,
                 PLOT_L + pw, top + ph);
-  static const char *const ylabel[] = {"non-compulsory traffic (bytes; K = 1024)", "network latency (cycles; k = 1000)",
+  static const char *const ylabel[] = {"non-compulsory traffic (bytes; K = KiB, M = MiB)", "network latency (cycles)",
                                        "network energy (mJ)"};
-  StrBuf_printf(b, "<text transform=\"translate(24 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+  StrBuf_printf(b, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
                 top + ph / 2, ylabel[metric]);
   int64_t marks[2] = {pl->f->m_r, pl->f->m_p};
   for (int m = 0; m < 2; m++) { /* M_R and M_P */
@@ -119,7 +119,7 @@ static Status Plot_panel(StrBuf *b, const Plot *pl, int metric, double top, doub
                   x, top, x, top + ph);
     StrBuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%s %s</text>\n", x, top - 6,
                   m == 0 ? (pl->f->m_p == pl->f->m_r ? "M_R = M_P" : "M_R") : "M_P",
-                  Plot_short((double)marks[m], true, s2, sizeof s2));
+                  Words_bytesTick((double)marks[m], s2, sizeof s2));
   }
   for (int k = 0; k < pl->ns; k++) { /* the lines */
     const char *col = Plot_colors[k % (int)(sizeof Plot_colors / sizeof Plot_colors[0])];
@@ -179,7 +179,7 @@ Status SweepPlot_write(const char *path, const Net *net, const NetFigures *f, Sw
     Plot_panel(&b, &pl, 1, PLOT_T, ph, false, val);
     Plot_panel(&b, &pl, 2, PLOT_T + ph + gap, ph, true, val);
   } else Plot_panel(&b, &pl, 0, PLOT_T, ph, true, val);
-  StrBuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">scratchpad budget (bytes, log scale; K = 1024)</text>\n",
+  StrBuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">scratchpad budget (bytes, log scale; K = KiB, M = MiB)</text>\n",
                 PLOT_L + pl.pw / 2, height - 25);
   for (int k = 0; k < ns; k++) { /* the legend */
     const char *col = Plot_colors[k % (int)(sizeof Plot_colors / sizeof Plot_colors[0])];
