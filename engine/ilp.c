@@ -192,6 +192,7 @@ typedef struct {
   long nodes;
   long work;            /* simplex iterations + nodes so far */
   long work_limit;      /* o->work_limit, or from o->work_seconds; 0: none */
+  long branch_picks;    /* nodes branched by Ilp_branch, not by GLPK's heuristic */
 } IlpCtx;
 
 static int Ilp_termHook(void *info, const char *s) {
@@ -257,7 +258,7 @@ static void Ilp_setBound(IlpCtx *c, double b) {
 
 /* Branching by priority: among the fractional columns of the highest priority,
  * the most fractional (the first of equals: deterministic). */
-static void Ilp_branch(IlpCtx *c, glp_tree *T) {
+static void Ilp_branchByPriority(IlpCtx *c, glp_tree *T) {
   glp_prob *P = glp_ios_get_prob(T);
   int best = 0;
   double bp = -1, bf = -1;
@@ -270,10 +271,39 @@ static void Ilp_branch(IlpCtx *c, glp_tree *T) {
   if (best) glp_ios_branch_upon(T, best, GLP_NO_BRNCH);
 }
 
+/* GLPK's default branching (Driebeck-Tomlin) computes a row of the simplex table
+ * for every fractional column, uncounted and with no callback until it is done:
+ * on the paper's COSMA model of lraspp with params (11,100 columns, 21,160 rows,
+ * 1,400-1,800 fractional) 1.4-2.6 s per node on an idle core, so a wall-clock stop
+ * or a cancel waited that long and the work limit never saw it. Where that would
+ * cost over this many nominal seconds (one simplex iteration per fractional
+ * column, Ilp_workFor's units; a row costs less, so about 0.2 s idle), Ilp_branch
+ * picks the column itself. It keeps GLPK's heuristic on the models it proves:
+ * the paper's model of resnet50 at M_R peaks at 0.28 (lraspp's: 11-14). */
+#define ILP_BRANCH_SECONDS 1.0
+
+/* At GLP_IBRANCH: when GLPK's heuristic would be long, branch on the most
+ * fractional column (the lowest index on ties; down first below .5): one pass
+ * over the columns, decided by the node's LP only, so the same on any machine. */
+static void Ilp_branch(IlpCtx *c, glp_tree *T) {
+  glp_prob *P = glp_ios_get_prob(T);
+  int n = glp_get_num_cols(P), nfrac = 0, best = 0, sel = GLP_DN_BRNCH;
+  double most = -1;
+  for (int j = 1; j <= n; j++) {
+    if (!glp_ios_can_branch(T, j)) continue;
+    nfrac++;
+    double x = glp_get_col_prim(P, j), f = x - floor(x), d = fmin(f, 1 - f);
+    if (d > most) most = d, best = j, sel = f < 0.5 ? GLP_DN_BRNCH : GLP_UP_BRNCH;
+  }
+  if (!best || nfrac * Ilp_unitSeconds(c->m->nnz, c->m->nrows, c->m->ncols) <= ILP_BRANCH_SECONDS) return;
+  glp_ios_branch_upon(T, best, sel);
+  c->branch_picks++;
+}
+
 static void Ilp_callback(glp_tree *T, void *info) {
   IlpCtx *c = info;
   int reason = glp_ios_reason(T);
-  if (reason == GLP_IBRANCH && c->o->priority) Ilp_branch(c, T);
+  if (reason == GLP_IBRANCH) Testhook_at("ilp.branch", c->o->cancel); /* it may move the clock: read below */
   if (reason == GLP_IHEUR && c->warm1 && !c->warm_given) {
     c->warm_given = true;
     glp_ios_heur_sol(T, c->warm1);
@@ -286,6 +316,8 @@ static void Ilp_callback(glp_tree *T, void *info) {
   bool stop = Ilp_shouldStop(c, now);
   if (!stop && c->work_limit > 0 && c->work >= c->work_limit) c->stop = STOP_WORK, stop = true;
   if (stop) glp_ios_terminate(T);
+  else if (reason == GLP_IBRANCH && c->o->priority) Ilp_branchByPriority(c, T);
+  else if (reason == GLP_IBRANCH && !c->o->pseudocost) Ilp_branch(c, T);
   if (stop || now - c->last_report >= c->o->progress_interval || reason == GLP_IBINGO) {
     int p = glp_ios_best_node(T);
     if (p) Ilp_setBound(c, glp_ios_node_bound(T, p));
@@ -566,6 +598,7 @@ Status Ilp_solve(const IlpModel *m, const IlpOptions *o, IlpResult *r, SpError *
   r->bound = c->bound;
   r->nodes = c->nodes;
   r->work = c->work;
+  r->branch_picks = c->branch_picks;
   if (r->has_solution && r->has_bound) {
     if (r->bound > r->objective) r->bound = r->objective; /* tolerance noise */
     r->gap = (r->objective - r->bound) / fmax(fabs(r->objective), 1e-9);

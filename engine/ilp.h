@@ -116,6 +116,8 @@ typedef struct {
   long work;              /* simplex iterations plus nodes spent (what work_limit counts) */
   bool work_limited;      /* ILP_TIMEOUT came from work_limit, not from time_limit */
   bool warm_start_accepted; /* the warm start was feasible and handed to GLPK */
+  long branch_picks;      /* nodes where the wrapper chose the branching column (most fractional)
+                             because GLPK's heuristic would have run long without a callback */
   double *x;              /* ncols values (malloc'd) if has_solution */
   char *log;              /* GLPK's captured terminal output (malloc'd, may be NULL) */
   char message[256];      /* why, for ILP_ERROR / rejected warm starts */

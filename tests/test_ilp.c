@@ -282,6 +282,80 @@ TEST(gap_stop_reports_feasible) {
   IlpModel_free(m);
 }
 
+/* n disjoint triangles: min sum x, x_a + x_b >= 1 on each edge. The root LP is
+ * all halves (3n fractional columns, 1.5n); every integer solution costs 2n. */
+static IlpModel *triangles(int n) {
+  IlpModel *m = IlpModel_new();
+  for (int t = 0; t < n; t++) {
+    int a = IlpModel_addCol(m, ILP_BINARY, 0, 1, 1), b = IlpModel_addCol(m, ILP_BINARY, 0, 1, 1),
+        c = IlpModel_addCol(m, ILP_BINARY, 0, 1, 1);
+    const double one[2] = {1, 1};
+    IlpModel_addRow(m, 1, ILP_INF, 2, (const int[]){a, b}, one);
+    IlpModel_addRow(m, 1, ILP_INF, 2, (const int[]){b, c}, one);
+    IlpModel_addRow(m, 1, ILP_INF, 2, (const int[]){a, c}, one);
+  }
+  return m;
+}
+
+/* Where GLPK's branching heuristic would run long without a callback (a tableau
+ * row per fractional column: 2,100 at the root here, over ILP_BRANCH_SECONDS from
+ * about 1,700), the wrapper picks the column itself, the same way every run; a
+ * small model keeps GLPK's heuristic. */
+TEST(a_wide_fractional_node_is_branched_without_glpk_heuristic) {
+  IlpModel *small = triangles(2), *wide = triangles(700);
+  IlpOptions o;
+  IlpOptions_init(&o);
+  IlpResult r[2];
+  SpError err;
+  CHECK_EQ(Ilp_solve(small, &o, &r[0], &err), SP_OK);
+  CHECK_EQ(r[0].status, ILP_OPTIMAL);
+  CHECK_EQ(r[0].objective, 4);
+  CHECK_EQ(r[0].branch_picks, 0);
+  IlpResult_free(&r[0]);
+  o.work_limit = 3800; /* the root LP takes 3,500 */
+  for (int k = 0; k < 2; k++) {
+    CHECK_EQ(Ilp_solve(wide, &o, &r[k], &err), SP_OK);
+    CHECK_EQ(r[k].status, ILP_TIMEOUT);
+    CHECK(r[k].work_limited);
+    CHECK(r[k].nodes > 1);
+    /* at the root and below until under about 1,700 are left: then GLPK's own */
+    CHECK(r[k].branch_picks > 0 && 2 * r[k].branch_picks < r[k].nodes);
+    CHECK(r[k].has_bound && r[k].bound >= 1050);
+    if (r[k].has_solution) CHECK(r[k].objective >= 1400 - 1e-9);
+  }
+  CHECK_EQ(r[0].nodes, r[1].nodes);
+  CHECK_EQ(r[0].work, r[1].work);
+  CHECK_EQ(r[0].branch_picks, r[1].branch_picks);
+  IlpResult_free(&r[0]);
+  IlpResult_free(&r[1]);
+  IlpModel_free(small);
+  IlpModel_free(wide);
+}
+
+/* The branching stage polls the clock and the cancel flag: the deadline made to
+ * pass there (testhook.h) stops the solve at its first branching, before any
+ * column is picked. */
+TEST(branching_notices_the_deadline) {
+  IlpModel *m = triangles(700);
+  IlpOptions o;
+  IlpOptions_init(&o);
+  o.time_limit = 1000;
+  o.work_limit = 3800; /* without the poll: a work-limited stop, deep in the tree */
+  IlpResult r;
+  SpError err;
+  Testhook_arm(TESTHOOK_DEADLINE, "ilp.branch");
+  CHECK_EQ(Ilp_solve(m, &o, &r, &err), SP_OK);
+  Testhook_arm(TESTHOOK_OFF, "");
+  CHECK_EQ(r.status, ILP_TIMEOUT);
+  CHECK(!r.work_limited);
+  CHECK_EQ(r.nodes, 1);
+  CHECK_EQ(r.branch_picks, 0);
+  CHECK(r.has_bound && r.bound == 1050);
+  IlpResult_free(&r);
+  IlpModel_free(m);
+}
+
 TEST_MAIN("ilp", T(knapsack_is_solved_to_optimality), T(priority_keeps_the_optimum), T(infeasible_model_is_reported),
           T(work_limit_gives_timeout_with_incumbent_and_progress), T(the_wall_clock_stop_is_a_timeout_not_a_work_limit), T(cancel_stops_the_solve),
-          T(warm_start_is_checked_and_used), T(glpk_error_is_caught_not_aborted), T(gap_stop_reports_feasible))
+          T(warm_start_is_checked_and_used), T(glpk_error_is_caught_not_aborted), T(gap_stop_reports_feasible),
+          T(a_wide_fractional_node_is_branched_without_glpk_heuristic), T(branching_notices_the_deadline))

@@ -701,8 +701,9 @@ static Status Joint_paper(const Net *net, const SolveSettings *s, bool reduced, 
   if (!r.has_solution) {
     st = r.status == ILP_CANCELLED
              ? SpError_set(err, SP_ERR_CANCELLED, "the paper's model: cancelled before any plan")
-             : SpError_set(err, SP_ERR_LIMIT, "the paper's model: no integer solution within %.2f s (%d columns, %d rows)%s%s",
-                           s->time_limit, stats->full_cols, stats->full_rows, r.message[0] ? ": " : "", r.message);
+             : SpError_set(err, SP_ERR_LIMIT, "the paper's model: no integer solution within %.2f s%s (%d columns, %d rows)%s%s",
+                           s->time_limit, r.work_limited ? " of work" : r.message[0] ? "" : " (the wall clock: a slow or busy machine)",
+                           stats->full_cols, stats->full_rows, r.message[0] ? ": " : "", r.message);
     goto out;
   }
   if (!Jm_order(&j, r.x, order)) {
