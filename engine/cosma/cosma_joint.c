@@ -844,9 +844,10 @@ Status Cosma_jointWith(const Net *net, const SolveSettings *s, const CosmaJointO
        * of them meets it in well under a second, and the relaxation (30 %) is not
        * needed; an order FS did not finish is solved again after the relaxation */
       for (int c = CAND_MPMF; bound > 0 && c < NCAND; c++) {
+        if (!have[c] || ran_early[c] || Joint_cancelled(s)) continue; /* cand[c] unset without have[c] */
         bool dup = false;
         for (int d = CAND_MPMF; d < c; d++) dup |= have[d] && memcmp(cand[c], cand[d], sizeof(int) * (size_t)n) == 0;
-        if (!have[c] || ran_early[c] || Joint_cancelled(s) || dup) continue;
+        if (dup) continue;
         if ((st = Joint_fsOn(net, s, cand[c], cand_name[c], cand_name[c], tl, 0.05, &relay, &best, stats, &fs_done[c],
                              err)))
           goto out;
