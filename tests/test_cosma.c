@@ -1026,15 +1026,22 @@ TEST(joint_with_a_wrong_bound_is_caught_by_brute_force) {
   CHECK(wrong >= 3);
 }
 
+/* nasnet_a at M_R with a 3-unit work budget: the joint model with addresses is too large. */
+static Net *nasnet_a_at_m_r(SolveSettings *s, int64_t b[3]) {
+  Net *net = Bundled_load("nasnet_a");
+  if (!net) return NULL;
+  budgets_of(net, false, b);
+  SolveSettings_init(s);
+  s->budget = b[0], s->time_limit = 3;
+  return net;
+}
+
 /* A run that stops without a proof says why and where its bound comes from. */
 TEST(joint_without_a_proof_says_why) {
-  Net *net = Bundled_load("nasnet_a");
-  if (!net) return;
-  int64_t b[3];
-  budgets_of(net, false, b);
   SolveSettings s;
-  SolveSettings_init(&s);
-  s.budget = b[0], s.time_limit = 3;
+  int64_t b[3];
+  Net *net = nasnet_a_at_m_r(&s, b);
+  if (!net) return;
   Plan *plan = NULL;
   SpError err;
   CosmaJointStats stats;
@@ -1054,13 +1061,10 @@ TEST(joint_without_a_proof_says_why) {
  * limit is used, the bound is no weaker than the checkpoint bound alone, and two runs
  * give the same answer. */
 TEST(joint_spends_the_rest_of_its_work_budget) {
-  Net *net = Bundled_load("nasnet_a");
-  if (!net) return;
-  int64_t b[3];
-  budgets_of(net, false, b);
   SolveSettings s;
-  SolveSettings_init(&s);
-  s.budget = b[0], s.time_limit = 3;
+  int64_t b[3];
+  Net *net = nasnet_a_at_m_r(&s, b);
+  if (!net) return;
   CosmaBoundResult alone;
   SpError err;
   CHECK_EQ(Cosma_orderBound(net, false, b[0], NULL, &alone, &err), SP_OK);

@@ -24,7 +24,9 @@ start() {
     if [ $tries -ge 3 ]; then
       echo "skipped: tmux could not start a server (3 tries)"; exit 77
     fi
-    t kill-server 2>/dev/null; sleep 1
+    t kill-server 2>/dev/null
+    i=0 # until the old server is gone (a hang guard of 10 s, not a speed): no fixed pause
+    while t ls >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   done
 }
 # wait_for TEXT: polls the pane until TEXT shows; 120 s is a hang guard (it can only
