@@ -66,6 +66,17 @@ static bool Test_skipOnnx(const Lesson *l, int k) {
   return false;
 }
 
+/* The bundled lesson at path (which it frees), loaded and checked; NULL if it fails. */
+static Lesson *Test_lesson(char *path) {
+  Lesson *l = NULL;
+  SpError err;
+  Status st = Lesson_load(path, &l, &err);
+  if (st) printf("  %s\n", err.text);
+  CHECK_EQ(st, SP_OK);
+  free(path);
+  return st ? NULL : l;
+}
+
 /* Every bundled lesson, every stage: shown without error, every claim the engine
  * checks holds and every figure its text quotes has a value (Lesson_check, what
  * --check runs); at 140x45 the text fits the pane. */
@@ -76,15 +87,11 @@ TEST(every_lesson_stage_shows_and_its_claims_hold) {
   Grid *g = Grid_new(W, H, true);
   int stages = 0, claims = 0, figures = 0;
   for (int i = 0; i < n; i++) {
-    Lesson *l;
     SpError err;
-    Status st = Lesson_load(paths[i], &l, &err);
-    if (st) printf("  %s\n", err.text);
-    CHECK_EQ(st, SP_OK);
-    free(paths[i]);
-    if (st) continue;
+    Lesson *l = Test_lesson(paths[i]);
+    if (!l) continue;
     App app;
-    st = Lesson_start(&app, l, true, &err);
+    Status st = Lesson_start(&app, l, true, &err);
     if (st) printf("  %s\n", err.text);
     CHECK_EQ(st, SP_OK);
     for (int k = 0; !st && k < l->nstages && !Test_skipOnnx(l, k); k++) {
@@ -225,12 +232,9 @@ TEST(a_stage_teaching_a_replacement_policy_lands_on_a_spill_it_chose) {
   Grid *g = Grid_new(W, H, true);
   int seen = 0, wrong = 0;
   for (int i = 0; i < n; i++) {
-    Lesson *l;
     SpError err;
-    Status st = Lesson_load(paths[i], &l, &err);
-    CHECK_EQ(st, SP_OK);
-    free(paths[i]);
-    if (st) continue;
+    Lesson *l = Test_lesson(paths[i]);
+    if (!l) continue;
     for (int k = 0; k < l->nstages && !Test_skipOnnx(l, k); k++) {
       const LessonStage *s = &l->stages[k];
       const char *pol = s->current.policy[POLICY_REPLACEMENT];
@@ -327,12 +331,9 @@ TEST(the_text_keeps_the_stage_figures_whatever_is_pressed) {
   Grid *g = Grid_new(W, H, true);
   int compared = 0, differed = 0;
   for (int i = 0; i < n; i++) {
-    Lesson *l;
     SpError err;
-    Status st = Lesson_load(paths[i], &l, &err);
-    CHECK_EQ(st, SP_OK);
-    free(paths[i]);
-    if (st) continue;
+    Lesson *l = Test_lesson(paths[i]);
+    if (!l) continue;
     if (Test_underValgrind() && i % 3) { /* the memory of the path is what valgrind is for: every third lesson */
       Lesson_free(l);
       continue;
@@ -445,12 +446,9 @@ TEST(at_80x24_every_stage_reads_whole_by_scrolling_the_pane) {
   Grid *g = Grid_new(80, 24, true);
   int scrolled = 0, figures = 0;
   for (int i = 0; i < n; i++) {
-    Lesson *l;
     SpError err;
-    Status st = Lesson_load(paths[i], &l, &err);
-    free(paths[i]);
-    CHECK_EQ(st, SP_OK);
-    if (st) continue;
+    Lesson *l = Test_lesson(paths[i]);
+    if (!l) continue;
     App app;
     CHECK_EQ(Lesson_start(&app, l, true, &err), SP_OK);
     app.grid = g;
